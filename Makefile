@@ -1,0 +1,69 @@
+# memfit: `make demo` and `make test` work on a fresh Debian 12 machine of this
+# image: they install what is missing (Debian's LLVM/MLIR 22, a .venv on
+# Python >= 3.12 with jax 0.12, memfit built into it) and skip what is done.
+
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+APT_PACKAGES := libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools libzstd-dev
+PY_PACKAGES := jax==0.12.0.1 jaxlib==0.12.0.1 numpy nanobind==3.1.0 scikit-build-core \
+  pytest hypothesis lit ortools matplotlib
+SOURCES := $(shell find lib include python/bindings tools -type f 2>/dev/null) CMakeLists.txt pyproject.toml
+LLVM_BIN := /usr/lib/llvm-22/bin
+
+.PHONY: all deps build demo test lit pytest clean bench
+
+all: build
+
+# Debian packages (root on this image; apt-get update once first).
+.stamp-apt:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	fi
+	@touch $@
+
+# A Python >= 3.12 for jax 0.12: pyenv's 3.12.1 on this image, else python3.12.
+$(PY):
+	@py=""; \
+	if command -v pyenv >/dev/null 2>&1 && PYENV_VERSION=3.12.1 pyenv which python3 >/dev/null 2>&1; then \
+	  py="$$(PYENV_VERSION=3.12.1 pyenv which python3)"; \
+	elif command -v python3.12 >/dev/null 2>&1; then py=python3.12; \
+	elif command -v python3.13 >/dev/null 2>&1; then py=python3.13; \
+	else echo "memfit needs Python >= 3.12 (jax 0.12); none found" >&2; exit 1; fi; \
+	echo "creating $(VENV) with $$py"; "$$py" -m venv $(VENV)
+
+.stamp-pydeps: $(PY)
+	$(PIP) install -q $(PY_PACKAGES)
+	@touch $@
+
+deps: .stamp-apt .stamp-pydeps
+
+# memfit itself: the C++ library, memfit._core, memfit-opt and the plugin.
+.stamp-build: .stamp-apt .stamp-pydeps $(SOURCES)
+	$(PIP) install -q --no-build-isolation --no-deps -e . \
+	  -Cbuild-dir=build/cmake -Ceditable.rebuild=false
+	@touch $@
+
+build: .stamp-build
+
+demo: build
+	$(VENV)/bin/memfit demo
+
+lit: build
+	PATH="$(CURDIR)/$(VENV)/bin:$(LLVM_BIN):$$PATH" $(VENV)/bin/lit -sv test/lit
+
+pytest: build
+	$(PY) -m pytest -q test/python
+
+test: build
+	PATH="$(CURDIR)/$(VENV)/bin:$(LLVM_BIN):$$PATH" $(VENV)/bin/lit -sv test/lit
+	$(PY) -m pytest -q test/python
+
+bench: build
+	@for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf build .stamp-build

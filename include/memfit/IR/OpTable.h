@@ -1,0 +1,86 @@
+//===- OpTable.h - what memfit knows about each StableHLO op ----*- C++ -*-===//
+//
+// The one place that knows StableHLO/CHLO op names. StableHLO is not packaged
+// for Debian's MLIR, so its ops arrive as unregistered operations (generic
+// form); passes ask this table what an op is instead of comparing names.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMFIT_IR_OPTABLE_H
+#define MEMFIT_IR_OPTABLE_H
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace memfit {
+
+enum class OpKind {
+  Unknown,
+  Constant,      // stablehlo.constant
+  ArithConstant, // arith.constant (torch-mlir and others emit it)
+  Iota,
+  BroadcastInDim,
+  Reshape,
+  Transpose,
+  Convert,
+  ElementwiseUnary,
+  ElementwiseBinary,
+  Compare,
+  Select,
+  Clamp,
+  DotGeneral,
+  Reduce,
+  Slice,
+  DynamicSlice,
+  DynamicUpdateSlice,
+  Concatenate,
+  Pad,
+  While,
+  Return, // stablehlo.return (region terminator)
+  Sort,
+  TopK, // chlo.top_k
+  CustomCall,
+  FuncReturn,
+  FuncCall,
+  Other, // a known op with no special handling (gather, scatter, ...)
+};
+
+/// The type of a required attribute, checked by verifyOpInvariants().
+enum class AttrKind { I64Array, Integer, String, Dense, Dialect, Bool, Any };
+
+struct RequiredAttr {
+  llvm::StringLiteral name;
+  AttrKind kind;
+};
+
+/// Static facts about one op name. Counts of -1 mean "variadic".
+struct OpInfo {
+  llvm::StringLiteral name;
+  OpKind kind;
+  int numOperands;
+  int numResults;
+  int numRegions;
+  /// XLA can fuse this op into its consumer (elementwise and layout ops):
+  /// its result is not materialised when it has a single fusible consumer.
+  bool fusible;
+  llvm::ArrayRef<RequiredAttr> requiredAttrs;
+};
+
+/// Looks up an op by name; null when memfit does not know it.
+const OpInfo *lookupOpInfo(llvm::StringRef name);
+const OpInfo *lookupOpInfo(mlir::Operation *op);
+OpKind getOpKind(mlir::Operation *op);
+
+inline bool isElementwise(OpKind k) {
+  return k == OpKind::ElementwiseUnary || k == OpKind::ElementwiseBinary ||
+         k == OpKind::Compare || k == OpKind::Select || k == OpKind::Clamp ||
+         k == OpKind::Convert;
+}
+
+/// Is the op one memfit understands as part of a StableHLO program
+/// (stablehlo, chlo, func, arith.constant)?
+bool isKnownDialect(mlir::Operation *op);
+
+} // namespace memfit
+
+#endif

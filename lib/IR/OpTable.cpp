@@ -1,0 +1,143 @@
+//===- OpTable.cpp - the StableHLO op table --------------------------------===//
+//
+// One row per op kind memfit handles: its arity, regions, whether XLA fuses it
+// into consumers, and the attributes it cannot do without. Adding an op is
+// adding a row.
+//
+//===----------------------------------------------------------------------===//
+#include "memfit/IR/OpTable.h"
+
+#include "llvm/ADT/StringMap.h"
+
+using namespace memfit;
+
+namespace {
+using A = AttrKind;
+constexpr RequiredAttr kBroadcastAttrs[] = {{"broadcast_dimensions", A::I64Array}};
+constexpr RequiredAttr kTransposeAttrs[] = {{"permutation", A::I64Array}};
+constexpr RequiredAttr kIotaAttrs[] = {{"iota_dimension", A::Integer}};
+constexpr RequiredAttr kConstantAttrs[] = {{"value", A::Dense}};
+constexpr RequiredAttr kDotAttrs[] = {{"dot_dimension_numbers", A::Dialect}};
+constexpr RequiredAttr kReduceAttrs[] = {{"dimensions", A::I64Array}};
+constexpr RequiredAttr kSliceAttrs[] = {{"start_indices", A::I64Array},
+                                        {"limit_indices", A::I64Array},
+                                        {"strides", A::I64Array}};
+constexpr RequiredAttr kDynSliceAttrs[] = {{"slice_sizes", A::I64Array}};
+constexpr RequiredAttr kConcatAttrs[] = {{"dimension", A::Integer}};
+constexpr RequiredAttr kPadAttrs[] = {{"edge_padding_low", A::I64Array},
+                                      {"edge_padding_high", A::I64Array},
+                                      {"interior_padding", A::I64Array}};
+constexpr RequiredAttr kCompareAttrs[] = {{"comparison_direction", A::Dialect}};
+constexpr RequiredAttr kSortAttrs[] = {{"dimension", A::Integer}};
+constexpr RequiredAttr kTopKAttrs[] = {{"k", A::Integer}};
+constexpr RequiredAttr kCustomCallAttrs[] = {{"call_target_name", A::String}};
+constexpr RequiredAttr kCallAttrs[] = {{"callee", A::Any}};
+
+#define UNARY(n) {n, OpKind::ElementwiseUnary, 1, 1, 0, true, {}}
+#define BINARY(n) {n, OpKind::ElementwiseBinary, 2, 1, 0, true, {}}
+
+const OpInfo kOpTable[] = {
+    {"stablehlo.constant", OpKind::Constant, 0, 1, 0, true, kConstantAttrs},
+    {"arith.constant", OpKind::ArithConstant, 0, 1, 0, true, kConstantAttrs},
+    {"stablehlo.iota", OpKind::Iota, 0, 1, 0, true, kIotaAttrs},
+    {"stablehlo.broadcast_in_dim", OpKind::BroadcastInDim, 1, 1, 0, true, kBroadcastAttrs},
+    {"stablehlo.reshape", OpKind::Reshape, 1, 1, 0, true, {}},
+    {"stablehlo.transpose", OpKind::Transpose, 1, 1, 0, true, kTransposeAttrs},
+    {"stablehlo.convert", OpKind::Convert, 1, 1, 0, true, {}},
+    {"stablehlo.bitcast_convert", OpKind::ElementwiseUnary, 1, 1, 0, true, {}},
+    UNARY("stablehlo.abs"), UNARY("stablehlo.cbrt"), UNARY("stablehlo.ceil"),
+    UNARY("stablehlo.cosine"), UNARY("stablehlo.count_leading_zeros"),
+    UNARY("stablehlo.exponential"), UNARY("stablehlo.exponential_minus_one"),
+    UNARY("stablehlo.floor"), UNARY("stablehlo.imag"), UNARY("stablehlo.is_finite"),
+    UNARY("stablehlo.log"), UNARY("stablehlo.log_plus_one"), UNARY("stablehlo.logistic"),
+    UNARY("stablehlo.not"), UNARY("stablehlo.negate"), UNARY("stablehlo.popcnt"),
+    UNARY("stablehlo.real"), UNARY("stablehlo.round_nearest_afz"),
+    UNARY("stablehlo.round_nearest_even"), UNARY("stablehlo.rsqrt"),
+    UNARY("stablehlo.sign"), UNARY("stablehlo.sine"), UNARY("stablehlo.sqrt"),
+    UNARY("stablehlo.tan"), UNARY("stablehlo.tanh"), UNARY("stablehlo.reduce_precision"),
+    UNARY("chlo.erf"), UNARY("chlo.erfc"), UNARY("chlo.erf_inv"), UNARY("chlo.lgamma"),
+    UNARY("chlo.digamma"), UNARY("chlo.asin"), UNARY("chlo.acos"), UNARY("chlo.atan"),
+    UNARY("chlo.sinh"), UNARY("chlo.cosh"), UNARY("chlo.asinh"), UNARY("chlo.acosh"),
+    UNARY("chlo.atanh"), UNARY("chlo.square"),
+    BINARY("stablehlo.add"), BINARY("stablehlo.subtract"), BINARY("stablehlo.multiply"),
+    BINARY("stablehlo.divide"), BINARY("stablehlo.remainder"), BINARY("stablehlo.maximum"),
+    BINARY("stablehlo.minimum"), BINARY("stablehlo.power"), BINARY("stablehlo.atan2"),
+    BINARY("stablehlo.and"), BINARY("stablehlo.or"), BINARY("stablehlo.xor"),
+    BINARY("stablehlo.shift_left"), BINARY("stablehlo.shift_right_arithmetic"),
+    BINARY("stablehlo.shift_right_logical"), BINARY("stablehlo.complex"),
+    BINARY("chlo.next_after"), BINARY("chlo.polygamma"), BINARY("chlo.zeta"),
+    {"stablehlo.compare", OpKind::Compare, 2, 1, 0, true, kCompareAttrs},
+    {"stablehlo.select", OpKind::Select, 3, 1, 0, true, {}},
+    {"stablehlo.clamp", OpKind::Clamp, 3, 1, 0, true, {}},
+    {"stablehlo.dot_general", OpKind::DotGeneral, 2, 1, 0, false, kDotAttrs},
+    {"stablehlo.reduce", OpKind::Reduce, -1, -1, 1, false, kReduceAttrs},
+    {"stablehlo.slice", OpKind::Slice, 1, 1, 0, true, kSliceAttrs},
+    {"stablehlo.dynamic_slice", OpKind::DynamicSlice, -1, 1, 0, true, kDynSliceAttrs},
+    {"stablehlo.dynamic_update_slice", OpKind::DynamicUpdateSlice, -1, 1, 0, false, {}},
+    {"stablehlo.concatenate", OpKind::Concatenate, -1, 1, 0, true, kConcatAttrs},
+    {"stablehlo.pad", OpKind::Pad, 2, 1, 0, true, kPadAttrs},
+    {"stablehlo.while", OpKind::While, -1, -1, 2, false, {}},
+    {"stablehlo.return", OpKind::Return, -1, 0, 0, false, {}},
+    {"stablehlo.sort", OpKind::Sort, -1, -1, 1, false, kSortAttrs},
+    {"chlo.top_k", OpKind::TopK, 1, 2, 0, false, kTopKAttrs},
+    {"stablehlo.custom_call", OpKind::CustomCall, -1, -1, 0, false, kCustomCallAttrs},
+    {"func.return", OpKind::FuncReturn, -1, 0, 0, false, {}},
+    {"func.call", OpKind::FuncCall, -1, -1, 0, false, kCallAttrs},
+    // Known, handled as opaque materialising ops.
+    {"stablehlo.gather", OpKind::Other, 2, 1, 0, false, {}},
+    {"stablehlo.scatter", OpKind::Other, -1, -1, 1, false, {}},
+    {"stablehlo.convolution", OpKind::Other, 2, 1, 0, false, {}},
+    {"stablehlo.reduce_window", OpKind::Other, -1, -1, 1, false, {}},
+    {"stablehlo.select_and_scatter", OpKind::Other, 3, 1, 2, false, {}},
+    {"stablehlo.case", OpKind::Other, -1, -1, -1, false, {}},
+    {"stablehlo.if", OpKind::Other, 1, -1, 2, false, {}},
+    {"stablehlo.optimization_barrier", OpKind::Other, -1, -1, 0, false, {}},
+    {"stablehlo.reverse", OpKind::Other, 1, 1, 0, true, {}},
+    {"stablehlo.get_tuple_element", OpKind::Other, 1, 1, 0, false, {}},
+    {"stablehlo.tuple", OpKind::Other, -1, 1, 0, false, {}},
+    {"stablehlo.rng_bit_generator", OpKind::Other, 1, 2, 0, false, {}},
+    {"stablehlo.cholesky", OpKind::Other, 1, 1, 0, false, {}},
+    {"stablehlo.triangular_solve", OpKind::Other, 2, 1, 0, false, {}},
+    {"stablehlo.all_reduce", OpKind::Other, -1, -1, 1, false, {}},
+    {"stablehlo.reduce_scatter", OpKind::Other, 1, 1, 1, false, {}},
+    {"stablehlo.all_gather", OpKind::Other, -1, -1, 0, false, {}},
+    {"stablehlo.all_to_all", OpKind::Other, -1, -1, 0, false, {}},
+    {"stablehlo.collective_permute", OpKind::Other, 1, 1, 0, false, {}},
+    {"stablehlo.batch_norm_inference", OpKind::Other, 5, 1, 0, false, {}},
+    {"stablehlo.fft", OpKind::Other, 1, 1, 0, false, {}},
+    {"stablehlo.map", OpKind::Other, -1, 1, 1, false, {}},
+    {"sdy.sharding_constraint", OpKind::Other, 1, 1, 0, true, {}},
+};
+#undef UNARY
+#undef BINARY
+
+const llvm::StringMap<const OpInfo *> &opIndex() {
+  static const llvm::StringMap<const OpInfo *> index = [] {
+    llvm::StringMap<const OpInfo *> m;
+    for (const OpInfo &info : kOpTable)
+      m[info.name] = &info;
+    return m;
+  }();
+  return index;
+}
+} // namespace
+
+const OpInfo *memfit::lookupOpInfo(llvm::StringRef name) {
+  auto it = opIndex().find(name);
+  return it == opIndex().end() ? nullptr : it->second;
+}
+
+const OpInfo *memfit::lookupOpInfo(mlir::Operation *op) {
+  return lookupOpInfo(op->getName().getStringRef());
+}
+
+OpKind memfit::getOpKind(mlir::Operation *op) {
+  const OpInfo *info = lookupOpInfo(op);
+  return info ? info->kind : OpKind::Unknown;
+}
+
+bool memfit::isKnownDialect(mlir::Operation *op) {
+  llvm::StringRef d = op->getName().getDialectNamespace();
+  return d == "stablehlo" || d == "chlo" || d == "func" || d == "arith" ||
+         d == "sdy" || d == "mhlo" || d == "builtin";
+}

@@ -1,0 +1,540 @@
+//===- OpViews.cpp - typed views and builders over generic StableHLO -------===//
+#include "memfit/IR/OpViews.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace memfit;
+
+//===-- attribute text -----------------------------------------------------===//
+
+std::string memfit::attrToText(Attribute attr) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  attr.print(os);
+  return s;
+}
+
+Attribute memfit::attrFromText(MLIRContext *ctx, llvm::StringRef text) {
+  // Parsing reports failures through the context's diagnostic engine; a
+  // failed parse here is a programming error in memfit, not user input, but
+  // stay silent and let the caller decide.
+  ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
+  return parseAttribute(text, ctx);
+}
+
+std::optional<SmallVector<int64_t>> memfit::getI64Array(Operation *op,
+                                                        llvm::StringRef name) {
+  Attribute attr = op->getAttr(name);
+  if (auto arr = llvm::dyn_cast_or_null<DenseI64ArrayAttr>(attr))
+    return SmallVector<int64_t>(arr.asArrayRef());
+  if (auto dense = llvm::dyn_cast_or_null<DenseIntElementsAttr>(attr)) {
+    SmallVector<int64_t> out;
+    for (const APInt &v : dense.getValues<APInt>())
+      out.push_back(v.getSExtValue());
+    return out;
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> memfit::getInteger(Operation *op, llvm::StringRef name) {
+  if (auto i = llvm::dyn_cast_or_null<IntegerAttr>(op->getAttr(name)))
+    return i.getValue().getSExtValue();
+  return std::nullopt;
+}
+
+int64_t memfit::getElementBytes(Type t) {
+  if (auto c = llvm::dyn_cast<ComplexType>(t))
+    return 2 * getElementBytes(c.getElementType());
+  unsigned bits = t.isIntOrFloat() ? t.getIntOrFloatBitWidth() : 64;
+  return std::max<int64_t>(1, (bits + 7) / 8);
+}
+
+std::optional<int64_t> memfit::getTensorBytes(Type type) {
+  auto t = llvm::dyn_cast<RankedTensorType>(type);
+  if (!t || !t.hasStaticShape())
+    return std::nullopt;
+  return t.getNumElements() * getElementBytes(t.getElementType());
+}
+
+//===-- verification -------------------------------------------------------===//
+
+static bool attrHasKind(Attribute a, AttrKind kind) {
+  switch (kind) {
+  case AttrKind::I64Array:
+    return llvm::isa<DenseI64ArrayAttr, DenseIntElementsAttr>(a);
+  case AttrKind::Integer:
+    return llvm::isa<IntegerAttr>(a);
+  case AttrKind::String:
+    return llvm::isa<StringAttr>(a);
+  case AttrKind::Dense:
+    return llvm::isa<ElementsAttr>(a);
+  case AttrKind::Bool:
+    return llvm::isa<BoolAttr>(a);
+  case AttrKind::Dialect:
+  case AttrKind::Any:
+    return true;
+  }
+  return false;
+}
+
+static LogicalResult checkCount(Operation *op, llvm::StringRef what,
+                                int expected, unsigned actual) {
+  if (expected < 0 || static_cast<unsigned>(expected) == actual)
+    return success();
+  return op->emitError() << "'" << op->getName() << "' expects " << expected
+                         << " " << what << ", got " << actual;
+}
+
+static LogicalResult checkStaticTypes(Operation *op) {
+  auto check = [&](Type t, llvm::StringRef what, unsigned i) -> LogicalResult {
+    if (auto tt = llvm::dyn_cast<TensorType>(t)) {
+      if (!tt.hasRank() || !tt.hasStaticShape())
+        return op->emitError() << "'" << op->getName() << "' " << what << " #"
+                               << i << " has dynamic shape " << t
+                               << "; memfit needs static shapes";
+    }
+    return success();
+  };
+  for (auto [i, t] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check(t, "operand", i)))
+      return failure();
+  for (auto [i, t] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check(t, "result", i)))
+      return failure();
+  return success();
+}
+
+/// Op-specific invariants the views rely on beyond the table's counts.
+static LogicalResult checkKindInvariants(Operation *op, OpKind kind) {
+  switch (kind) {
+  case OpKind::Reduce:
+    if (op->getNumOperands() % 2 != 0 ||
+        op->getNumResults() != op->getNumOperands() / 2)
+      return op->emitError("'stablehlo.reduce' needs N inputs, N init values "
+                           "and N results");
+    if (op->getRegion(0).empty() ||
+        op->getRegion(0).front().getNumArguments() != op->getNumOperands())
+      return op->emitError("'stablehlo.reduce' body must take 2N arguments");
+    return success();
+  case OpKind::While:
+    if (op->getRegion(0).empty() || op->getRegion(1).empty())
+      return op->emitError("'stablehlo.while' needs non-empty cond and body regions");
+    if (op->getNumResults() != op->getNumOperands())
+      return op->emitError("'stablehlo.while' must have as many results as operands");
+    return success();
+  case OpKind::Sort:
+    if (op->getNumResults() != op->getNumOperands() || op->getRegion(0).empty())
+      return op->emitError("'stablehlo.sort' needs a comparator and one result per operand");
+    return success();
+  case OpKind::DotGeneral: {
+    std::string text = attrToText(op->getAttr("dot_dimension_numbers"));
+    if (!DotDims::fromText(text))
+      return op->emitError() << "'stablehlo.dot_general' has unreadable "
+                                "dot_dimension_numbers "
+                             << text;
+    return success();
+  }
+  case OpKind::DynamicSlice:
+  case OpKind::DynamicUpdateSlice: {
+    unsigned fixed = kind == OpKind::DynamicSlice ? 1 : 2;
+    auto t = llvm::dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    if (op->getNumOperands() < fixed ||
+        (t && op->getNumOperands() != fixed + t.getRank()))
+      return op->emitError() << "'" << op->getName()
+                             << "' needs one start index per operand dimension";
+    return success();
+  }
+  default:
+    return success();
+  }
+}
+
+LogicalResult memfit::verifyOpInvariants(Operation *root) {
+  WalkResult r = root->walk([&](Operation *op) -> WalkResult {
+    const OpInfo *info = lookupOpInfo(op);
+    if (!info)
+      return WalkResult::advance();
+    if (failed(checkCount(op, "operands", info->numOperands, op->getNumOperands())) ||
+        failed(checkCount(op, "results", info->numResults, op->getNumResults())) ||
+        failed(checkCount(op, "regions", info->numRegions, op->getNumRegions())))
+      return WalkResult::interrupt();
+    for (const RequiredAttr &ra : info->requiredAttrs) {
+      Attribute a = op->getAttr(ra.name);
+      if (!a || !attrHasKind(a, ra.kind)) {
+        op->emitError() << "'" << op->getName() << "' "
+                        << (a ? "has a malformed" : "is missing its required")
+                        << " attribute '" << ra.name << "'";
+        return WalkResult::interrupt();
+      }
+    }
+    if (failed(checkStaticTypes(op)) || failed(checkKindInvariants(op, info->kind)))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
+}
+
+//===-- DotDims ------------------------------------------------------------===//
+
+static void printList(llvm::raw_ostream &os, llvm::StringRef key,
+                      llvm::ArrayRef<int64_t> v, bool &first) {
+  if (v.empty())
+    return;
+  if (!first)
+    os << ", ";
+  first = false;
+  os << key << " = [";
+  llvm::interleaveComma(v, os);
+  os << "]";
+}
+
+std::string DotDims::toText() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  bool first = true;
+  os << "#stablehlo.dot<";
+  printList(os, "lhs_batching_dimensions", lhsBatch, first);
+  printList(os, "rhs_batching_dimensions", rhsBatch, first);
+  printList(os, "lhs_contracting_dimensions", lhsContract, first);
+  printList(os, "rhs_contracting_dimensions", rhsContract, first);
+  os << ">";
+  return s;
+}
+
+/// Reads `key = [a, b]` from `text`; an absent key is an empty list.
+static bool readList(llvm::StringRef text, llvm::StringRef key,
+                     SmallVector<int64_t> &out) {
+  size_t pos = text.find((key + " = [").str());
+  if (pos == llvm::StringRef::npos)
+    return true;
+  llvm::StringRef rest = text.drop_front(pos + key.size() + 4);
+  size_t end = rest.find(']');
+  if (end == llvm::StringRef::npos)
+    return false;
+  SmallVector<llvm::StringRef> parts;
+  rest.take_front(end).split(parts, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef p : parts) {
+    int64_t v;
+    if (p.trim().getAsInteger(10, v) || v < 0)
+      return false;
+    out.push_back(v);
+  }
+  return true;
+}
+
+std::optional<DotDims> DotDims::fromText(llvm::StringRef text) {
+  if (!text.starts_with("#stablehlo.dot<"))
+    return std::nullopt;
+  DotDims d;
+  if (!readList(text, "lhs_batching_dimensions", d.lhsBatch) ||
+      !readList(text, "rhs_batching_dimensions", d.rhsBatch) ||
+      !readList(text, "lhs_contracting_dimensions", d.lhsContract) ||
+      !readList(text, "rhs_contracting_dimensions", d.rhsContract))
+    return std::nullopt;
+  if (d.lhsBatch.size() != d.rhsBatch.size() ||
+      d.lhsContract.size() != d.rhsContract.size())
+    return std::nullopt;
+  return d;
+}
+
+//===-- view accessors -----------------------------------------------------===//
+
+ElementsAttr ConstantView::getValue() const {
+  return llvm::cast<ElementsAttr>(op->getAttr("value"));
+}
+
+std::optional<double> ConstantView::getSplatValue() const {
+  auto dense = llvm::dyn_cast<DenseElementsAttr>(op->getAttr("value"));
+  if (!dense || !dense.isSplat())
+    return std::nullopt;
+  Type et = dense.getElementType();
+  if (llvm::isa<FloatType>(et))
+    return dense.getSplatValue<APFloat>().convertToDouble();
+  if (llvm::isa<IntegerType>(et))
+    return static_cast<double>(dense.getSplatValue<APInt>().getSExtValue());
+  return std::nullopt;
+}
+
+ElementsAttr ArithConstantView::getValue() const {
+  return llvm::cast<ElementsAttr>(op->getAttr("value"));
+}
+
+/// The word inside `#stablehlo<comparison_direction LT>`.
+static std::string enumWord(Attribute a) {
+  if (!a)
+    return "";
+  llvm::StringRef text(attrToText(a));
+  std::string s = text.str();
+  llvm::StringRef t(s);
+  t = t.rtrim('>');
+  size_t space = t.rfind(' ');
+  return space == llvm::StringRef::npos ? "" : t.drop_front(space + 1).str();
+}
+
+std::string CompareView::getDirection() const {
+  return enumWord(op->getAttr("comparison_direction"));
+}
+std::string CompareView::getCompareType() const {
+  return enumWord(op->getAttr("compare_type"));
+}
+
+DotDims DotGeneralView::getDims() const {
+  return *DotDims::fromText(attrToText(op->getAttr("dot_dimension_numbers")));
+}
+
+ReducerKind ReduceView::getReducerKind() const {
+  Block &body = getBody().front();
+  if (body.getOperations().size() != 2 || body.getNumArguments() != 2)
+    return ReducerKind::Other;
+  Operation &combiner = body.front();
+  Operation &ret = body.back();
+  if (combiner.getNumOperands() != 2 || ret.getNumOperands() != 1 ||
+      ret.getOperand(0) != combiner.getResult(0))
+    return ReducerKind::Other;
+  llvm::StringRef n = combiner.getName().getStringRef();
+  if (n == "stablehlo.add") return ReducerKind::Add;
+  if (n == "stablehlo.multiply") return ReducerKind::Mul;
+  if (n == "stablehlo.maximum") return ReducerKind::Max;
+  if (n == "stablehlo.minimum") return ReducerKind::Min;
+  if (n == "stablehlo.and") return ReducerKind::And;
+  if (n == "stablehlo.or") return ReducerKind::Or;
+  return ReducerKind::Other;
+}
+
+bool SortView::isStable() const {
+  auto b = llvm::dyn_cast_or_null<BoolAttr>(op->getAttr("is_stable"));
+  return b && b.getValue();
+}
+
+std::string CustomCallView::getTarget() const {
+  return llvm::cast<StringAttr>(op->getAttr("call_target_name")).str();
+}
+
+//===-- builders -----------------------------------------------------------===//
+
+Operation *memfit::buildGenericOp(OpBuilder &b, Location loc, llvm::StringRef name,
+                                  ValueRange operands, TypeRange resultTypes,
+                                  llvm::ArrayRef<NamedAttribute> attrs,
+                                  unsigned numRegions) {
+  OperationState state(loc, name);
+  state.addOperands(operands);
+  state.addTypes(resultTypes);
+  if (!attrs.empty())
+    state.propertiesAttr = b.getDictionaryAttr(attrs);
+  for (unsigned i = 0; i < numRegions; ++i)
+    state.addRegion();
+  return b.create(state);
+}
+
+static RankedTensorType scalarOf(Type elementType) {
+  return RankedTensorType::get({}, elementType);
+}
+
+Value memfit::buildConstantSplat(OpBuilder &b, Location loc,
+                                 RankedTensorType type, double value) {
+  Type et = type.getElementType();
+  Attribute elem;
+  if (auto ft = llvm::dyn_cast<FloatType>(et))
+    elem = b.getFloatAttr(ft, value);
+  else
+    elem = b.getIntegerAttr(et, static_cast<int64_t>(value));
+  auto dense = DenseElementsAttr::get(type, elem);
+  return buildGenericOp(b, loc, "stablehlo.constant", {}, {type},
+                        {b.getNamedAttr("value", dense)})
+      ->getResult(0);
+}
+
+Value memfit::buildScalarI64(OpBuilder &b, Location loc, int64_t v) {
+  return buildConstantSplat(b, loc, scalarOf(b.getI64Type()), static_cast<double>(v));
+}
+
+Value memfit::buildIota(OpBuilder &b, Location loc, RankedTensorType type,
+                        int64_t dim) {
+  return buildGenericOp(b, loc, "stablehlo.iota", {}, {type},
+                        {b.getNamedAttr("iota_dimension", b.getI64IntegerAttr(dim))})
+      ->getResult(0);
+}
+
+Value memfit::buildBroadcastInDim(OpBuilder &b, Location loc,
+                                  RankedTensorType type, Value operand,
+                                  llvm::ArrayRef<int64_t> dims) {
+  return buildGenericOp(b, loc, "stablehlo.broadcast_in_dim", {operand}, {type},
+                        {b.getNamedAttr("broadcast_dimensions",
+                                        b.getDenseI64ArrayAttr(dims))})
+      ->getResult(0);
+}
+
+Value memfit::buildReshape(OpBuilder &b, Location loc, RankedTensorType type,
+                           Value operand) {
+  return buildGenericOp(b, loc, "stablehlo.reshape", {operand}, {type})->getResult(0);
+}
+
+Value memfit::buildTranspose(OpBuilder &b, Location loc, Value operand,
+                             llvm::ArrayRef<int64_t> perm) {
+  auto in = llvm::cast<RankedTensorType>(operand.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(in.getDimSize(p));
+  auto type = RankedTensorType::get(shape, in.getElementType());
+  return buildGenericOp(b, loc, "stablehlo.transpose", {operand}, {type},
+                        {b.getNamedAttr("permutation", b.getDenseI64ArrayAttr(perm))})
+      ->getResult(0);
+}
+
+Value memfit::buildConvert(OpBuilder &b, Location loc, RankedTensorType type,
+                           Value operand) {
+  return buildGenericOp(b, loc, "stablehlo.convert", {operand}, {type})->getResult(0);
+}
+
+Value memfit::buildElementwise(OpBuilder &b, Location loc, llvm::StringRef name,
+                               ValueRange operands) {
+  // Select's result follows its value operands, not its predicate.
+  Type resultType = operands.size() == 3 ? operands[1].getType() : operands[0].getType();
+  return buildGenericOp(b, loc, name, operands, {resultType})->getResult(0);
+}
+
+Value memfit::buildCompare(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                           llvm::StringRef direction, llvm::StringRef compareType) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<NamedAttribute> attrs;
+  attrs.push_back(b.getNamedAttr(
+      "comparison_direction",
+      attrFromText(ctx, ("#stablehlo<comparison_direction " + direction + ">").str())));
+  if (!compareType.empty())
+    attrs.push_back(b.getNamedAttr(
+        "compare_type",
+        attrFromText(ctx, ("#stablehlo<comparison_type " + compareType + ">").str())));
+  auto in = llvm::cast<RankedTensorType>(lhs.getType());
+  auto type = RankedTensorType::get(in.getShape(), b.getI1Type());
+  return buildGenericOp(b, loc, "stablehlo.compare", {lhs, rhs}, {type}, attrs)
+      ->getResult(0);
+}
+
+Value memfit::buildSelect(OpBuilder &b, Location loc, Value pred, Value onTrue,
+                          Value onFalse) {
+  return buildElementwise(b, loc, "stablehlo.select", {pred, onTrue, onFalse});
+}
+
+Value memfit::buildDotGeneral(OpBuilder &b, Location loc, RankedTensorType type,
+                              Value lhs, Value rhs, const DotDims &dims) {
+  Attribute dd = attrFromText(b.getContext(), dims.toText());
+  return buildGenericOp(b, loc, "stablehlo.dot_general", {lhs, rhs}, {type},
+                        {b.getNamedAttr("dot_dimension_numbers", dd)})
+      ->getResult(0);
+}
+
+Value memfit::buildReduce(OpBuilder &b, Location loc, Value input, Value init,
+                          llvm::ArrayRef<int64_t> dims, llvm::StringRef combiner) {
+  auto in = llvm::cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < in.getRank(); ++i)
+    if (!llvm::is_contained(dims, i))
+      shape.push_back(in.getDimSize(i));
+  auto type = RankedTensorType::get(shape, in.getElementType());
+  Operation *op = buildGenericOp(b, loc, "stablehlo.reduce", {input, init}, {type},
+                                 {b.getNamedAttr("dimensions", b.getDenseI64ArrayAttr(dims))},
+                                 /*numRegions=*/1);
+  auto scalar = scalarOf(in.getElementType());
+  Block *body = b.createBlock(&op->getRegion(0), {}, {scalar, scalar}, {loc, loc});
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(body);
+  Value r = buildElementwise(b, loc, combiner, body->getArguments());
+  buildReturn(b, loc, r);
+  b.setInsertionPointAfter(op);
+  return op->getResult(0);
+}
+
+Value memfit::buildSlice(OpBuilder &b, Location loc, Value operand,
+                         llvm::ArrayRef<int64_t> start, llvm::ArrayRef<int64_t> limit,
+                         llvm::ArrayRef<int64_t> strides) {
+  auto in = llvm::cast<RankedTensorType>(operand.getType());
+  SmallVector<int64_t> shape;
+  for (size_t i = 0; i < start.size(); ++i)
+    shape.push_back((limit[i] - start[i] + strides[i] - 1) / strides[i]);
+  auto type = RankedTensorType::get(shape, in.getElementType());
+  return buildGenericOp(b, loc, "stablehlo.slice", {operand}, {type},
+                        {b.getNamedAttr("start_indices", b.getDenseI64ArrayAttr(start)),
+                         b.getNamedAttr("limit_indices", b.getDenseI64ArrayAttr(limit)),
+                         b.getNamedAttr("strides", b.getDenseI64ArrayAttr(strides))})
+      ->getResult(0);
+}
+
+Value memfit::buildDynamicSlice(OpBuilder &b, Location loc, Value operand,
+                                ValueRange starts, llvm::ArrayRef<int64_t> sizes) {
+  auto in = llvm::cast<RankedTensorType>(operand.getType());
+  auto type = RankedTensorType::get(sizes, in.getElementType());
+  SmallVector<Value> operands{operand};
+  operands.append(starts.begin(), starts.end());
+  return buildGenericOp(b, loc, "stablehlo.dynamic_slice", operands, {type},
+                        {b.getNamedAttr("slice_sizes", b.getDenseI64ArrayAttr(sizes))})
+      ->getResult(0);
+}
+
+Value memfit::buildDynamicUpdateSlice(OpBuilder &b, Location loc, Value operand,
+                                      Value update, ValueRange starts) {
+  SmallVector<Value> operands{operand, update};
+  operands.append(starts.begin(), starts.end());
+  return buildGenericOp(b, loc, "stablehlo.dynamic_update_slice", operands,
+                        {operand.getType()})
+      ->getResult(0);
+}
+
+Value memfit::buildConcatenate(OpBuilder &b, Location loc, ValueRange operands,
+                               int64_t dim) {
+  auto first = llvm::cast<RankedTensorType>(operands[0].getType());
+  SmallVector<int64_t> shape(first.getShape());
+  shape[dim] = 0;
+  for (Value v : operands)
+    shape[dim] += llvm::cast<RankedTensorType>(v.getType()).getDimSize(dim);
+  auto type = RankedTensorType::get(shape, first.getElementType());
+  return buildGenericOp(b, loc, "stablehlo.concatenate", operands, {type},
+                        {b.getNamedAttr("dimension", b.getI64IntegerAttr(dim))})
+      ->getResult(0);
+}
+
+Value memfit::buildPad(OpBuilder &b, Location loc, Value operand, Value padValue,
+                       llvm::ArrayRef<int64_t> low, llvm::ArrayRef<int64_t> high,
+                       llvm::ArrayRef<int64_t> interior) {
+  auto in = llvm::cast<RankedTensorType>(operand.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < in.getRank(); ++i) {
+    int64_t n = in.getDimSize(i);
+    shape.push_back(low[i] + high[i] + n + std::max<int64_t>(n - 1, 0) * interior[i]);
+  }
+  auto type = RankedTensorType::get(shape, in.getElementType());
+  return buildGenericOp(b, loc, "stablehlo.pad", {operand, padValue}, {type},
+                        {b.getNamedAttr("edge_padding_low", b.getDenseI64ArrayAttr(low)),
+                         b.getNamedAttr("edge_padding_high", b.getDenseI64ArrayAttr(high)),
+                         b.getNamedAttr("interior_padding", b.getDenseI64ArrayAttr(interior))})
+      ->getResult(0);
+}
+
+std::pair<Value, Value> memfit::buildTopK(OpBuilder &b, Location loc,
+                                          Value operand, int64_t k) {
+  auto in = llvm::cast<RankedTensorType>(operand.getType());
+  SmallVector<int64_t> shape(in.getShape());
+  shape.back() = k;
+  auto vt = RankedTensorType::get(shape, in.getElementType());
+  auto it = RankedTensorType::get(shape, b.getI32Type());
+  Operation *op = buildGenericOp(b, loc, "chlo.top_k", {operand}, {vt, it},
+                                 {b.getNamedAttr("k", b.getI64IntegerAttr(k))});
+  return {op->getResult(0), op->getResult(1)};
+}
+
+Operation *memfit::buildWhile(OpBuilder &b, Location loc, ValueRange operands) {
+  Operation *op = buildGenericOp(b, loc, "stablehlo.while", operands,
+                                 operands.getTypes(), {}, /*numRegions=*/2);
+  SmallVector<Location> locs(operands.size(), loc);
+  OpBuilder::InsertionGuard g(b);
+  b.createBlock(&op->getRegion(0), {}, operands.getTypes(), locs);
+  b.createBlock(&op->getRegion(1), {}, operands.getTypes(), locs);
+  return op;
+}
+
+Operation *memfit::buildReturn(OpBuilder &b, Location loc, ValueRange operands) {
+  return buildGenericOp(b, loc, "stablehlo.return", operands, {});
+}

@@ -1,0 +1,545 @@
+//===- Packer.cpp - Buffer packing entry points ---------------------------===//
+//
+// Input checks, splitting into independent components, the capacity mode,
+// the peak-minimising mode, and the baseline heuristics.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memfit/Packing/Packer.h"
+
+#include "SkylineSearch.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <unordered_set>
+
+namespace memfit {
+namespace packing {
+
+using detail::Clock;
+using detail::Problem;
+using detail::SearchBudget;
+using detail::SearchOutcome;
+
+const char *statusName(PackResult::Status status) {
+  switch (status) {
+  case PackResult::Status::Packed:
+    return "packed";
+  case PackResult::Status::Infeasible:
+    return "infeasible";
+  case PackResult::Status::Timeout:
+    return "timeout";
+  case PackResult::Status::InvalidInput:
+    return "invalid";
+  }
+  return "invalid";
+}
+
+namespace {
+
+// Largest total of sizes we accept, so that sums never overflow.
+constexpr int64_t kMaxTotal = int64_t(1) << 62;
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+/// Returns an empty string when the buffers are well formed.
+std::string validateBuffers(const std::vector<Buffer> &buffers) {
+  std::unordered_set<int64_t> ids;
+  ids.reserve(buffers.size() * 2);
+  int64_t total = 0;
+  for (const Buffer &b : buffers) {
+    if (!ids.insert(b.id).second)
+      return "duplicate buffer id " + str(b.id);
+    if (b.upper <= b.lower)
+      return "buffer " + str(b.id) + ": upper (" + str(b.upper) +
+             ") must be greater than lower (" + str(b.lower) + ")";
+    if (b.size < 0)
+      return "buffer " + str(b.id) + ": negative size " + str(b.size);
+    if (b.size > kMaxTotal - total)
+      return "buffer " + str(b.id) +
+             ": sizes add up to more than 2^62 bytes, which is not supported";
+    total += b.size;
+  }
+  return std::string();
+}
+
+struct Event {
+  int64_t time;
+  int64_t delta;
+};
+
+int64_t maxLive(const std::vector<Buffer> &buffers,
+                const std::vector<int> &which) {
+  std::vector<Event> events;
+  events.reserve(which.size() * 2);
+  for (int i : which) {
+    if (buffers[i].size == 0)
+      continue;
+    events.push_back({buffers[i].lower, buffers[i].size});
+    events.push_back({buffers[i].upper, -buffers[i].size});
+  }
+  // Half-open lifetimes: at equal times, ends come before starts.
+  std::sort(events.begin(), events.end(), [](const Event &a, const Event &b) {
+    if (a.time != b.time)
+      return a.time < b.time;
+    return a.delta < b.delta;
+  });
+  int64_t cur = 0, best = 0;
+  for (const Event &e : events) {
+    cur += e.delta;
+    best = std::max(best, cur);
+  }
+  return best;
+}
+
+/// One independent part of the problem: no buffer of one component is live
+/// at the same time as a buffer of another.
+struct Component {
+  std::vector<int> members; // indices into the caller's buffers
+  Problem problem;
+  int64_t lowerBound = 0;
+  // Peak mode bookkeeping.
+  int64_t bestPeak = 0;
+  std::vector<int64_t> bestOffsets; // per member
+  int64_t infeasibleUpTo = -1;      // largest capacity proven infeasible
+};
+
+std::vector<Component> splitComponents(const std::vector<Buffer> &buffers) {
+  std::vector<int> order;
+  for (int i = 0; i < int(buffers.size()); ++i)
+    if (buffers[i].size > 0)
+      order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return buffers[a].lower < buffers[b].lower;
+  });
+  std::vector<Component> comps;
+  int64_t end = std::numeric_limits<int64_t>::min();
+  for (int i : order) {
+    if (comps.empty() || buffers[i].lower >= end) {
+      comps.emplace_back();
+      end = buffers[i].upper;
+    }
+    comps.back().members.push_back(i);
+    end = std::max(end, buffers[i].upper);
+  }
+  for (Component &c : comps) {
+    std::sort(c.members.begin(), c.members.end());
+    std::vector<int64_t> coords;
+    for (int i : c.members) {
+      coords.push_back(buffers[i].lower);
+      coords.push_back(buffers[i].upper);
+    }
+    std::sort(coords.begin(), coords.end());
+    coords.erase(std::unique(coords.begin(), coords.end()), coords.end());
+    Problem &p = c.problem;
+    p.numSegs = int(coords.size()) - 1;
+    for (int i : c.members) {
+      p.segLo.push_back(int(std::lower_bound(coords.begin(), coords.end(),
+                                             buffers[i].lower) -
+                            coords.begin()));
+      p.segHi.push_back(int(std::lower_bound(coords.begin(), coords.end(),
+                                             buffers[i].upper) -
+                            coords.begin()));
+      p.size.push_back(buffers[i].size);
+    }
+    c.lowerBound = maxLive(buffers, c.members);
+  }
+  return comps;
+}
+
+Clock::time_point deadlineAfter(Clock::time_point start, double seconds) {
+  if (!(seconds > 0))
+    return start;
+  double capped = std::min(seconds, 1e7);
+  return start + std::chrono::duration_cast<Clock::duration>(
+                     std::chrono::duration<double>(capped));
+}
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::vector<Buffer> componentBuffers(const std::vector<Buffer> &buffers,
+                                     const Component &c) {
+  std::vector<Buffer> out;
+  out.reserve(c.members.size());
+  for (int i : c.members)
+    out.push_back(buffers[i]);
+  return out;
+}
+
+int64_t peakOf(const Problem &p, const std::vector<int64_t> &offsets) {
+  int64_t peak = 0;
+  for (size_t i = 0; i < offsets.size(); ++i)
+    peak = std::max(peak, offsets[i] + p.size[i]);
+  return peak;
+}
+
+void scatter(const Component &c, const std::vector<int64_t> &compOffsets,
+             std::vector<int64_t> &offsets) {
+  for (size_t k = 0; k < c.members.size(); ++k)
+    offsets[c.members[k]] = compOffsets[k];
+}
+
+int64_t gcdOfSizes(const std::vector<Buffer> &buffers) {
+  int64_t g = 0;
+  for (const Buffer &b : buffers)
+    g = std::gcd(g, b.size);
+  return g == 0 ? 1 : g;
+}
+
+PackResult packAtCapacity(const std::vector<Buffer> &buffers,
+                          std::vector<Component> &comps, int64_t capacity,
+                          const PackOptions &options,
+                          Clock::time_point start) {
+  PackResult r;
+  int64_t g = gcdOfSizes(buffers);
+  // In a packing pushed down as far as it goes every offset is a sum of
+  // sizes, hence a multiple of g: rounding the capacity down loses nothing.
+  int64_t cap = capacity / g * g;
+  for (const Component &c : comps) {
+    r.lowerBound = std::max(r.lowerBound, c.lowerBound);
+  }
+  r.provenLowerBound = r.lowerBound;
+  if (r.lowerBound > capacity) {
+    r.status = PackResult::Status::Infeasible;
+    r.message = "infeasible: " + str(r.lowerBound) +
+                " bytes are live at one time, more than the capacity " +
+                str(capacity);
+    return r;
+  }
+  SearchBudget budget;
+  budget.deadline = deadlineAfter(start, options.timeLimitSeconds);
+  budget.nodeLimit = options.nodeLimit;
+  r.offsets.assign(buffers.size(), 0);
+  // Hardest (largest) components first: a failure there ends the call early.
+  std::vector<int> order(comps.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return comps[a].members.size() > comps[b].members.size();
+  });
+  for (int ci : order) {
+    Component &c = comps[ci];
+    std::vector<int64_t> offs;
+    SearchOutcome o =
+        detail::solveAtCapacity(c.problem, cap, budget, offs);
+    if (o == SearchOutcome::Found) {
+      scatter(c, offs, r.offsets);
+      continue;
+    }
+    r.offsets.clear();
+    r.nodesExplored = budget.nodesUsed;
+    if (o == SearchOutcome::Infeasible) {
+      r.status = PackResult::Status::Infeasible;
+      r.message = "infeasible: proven that no placement fits in " +
+                  str(capacity) + " bytes (the most bytes live at one time "
+                  "is " +
+                  str(r.lowerBound) + ")";
+    } else {
+      r.status = PackResult::Status::Timeout;
+      r.message = "timeout: no packing within " + str(capacity) +
+                  " bytes found, and none ruled out, within the limit";
+    }
+    return r;
+  }
+  r.nodesExplored = budget.nodesUsed;
+  r.status = PackResult::Status::Packed;
+  for (size_t i = 0; i < buffers.size(); ++i)
+    r.peak = std::max(r.peak, r.offsets[i] + buffers[i].size);
+  r.optimal = r.peak == r.lowerBound;
+  r.message = "packed within " + str(capacity) + " bytes (peak " +
+              str(r.peak) + ")";
+  return r;
+}
+
+PackResult minimisePeak(const std::vector<Buffer> &buffers,
+                        std::vector<Component> &comps,
+                        const PackOptions &options, Clock::time_point start) {
+  PackResult r;
+  Clock::time_point deadline = deadlineAfter(start, options.timeLimitSeconds);
+  int64_t g = gcdOfSizes(buffers);
+  int64_t nodes = 0;
+  bool nodeLimitHit = false;
+
+  // Upper bounds: best-fit, and the first leaf of the search with no
+  // capacity (a skyline greedy).
+  for (Component &c : comps) {
+    r.lowerBound = std::max(r.lowerBound, c.lowerBound);
+    std::vector<Buffer> cb = componentBuffers(buffers, c);
+    int64_t bfPeak = 0;
+    c.bestOffsets = bestFit(cb, bfPeak);
+    c.bestPeak = bfPeak;
+    c.infeasibleUpTo = c.lowerBound - 1;
+    if (c.bestPeak > c.lowerBound) {
+      SearchBudget budget;
+      budget.deadline = deadline;
+      std::vector<int64_t> offs;
+      int64_t total = 0;
+      for (int64_t s : c.problem.size)
+        total += s;
+      if (detail::solveAtCapacity(c.problem, total, budget, offs) ==
+          SearchOutcome::Found) {
+        int64_t p = peakOf(c.problem, offs);
+        if (p < c.bestPeak) {
+          c.bestPeak = p;
+          c.bestOffsets = offs;
+        }
+      }
+      nodes += budget.nodesUsed;
+    }
+  }
+
+  auto globalPeak = [&]() {
+    int64_t p = 0;
+    for (const Component &c : comps)
+      p = std::max(p, c.bestPeak);
+    return p;
+  };
+  auto provenLow = [&]() {
+    int64_t lo = 0;
+    for (const Component &c : comps)
+      lo = std::max(lo, c.infeasibleUpTo + 1);
+    return lo;
+  };
+
+  // Capacities below `lo` are proven infeasible or given up on; `hi` has a
+  // packing. Search in units of g.
+  int64_t lo = provenLow();
+  int64_t hi = globalPeak();
+  bool firstProbe = true;
+  while (lo < hi) {
+    double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+    if (left <= 0 || nodeLimitHit)
+      break;
+    int64_t loU = (lo + g - 1) / g, hiU = hi / g; // capacities k*g in [lo, hi)
+    if (hiU * g >= hi)
+      --hiU;
+    if (loU > hiU)
+      break;
+    int64_t capU = firstProbe ? loU : loU + (hiU - loU) / 2;
+    int64_t cap = capU * g;
+    int probesLeft = 1;
+    for (int64_t span = hiU - loU + 1; span > 1; span = (span + 1) / 2)
+      ++probesLeft;
+    if (firstProbe)
+      ++probesLeft;
+    firstProbe = false;
+    SearchBudget budget;
+    budget.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                         std::chrono::duration<double>(
+                                             left / probesLeft));
+    if (options.nodeLimit > 0) {
+      budget.nodeLimit = options.nodeLimit - nodes;
+      if (budget.nodeLimit <= 0)
+        break;
+    }
+    // Probe: does every component fit `cap`?
+    enum { Fits, DoesNot, Unknown } verdict = Fits;
+    std::vector<int> order(comps.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return comps[a].bestPeak > comps[b].bestPeak;
+    });
+    for (int ci : order) {
+      Component &c = comps[ci];
+      if (c.bestPeak <= cap)
+        continue;
+      if (cap <= c.infeasibleUpTo) {
+        verdict = DoesNot;
+        break;
+      }
+      std::vector<int64_t> offs;
+      SearchOutcome o = detail::solveAtCapacity(c.problem, cap, budget, offs);
+      if (o == SearchOutcome::Found) {
+        c.bestOffsets = offs;
+        c.bestPeak = peakOf(c.problem, offs);
+      } else if (o == SearchOutcome::Infeasible) {
+        c.infeasibleUpTo = std::max(c.infeasibleUpTo, cap);
+        verdict = DoesNot;
+        break;
+      } else {
+        verdict = Unknown;
+        break;
+      }
+    }
+    nodes += budget.nodesUsed;
+    if (options.nodeLimit > 0 && nodes >= options.nodeLimit)
+      nodeLimitHit = true;
+    if (verdict == Fits)
+      hi = globalPeak();
+    else
+      lo = cap + 1; // proven for DoesNot; given up on for Unknown
+  }
+
+  r.offsets.assign(buffers.size(), 0);
+  for (const Component &c : comps)
+    scatter(c, c.bestOffsets, r.offsets);
+  r.peak = globalPeak();
+  r.provenLowerBound = std::max(r.lowerBound, provenLow());
+  // Peaks are multiples of g, so a proof below peak - g + 1 suffices.
+  if (r.provenLowerBound > r.peak - g)
+    r.provenLowerBound = r.peak;
+  r.optimal = r.provenLowerBound >= r.peak;
+  r.nodesExplored = nodes;
+  r.status = PackResult::Status::Packed;
+  r.message = "peak " + str(r.peak) + " bytes; lower bound " +
+              str(r.lowerBound) + " (most bytes live at one time)";
+  if (r.optimal)
+    r.message += "; proven minimal";
+  else
+    r.message += "; proven lower bound " + str(r.provenLowerBound);
+  return r;
+}
+
+} // namespace
+
+int64_t maxLiveBytes(const std::vector<Buffer> &buffers) {
+  std::vector<int> all(buffers.size());
+  std::iota(all.begin(), all.end(), 0);
+  return maxLive(buffers, all);
+}
+
+std::vector<int64_t> bestFit(const std::vector<Buffer> &buffers,
+                             int64_t &peak) {
+  int n = int(buffers.size());
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    if (buffers[a].size != buffers[b].size)
+      return buffers[a].size > buffers[b].size;
+    int64_t la = buffers[a].upper - buffers[a].lower;
+    int64_t lb = buffers[b].upper - buffers[b].lower;
+    return la > lb;
+  });
+  std::vector<int64_t> offsets(n, 0);
+  std::vector<int> placedIdx;
+  std::vector<std::pair<int64_t, int64_t>> busy; // [begin, end)
+  peak = 0;
+  for (int i : order) {
+    const Buffer &b = buffers[i];
+    if (b.size == 0) {
+      offsets[i] = 0;
+      continue;
+    }
+    busy.clear();
+    for (int j : placedIdx) {
+      const Buffer &o = buffers[j];
+      if (o.lower < b.upper && b.lower < o.upper)
+        busy.push_back({offsets[j], offsets[j] + o.size});
+    }
+    std::sort(busy.begin(), busy.end());
+    int64_t bestOff = -1, bestGap = std::numeric_limits<int64_t>::max();
+    int64_t cursor = 0;
+    for (const auto &iv : busy) {
+      if (iv.first > cursor) {
+        int64_t gap = iv.first - cursor;
+        if (gap >= b.size && gap < bestGap) {
+          bestGap = gap;
+          bestOff = cursor;
+        }
+      }
+      cursor = std::max(cursor, iv.second);
+    }
+    if (bestOff < 0)
+      bestOff = cursor;
+    offsets[i] = bestOff;
+    peak = std::max(peak, bestOff + b.size);
+    placedIdx.push_back(i);
+  }
+  return offsets;
+}
+
+std::string checkPacking(const std::vector<Buffer> &buffers,
+                         const std::vector<int64_t> &offsets,
+                         std::optional<int64_t> capacity) {
+  if (offsets.size() != buffers.size())
+    return "expected " + str(int64_t(buffers.size())) + " offsets, got " +
+           str(int64_t(offsets.size()));
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (offsets[i] < 0)
+      return "buffer " + str(buffers[i].id) + " has a negative offset";
+    if (capacity && offsets[i] + buffers[i].size > *capacity)
+      return "buffer " + str(buffers[i].id) + " ends at " +
+             str(offsets[i] + buffers[i].size) + ", beyond the capacity " +
+             str(*capacity);
+  }
+  // Sweep over time; live buffers are kept ordered by offset.
+  std::vector<int> idx;
+  for (int i = 0; i < int(buffers.size()); ++i)
+    if (buffers[i].size > 0)
+      idx.push_back(i);
+  std::vector<std::pair<int64_t, int>> events; // (time, +1+i start / -1-i end)
+  for (int i : idx) {
+    events.push_back({buffers[i].lower, i + 1});
+    events.push_back({buffers[i].upper, -(i + 1)});
+  }
+  std::sort(events.begin(), events.end());
+  std::map<std::pair<int64_t, int>, int> active; // (offset, index) -> index
+  for (const auto &ev : events) {
+    if (ev.second < 0) {
+      int i = -ev.second - 1;
+      active.erase({offsets[i], i});
+      continue;
+    }
+    int i = ev.second - 1;
+    auto it = active.insert({{offsets[i], i}, i}).first;
+    if (it != active.begin()) {
+      int j = std::prev(it)->second;
+      if (offsets[j] + buffers[j].size > offsets[i])
+        return "buffers " + str(buffers[j].id) + " and " + str(buffers[i].id) +
+               " are live at the same time and overlap in memory";
+    }
+    auto nx = std::next(it);
+    if (nx != active.end()) {
+      int j = nx->second;
+      if (offsets[i] + buffers[i].size > offsets[j])
+        return "buffers " + str(buffers[i].id) + " and " + str(buffers[j].id) +
+               " are live at the same time and overlap in memory";
+    }
+  }
+  return std::string();
+}
+
+PackResult pack(const std::vector<Buffer> &buffers,
+                const PackOptions &options) {
+  Clock::time_point start = Clock::now();
+  PackResult r;
+  std::string err = validateBuffers(buffers);
+  if (err.empty() && options.capacity && *options.capacity < 0)
+    err = "capacity must not be negative (got " + str(*options.capacity) + ")";
+  if (err.empty() && std::isnan(options.timeLimitSeconds))
+    err = "time limit is not a number";
+  if (err.empty() && options.timeLimitSeconds < 0)
+    err = "time limit must not be negative";
+  if (!err.empty()) {
+    r.status = PackResult::Status::InvalidInput;
+    r.message = err;
+    r.seconds = secondsSince(start);
+    return r;
+  }
+  if (options.capacity) {
+    for (const Buffer &b : buffers)
+      if (b.size > *options.capacity) {
+        r.status = PackResult::Status::Infeasible;
+        r.lowerBound = r.provenLowerBound = maxLiveBytes(buffers);
+        r.message = "infeasible: buffer " + str(b.id) + " needs " +
+                    str(b.size) + " bytes, more than the capacity " +
+                    str(*options.capacity);
+        r.seconds = secondsSince(start);
+        return r;
+      }
+  }
+  std::vector<Component> comps = splitComponents(buffers);
+  if (options.capacity)
+    r = packAtCapacity(buffers, comps, *options.capacity, options, start);
+  else
+    r = minimisePeak(buffers, comps, options, start);
+  r.seconds = secondsSince(start);
+  return r;
+}
+
+} // namespace packing
+} // namespace memfit
