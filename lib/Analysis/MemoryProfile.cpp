@@ -146,21 +146,56 @@ void FusionModel::computeLiveRanges() {
   }
   for (Operation *op : ops) {
     unsigned pos = index.lookup(op);
+    llvm::SmallPtrSet<Value, 4> taken; // operand buffers already reused here
     for (auto [i, r] : llvm::enumerate(op->getResults())) {
       if (!isMaterialised(r))
         continue;
       firstLiveIndex[r] = pos;
-      if (mayReuseOperandBuffer(op) && i < op->getNumOperands()) {
-        Value operand = op->getOperand(i);
-        bool operandDiesHere =
-            llvm::isa<BlockArgument>(operand)
-                ? false
-                : isMaterialised(operand) && lastUse(operand) == pos;
-        if (operandDiesHere)
-          firstLiveIndex[r] = pos + 1; // takes over the operand's buffer
+      if (Value donor = findReusableOperand(op, i, r, taken)) {
+        taken.insert(donor);
+        firstLiveIndex[r] = pos + 1; // takes over the operand's buffer
       }
     }
   }
+}
+
+/// Materialised values read by `op`, through the fused producers it absorbs.
+static void collectFusionInputs(Operation *op, const FusionModel &m,
+                                llvm::SmallVectorImpl<Value> &out) {
+  for (Value v : op->getOperands()) {
+    Operation *def = v.getDefiningOp();
+    if (llvm::isa<BlockArgument>(v) || m.isMaterialised(v) || !def)
+      out.push_back(v);
+    else if (def->getBlock() == op->getBlock())
+      collectFusionInputs(def, m, out);
+  }
+}
+
+Value FusionModel::findReusableOperand(Operation *op, unsigned resultIndex,
+                                       Value result,
+                                       const llvm::SmallPtrSetImpl<Value> &taken) const {
+  unsigned pos = index.lookup(op);
+  auto diesHere = [&](Value v) {
+    return !llvm::isa<BlockArgument>(v) && isMaterialised(v) &&
+           lastUse(v) == pos && !taken.contains(v);
+  };
+  // Loops and in-place updates: result i reuses operand i.
+  if (mayReuseOperandBuffer(op)) {
+    if (resultIndex < op->getNumOperands() && diesHere(op->getOperand(resultIndex)))
+      return op->getOperand(resultIndex);
+    return Value();
+  }
+  // Elementwise fusions write in place over a same-sized input that dies
+  // (XLA's CanShareOperandBufferWithUser).
+  if (!isFusible(op))
+    return Value();
+  int64_t bytes = getTensorBytes(result.getType()).value_or(-1);
+  SmallVector<Value> inputs;
+  collectFusionInputs(op, *this, inputs);
+  for (Value v : inputs)
+    if (diesHere(v) && getTensorBytes(v.getType()).value_or(-2) == bytes)
+      return v;
+  return Value();
 }
 
 //===-- profiles -----------------------------------------------------------===//

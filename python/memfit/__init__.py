@@ -1,1 +1,27 @@
+"""memfit: make array programs fit a memory budget.
 
+C++ MLIR passes over StableHLO (memfit._core), and a Python API that sits in
+jax.jit's path: lower, transform, compile.
+
+    import memfit
+    f = memfit.jit(f, memory_limit="256MiB")
+    memfit.profile(f)(x)                   # where the memory goes
+    text = memfit.transform(text, "memfit-inline,memfit-profile")
+"""
+from .errors import MemfitError
+from .units import parse_memory_size
+from .transform import transform, to_generic, pipeline_for
+from .api import jit, profile, MemfitJitted, ProfileReport
+
+__all__ = [
+    "MemfitError",
+    "parse_memory_size",
+    "transform",
+    "to_generic",
+    "pipeline_for",
+    "jit",
+    "profile",
+    "MemfitJitted",
+    "ProfileReport",
+]
+__version__ = "0.1.0"

@@ -16,6 +16,7 @@
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include <string>
 #include <vector>
 
@@ -42,6 +43,11 @@ private:
   void classify(mlir::Operation *op);
   void computeLiveRanges();
   mlir::Operation *userInBlock(mlir::OpOperand &use) const;
+  /// A materialised operand whose buffer `result` can take over (it dies at
+  /// `op`), or null.
+  mlir::Value findReusableOperand(mlir::Operation *op, unsigned resultIndex,
+                                  mlir::Value result,
+                                  const llvm::SmallPtrSetImpl<mlir::Value> &taken) const;
 
   mlir::Block &block;
   std::vector<mlir::Operation *> ops;

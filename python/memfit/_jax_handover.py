@@ -1,0 +1,65 @@
+"""The one place that hands a module between jax and memfit.
+
+jax 0.12 has no public hook for a custom pass pipeline inside ``jax.jit``.
+memfit lowers with ``jax.jit(...).lower`` (which resolves pytrees, static
+arguments, shardings and donation), takes the StableHLO out in generic form
+with locations, and puts the transformed module back into the same
+``Lowered`` object before ``.compile()``: the compiled executable then keeps
+jax's calling convention. That last step touches a private attribute
+(``Lowered._lowering._hlo``), so the jax version is checked here, at import.
+"""
+from __future__ import annotations
+
+import jax
+
+from .errors import MemfitError
+
+SUPPORTED_JAX = ("0.12.",)
+
+if not jax.__version__.startswith(SUPPORTED_JAX):
+    raise ImportError(
+        f"memfit's jax integration supports jax {', '.join(v + 'x' for v in SUPPORTED_JAX)}; "
+        f"this is jax {jax.__version__}. memfit.transform() still works on StableHLO text; "
+        "install jax==0.12.* for memfit.jit."
+    )
+
+from jax._src.interpreters import mlir as _jmlir  # noqa: E402
+from jax._src.lib.mlir import ir as _ir  # noqa: E402
+
+
+def module_text(lowered) -> str:
+    """The lowered StableHLO in generic form, with jax's source locations."""
+    module = lowered.compiler_ir("stablehlo")
+    return module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
+
+
+def parse_in_jax(text: str):
+    """Parses memfit's output with jaxlib, which registers StableHLO and runs
+    its verifier: a malformed rewrite fails here, not inside XLA."""
+    ctx = _jmlir.make_ir_context()
+    try:
+        with ctx:
+            module = _ir.Module.parse(text)
+            if not module.operation.verify():
+                raise MemfitError("jaxlib's verifier rejected memfit's output")
+    except MemfitError:
+        raise
+    except Exception as e:
+        raise MemfitError(f"jaxlib rejected memfit's output module: {e}") from None
+    return module
+
+
+def replace_module(lowered, text: str):
+    """Puts ``text`` into ``lowered`` so that ``lowered.compile()`` compiles it."""
+    lowering = getattr(lowered, "_lowering", None)
+    if lowering is None or not hasattr(lowering, "_hlo"):
+        raise MemfitError(
+            f"this jax ({jax.__version__}) does not expose Lowered._lowering._hlo; "
+            "memfit.jit cannot hand its module to XLA")
+    lowering._hlo = parse_in_jax(text)
+    lowering._executable = None  # never reuse an executable of the old module
+    return lowered
+
+
+def is_tracer(x) -> bool:
+    return isinstance(x, jax.core.Tracer)

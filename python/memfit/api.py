@@ -1,0 +1,165 @@
+"""memfit.jit and memfit.profile."""
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import jax
+
+from . import _core
+from .errors import MemfitError
+from .transform import pipeline_for, transform
+
+
+def _normalize_static(fun, static_argnums, static_argnames):
+    """jax.jit's rule: names and positions of static arguments imply each other."""
+    nums = () if static_argnums is None else (
+        (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums))
+    names = () if static_argnames is None else (
+        (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames))
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return set(nums), set(names)
+    positional = [p.name for p in params
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    n = len(positional)
+    nums = {i + n if i < 0 else i for i in nums}
+    names = set(names) | {positional[i] for i in nums if i < n}
+    nums |= {positional.index(nm) for nm in names if nm in positional}
+    return nums, names
+
+
+def _leaf_key(x):
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+        sharding = getattr(x, "sharding", None) if isinstance(x, jax.Array) else None
+        return ("array", tuple(x.shape), str(x.dtype), bool(getattr(x, "weak_type", False)),
+                sharding)
+    return ("py", type(x))
+
+
+class MemfitJitted:
+    """A function compiled by XLA after memfit's passes. Made by memfit.jit."""
+
+    def __init__(self, fun: Callable, *, passes: str | None, memory_limit,
+                 **jit_kwargs):
+        self._fun = fun
+        self.pipeline = pipeline_for(passes, memory_limit)
+        self.memory_limit = memory_limit
+        self._jit_kwargs = jit_kwargs
+        self._jitted = jax.jit(fun, **jit_kwargs)
+        self._static_nums, self._static_names = _normalize_static(
+            fun, jit_kwargs.get("static_argnums"), jit_kwargs.get("static_argnames"))
+        self._cache: dict[Any, Any] = {}
+        functools.update_wrapper(self, fun)
+
+    # -- lowering ---------------------------------------------------------
+    def lower(self, *args, **kwargs):
+        """Like jax.jit(f).lower(...), with memfit's pipeline applied to the
+        module (``.as_text()`` shows the transformed StableHLO)."""
+        from . import _jax_handover as handover
+        lowered = self._jitted.lower(*args, **kwargs)
+        text = transform(handover.module_text(lowered), self.pipeline)
+        return handover.replace_module(lowered, text)
+
+    def _split_static(self, args, kwargs):
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in self._static_nums)
+        static_args = tuple((i, a) for i, a in enumerate(args) if i in self._static_nums)
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self._static_names}
+        static_kwargs = tuple(sorted((k, v) for k, v in kwargs.items()
+                                     if k in self._static_names))
+        return dyn_args, dyn_kwargs, static_args, static_kwargs
+
+    def _check_not_traced(self, dyn_args, dyn_kwargs):
+        from . import _jax_handover as handover
+        for leaf in jax.tree_util.tree_leaves((dyn_args, dyn_kwargs)):
+            if handover.is_tracer(leaf):
+                raise MemfitError(
+                    f"memfit.jit({getattr(self._fun, '__name__', 'f')}) was called "
+                    "inside a jax transformation (jax.grad, jax.vmap, or an outer "
+                    "jax.jit). memfit compiles a whole program and cannot be "
+                    "differentiated or traced from outside: put memfit.jit around "
+                    "the whole computation instead, e.g. "
+                    "memfit.jit(train_step) where train_step calls jax.grad.")
+
+    def __call__(self, *args, **kwargs):
+        dyn_args, dyn_kwargs, static_args, static_kwargs = self._split_static(args, kwargs)
+        self._check_not_traced(dyn_args, dyn_kwargs)
+        leaves, treedef = jax.tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        try:
+            key = (treedef, tuple(_leaf_key(x) for x in leaves), static_args, static_kwargs)
+            hash(key)
+        except TypeError:
+            key = None
+        compiled = self._cache.get(key) if key is not None else None
+        if compiled is None:
+            compiled = self.lower(*args, **kwargs).compile()
+            if key is not None:
+                self._cache[key] = compiled
+        return compiled(*dyn_args, **dyn_kwargs)
+
+
+def jit(fun: Callable | None = None, *, passes: str | None = None,
+        memory_limit: int | str | None = None, **jit_kwargs):
+    """Like ``jax.jit``, with memfit's passes between lowering and XLA.
+
+    ``memory_limit`` (bytes, or "256MiB", "1GB") makes memfit split what does
+    not fit; ``passes`` adds an explicit pass list. Every other keyword
+    (static_argnums, static_argnames, donate_argnums, in_shardings,
+    out_shardings, ...) goes to ``jax.jit``. Usable as a decorator with or
+    without arguments.
+    """
+    if fun is None:
+        return lambda f: MemfitJitted(f, passes=passes, memory_limit=memory_limit,
+                                      **jit_kwargs)
+    return MemfitJitted(fun, passes=passes, memory_limit=memory_limit, **jit_kwargs)
+
+
+@dataclass
+class ProfileReport:
+    """memfit-profile's result for one function."""
+    name: str
+    argument_bytes: int
+    output_bytes: int
+    peak_bytes: int
+    peak_op: str
+    peak_location: str
+    largest_at_peak: list[dict] = field(default_factory=list)
+    timeline: list[dict] = field(default_factory=list)
+
+    def table(self) -> str:
+        from .report import format_profile_table
+        return format_profile_table(self)
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def profile_text(text: str, *, top: int = 5) -> list[ProfileReport]:
+    """Profiles every function of a StableHLO module (generic or pretty)."""
+    from .transform import to_generic
+    result = _core.profile(to_generic(text), top, True)
+    if not result["ok"]:
+        raise MemfitError("memfit: profiling failed", result["diagnostics"])
+    data = json.loads(result["output"])
+    return [ProfileReport(**f) for f in data["functions"]]
+
+
+def profile(fun: Callable, *, top: int = 5, **jit_kwargs):
+    """``memfit.profile(f)(*args)``: the fusion-aware memory profile of the
+    program jax.jit would compile for these arguments (the entry function).
+    Accepts a plain function or a memfit.jit/jax.jit-wrapped one."""
+    def run(*args, **kwargs) -> ProfileReport:
+        from . import _jax_handover as handover
+        if isinstance(fun, MemfitJitted):
+            lowered = fun.lower(*args, **kwargs)
+        else:
+            target = fun if hasattr(fun, "lower") else jax.jit(fun, **jit_kwargs)
+            lowered = target.lower(*args, **kwargs)
+        reports = profile_text(handover.module_text(lowered), top=top)
+        main = [r for r in reports if r.name == "main"]
+        return (main or reports)[0]
+    return run

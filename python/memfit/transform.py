@@ -1,0 +1,67 @@
+"""Running memfit's C++ pass pipelines over StableHLO text."""
+from __future__ import annotations
+
+from . import _core
+from .errors import MemfitError
+from .units import parse_memory_size
+
+
+def pipeline_for(passes: str | None = None, memory_limit: int | str | None = None) -> str:
+    """The pass pipeline for a memory limit and/or an explicit pass list.
+
+    ``passes`` is an MLIR pass list ("memfit-inline,memfit-profile"); with a
+    ``memory_limit``, memfit inlines calls and splits what does not fit.
+    """
+    parts = []
+    if memory_limit is not None:
+        limit = parse_memory_size(memory_limit)
+        parts += ["memfit-inline", f"memfit-split{{memory-limit={limit}}}"]
+    if passes:
+        parts.append(passes.strip().strip(","))
+    return ",".join(parts)
+
+
+def _looks_generic(text: str) -> bool:
+    # Generic form quotes op names: "stablehlo.add"(...), "func.func"() ...
+    return '"func.func"' in text or '"builtin.module"' in text
+
+
+def to_generic(text: str) -> str:
+    """StableHLO text in generic form (what the C++ passes read).
+
+    Pretty-form StableHLO needs the StableHLO dialect to parse; jaxlib
+    registers it, so pretty text is converted through jaxlib.
+    """
+    if _looks_generic(text):
+        return text
+    from jax._src.interpreters import mlir as jmlir
+    from jax._src.lib.mlir import ir
+
+    ctx = jmlir.make_ir_context()
+    ctx.allow_unregistered_dialects = True
+    try:
+        with ctx:
+            module = ir.Module.parse(text)
+    except Exception as e:  # jaxlib raises MLIRError with the diagnostics
+        raise MemfitError(f"could not parse the StableHLO text: {e}") from None
+    return module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
+
+
+def transform(text: str, pipeline: str = "", *, generic: bool = True,
+              debug_info: bool = True, record_pipeline: bool = True) -> str:
+    """Runs ``pipeline`` (e.g. "memfit-inline,memfit-profile") over module
+    text in generic or pretty form and returns the new module text.
+
+    The result carries a ``memfit.pipeline`` module attribute naming what
+    ran. Raises MemfitError, with MLIR's messages and locations, when the
+    text does not parse, the pipeline is unknown or a pass fails; the input
+    is never half-rewritten.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"transform() takes module text, not {type(text).__name__}")
+    result = _core.run_pipeline(to_generic(text), pipeline, generic, debug_info,
+                                record_pipeline)
+    if not result["ok"]:
+        what = f"pipeline '{pipeline}'" if pipeline else "parsing the module"
+        raise MemfitError(f"memfit: {what} failed", result["diagnostics"])
+    return result["output"]
