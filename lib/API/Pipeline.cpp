@@ -105,12 +105,13 @@ std::string printModule(ModuleOp module, const PipelineOptions &options) {
   return s;
 }
 
-/// Wraps a bare pass list in the module anchor.
-std::string anchored(const std::string &pipeline) {
+/// The pass list inside an optional `builtin.module(...)` anchor: the pass
+/// manager is already anchored on the module.
+std::string unanchored(const std::string &pipeline) {
   llvm::StringRef p = llvm::StringRef(pipeline).trim();
-  if (p.starts_with("builtin.module("))
-    return p.str();
-  return "builtin.module(" + p.str() + ")";
+  if (p.consume_front("builtin.module(") && p.consume_back(")"))
+    return p.trim().str();
+  return p.str();
 }
 
 } // namespace
@@ -132,7 +133,10 @@ PipelineResult runPipeline(const std::string &moduleText, const std::string &pip
   PassManager pm(&ctx, ModuleOp::getOperationName());
   std::string pipelineError;
   llvm::raw_string_ostream errs(pipelineError);
-  if (failed(parsePassPipeline(anchored(pipeline), pm, errs))) {
+  // An empty pipeline is the identity (parsePassPipeline rejects
+  // `builtin.module()`); the module still gets parsed, recorded and printed.
+  if (!llvm::StringRef(pipeline).trim().empty() &&
+      failed(parsePassPipeline(unanchored(pipeline), pm, errs))) {
     addError(result, "invalid pass pipeline '" + pipeline + "': " + pipelineError);
     return result;
   }

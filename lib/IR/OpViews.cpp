@@ -439,12 +439,10 @@ Value memfit::buildReduce(OpBuilder &b, Location loc, Value input, Value init,
                                  {b.getNamedAttr("dimensions", b.getDenseI64ArrayAttr(dims))},
                                  /*numRegions=*/1);
   auto scalar = scalarOf(in.getElementType());
+  OpBuilder::InsertionGuard g(b); // createBlock moves the insertion point
   Block *body = b.createBlock(&op->getRegion(0), {}, {scalar, scalar}, {loc, loc});
-  OpBuilder::InsertionGuard g(b);
-  b.setInsertionPointToStart(body);
   Value r = buildElementwise(b, loc, combiner, body->getArguments());
   buildReturn(b, loc, r);
-  b.setInsertionPointAfter(op);
   return op->getResult(0);
 }
 

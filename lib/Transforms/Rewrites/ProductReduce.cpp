@@ -1,0 +1,124 @@
+//===- ProductReduce.cpp - sums of broadcast products as dot_general -------===//
+//
+// Two rewrites share the matcher: a sum over dims of A*B, and a sum over
+// dims of (A-B)^2, where A and B are broadcasts of smaller tensors. Both
+// avoid materialising the broadcast product (the kNN distance tensor is
+// M x N x D before the reduce) and let XLA run a GEMM.
+//
+//===----------------------------------------------------------------------===//
+#include "Contraction.h"
+#include "Rewrites.h"
+
+#include "memfit/IR/OpViews.h"
+
+using namespace mlir;
+using namespace memfit;
+
+namespace {
+
+/// A single-input reduce(add) whose init value is the constant zero.
+std::optional<ReduceView> matchSumReduce(Operation *op) {
+  auto r = ReduceView::match(op);
+  if (!r || r->getNumInputs() != 1 || r->getReducerKind() != ReducerKind::Add)
+    return std::nullopt;
+  auto init = ConstantView::match(r->getInitValues()[0].getDefiningOp());
+  if (!init || init->getSplatValue() != 0.0)
+    return std::nullopt;
+  return r;
+}
+
+bool isOp(Operation *op, llvm::StringRef name) {
+  return op && op->getName().getStringRef() == name;
+}
+
+/// A splat constant (possibly broadcast) equal to `value`.
+bool isSplatConstant(Value v, double value) {
+  Operation *def = v.getDefiningOp();
+  while (auto b = BroadcastInDimView::match(def))
+    def = b->getOperand().getDefiningOp();
+  auto c = ConstantView::match(def);
+  return c && c->getSplatValue() == value;
+}
+
+/// `v` = d*d or d^2: returns d.
+Value matchSquare(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (isOp(def, "stablehlo.multiply") && def->getOperand(0) == def->getOperand(1))
+    return def->getOperand(0);
+  if (isOp(def, "stablehlo.power") && isSplatConstant(def->getOperand(1), 2.0))
+    return def->getOperand(0);
+  return Value();
+}
+
+} // namespace
+
+bool memfit::rewriteSquaredDistance(Operation *op) {
+  auto reduce = matchSumReduce(op);
+  if (!reduce)
+    return false;
+  Operation *square = reduce->getInputs()[0].getDefiningOp();
+  Value diff = matchSquare(reduce->getInputs()[0]);
+  if (!diff || !isOp(diff.getDefiningOp(), "stablehlo.subtract"))
+    return false;
+  Operation *sub = diff.getDefiningOp();
+  auto plan = ContractionPlan::make(sub->getOperand(0), sub->getOperand(1),
+                                    reduce->getDimensions());
+  if (!plan)
+    return false;
+  auto resultType = reduce->getResultType();
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Value cross = plan->buildDot(b, loc, resultType);
+  Value lhsNorm = plan->buildSquaredNorm(b, loc, /*lhsSide=*/true, resultType);
+  Value rhsNorm = plan->buildSquaredNorm(b, loc, /*lhsSide=*/false, resultType);
+  Value two = buildConstantSplat(b, loc, resultType, 2.0);
+  Value norms = buildElementwise(b, loc, "stablehlo.add", {lhsNorm, rhsNorm});
+  Value twice = buildElementwise(b, loc, "stablehlo.multiply", {two, cross});
+  Value dist = buildElementwise(b, loc, "stablehlo.subtract", {norms, twice});
+  op->getResult(0).replaceAllUsesWith(dist);
+  eraseIfDead({op, square, sub});
+  return true;
+}
+
+bool memfit::rewriteReduceOfProduct(Operation *op) {
+  auto reduce = matchSumReduce(op);
+  if (!reduce)
+    return false;
+  Operation *mul = reduce->getInputs()[0].getDefiningOp();
+  if (!isOp(mul, "stablehlo.multiply") || mul->getOperand(0) == mul->getOperand(1))
+    return false;
+  auto plan = ContractionPlan::make(mul->getOperand(0), mul->getOperand(1),
+                                    reduce->getDimensions());
+  if (!plan)
+    return false;
+  OpBuilder b(op);
+  Value dot = plan->buildDot(b, op->getLoc(), reduce->getResultType());
+  op->getResult(0).replaceAllUsesWith(dot);
+  eraseIfDead({op, mul});
+  return true;
+}
+
+void memfit::eraseIfDead(llvm::ArrayRef<Operation *> ops) {
+  SmallVector<Operation *> worklist(ops.begin(), ops.end());
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!op || !op->use_empty() || op->hasTrait<OpTrait::IsTerminator>() ||
+        op->getNumResults() == 0)
+      continue;
+    // Only ops known to be pure; custom calls, calls and loops may have
+    // effects memfit cannot see.
+    OpKind kind = getOpKind(op);
+    if (kind == OpKind::Unknown || kind == OpKind::Other ||
+        kind == OpKind::CustomCall || kind == OpKind::FuncCall ||
+        kind == OpKind::While)
+      continue;
+    SmallVector<Operation *> producers;
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp())
+        producers.push_back(def);
+    op->erase();
+    for (Operation *p : producers)
+      if (!llvm::is_contained(worklist, p))
+        worklist.push_back(p);
+  }
+}

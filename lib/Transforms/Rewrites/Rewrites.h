@@ -1,0 +1,35 @@
+//===- Rewrites.h - the algebraic rewrites of memfit-rewrite ---*- C++ -*-===//
+//
+// Each rewrite is a function over one op that returns true when it changed
+// the IR. Matching is done completely before anything is created, so a
+// rewrite that does not apply leaves the IR as it was.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMFIT_TRANSFORMS_REWRITES_H
+#define MEMFIT_TRANSFORMS_REWRITES_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Operation.h"
+
+namespace memfit {
+
+/// reduce(add, (A - B)^2) over dims both A and B carry, where A and B are
+/// broadcasts of smaller tensors a and b  ->  |a|^2 + |b|^2 - 2 a.b
+bool rewriteSquaredDistance(mlir::Operation *reduce);
+
+/// reduce(add, A * B) over dims both carry, A and B broadcasts of a and b
+///  ->  dot_general(a, b)
+bool rewriteReduceOfProduct(mlir::Operation *reduce);
+
+/// A chain of matrix products (through transposes) re-associated by dynamic
+/// programming on FLOPs, ties broken by the largest intermediate.
+bool rewriteMatrixChain(mlir::Operation *dot);
+
+/// Erases `ops` (and what they alone fed) when nothing uses them any more.
+/// memfit erases replaced ops itself: MLIR's DCE must assume unregistered
+/// ops have side effects.
+void eraseIfDead(llvm::ArrayRef<mlir::Operation *> ops);
+
+} // namespace memfit
+
+#endif
