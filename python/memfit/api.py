@@ -45,9 +45,9 @@ class MemfitJitted:
     """A function compiled by XLA after memfit's passes. Made by memfit.jit."""
 
     def __init__(self, fun: Callable, *, passes: str | None, memory_limit,
-                 **jit_kwargs):
+                 rewrite: bool = True, **jit_kwargs):
         self._fun = fun
-        self.pipeline = pipeline_for(passes, memory_limit)
+        self.pipeline = pipeline_for(passes, memory_limit, rewrite)
         self.memory_limit = memory_limit
         self._jit_kwargs = jit_kwargs
         self._jitted = jax.jit(fun, **jit_kwargs)
@@ -103,19 +103,22 @@ class MemfitJitted:
 
 
 def jit(fun: Callable | None = None, *, passes: str | None = None,
-        memory_limit: int | str | None = None, **jit_kwargs):
+        memory_limit: int | str | None = None, rewrite: bool = True, **jit_kwargs):
     """Like ``jax.jit``, with memfit's passes between lowering and XLA.
 
     ``memory_limit`` (bytes, or "256MiB", "1GB") makes memfit split what does
-    not fit; ``passes`` adds an explicit pass list. Every other keyword
+    not fit, after memfit's algebraic rewrites (``rewrite=False`` skips them:
+    they change rounding, see the README); ``passes`` adds an explicit pass
+    list. Every other keyword
     (static_argnums, static_argnames, donate_argnums, in_shardings,
     out_shardings, ...) goes to ``jax.jit``. Usable as a decorator with or
     without arguments.
     """
     if fun is None:
         return lambda f: MemfitJitted(f, passes=passes, memory_limit=memory_limit,
-                                      **jit_kwargs)
-    return MemfitJitted(fun, passes=passes, memory_limit=memory_limit, **jit_kwargs)
+                                      rewrite=rewrite, **jit_kwargs)
+    return MemfitJitted(fun, passes=passes, memory_limit=memory_limit, rewrite=rewrite,
+                        **jit_kwargs)
 
 
 @dataclass

@@ -6,16 +6,21 @@ from .errors import MemfitError
 from .units import parse_memory_size
 
 
-def pipeline_for(passes: str | None = None, memory_limit: int | str | None = None) -> str:
+def pipeline_for(passes: str | None = None, memory_limit: int | str | None = None,
+                 rewrite: bool = True) -> str:
     """The pass pipeline for a memory limit and/or an explicit pass list.
 
     ``passes`` is an MLIR pass list ("memfit-inline,memfit-profile"); with a
-    ``memory_limit``, memfit inlines calls and splits what does not fit.
+    ``memory_limit``, memfit inlines calls, applies its algebraic rewrites
+    (unless ``rewrite=False``) and splits what does not fit.
     """
     parts = []
     if memory_limit is not None:
         limit = parse_memory_size(memory_limit)
-        parts += ["memfit-inline", f"memfit-split{{memory-limit={limit}}}"]
+        parts.append("memfit-inline")
+        if rewrite:
+            parts.append("memfit-rewrite")
+        parts.append(f"memfit-split{{memory-limit={limit}}}")
     if passes:
         parts.append(passes.strip().strip(","))
     return ",".join(parts)
