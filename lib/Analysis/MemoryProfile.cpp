@@ -1,15 +1,26 @@
 //===- MemoryProfile.cpp - fusion-aware peak memory ------------------------===//
 //
-// The model, checked against XLA:CPU's memory_analysis() with ynn fusions off:
+// The model, checked against XLA:CPU's memory_analysis() with ynn fusions off
+// (bench/bench_profile.py prints the comparison):
+//  * Ops run in XLA's post-order: a depth-first walk of the dataflow graph
+//    from the block's terminator, operands in order (what XLA's post-order
+//    scheduler produces; jax's emission order can differ, e.g. in gradients).
 //  * A fusible op (elementwise, broadcast, reshape, transpose, slice, iota,
 //    convert, compare, select) is fused into its consumers. Its result is
 //    materialised only when a consumer cannot fuse it (dot_general, sort,
-//    top_k, custom_call, while, call, return) or when it has several
-//    consumers and is too expensive for XLA to duplicate (exp, log, divide..).
+//    top_k, custom_call, while, call, return, or a reduce over a dimension
+//    longer than 32, which XLA:CPU rewrites into reduce-window + reduce) or
+//    when it has several consumers and is too expensive for XLA to
+//    duplicate (exp, log, divide by a non-constant..). A cheap one that is
+//    materialised for some consumers is still recomputed inside the others,
+//    so its inputs stay live until those consumers run.
+//  * A reshape of a value already in memory is a bitcast, and a transpose
+//    feeding a dot folds into the dot: neither takes a buffer of its own.
 //  * Every other op is a fusion root: its results are buffers.
 //  * A buffer lives from its producer to the last fusion root that reads it.
 //  * Loop results and in-place updates reuse an operand's buffer when that
-//    operand dies at the op (XLA's buffer assignment shares them).
+//    operand dies at the op (XLA's buffer assignment shares them); a value a
+//    loop passes through unchanged stays in its operand's buffer.
 //  * Constants are not counted (XLA keeps them outside the temp allocation).
 //  * Arguments are live throughout; returned values until the end.
 //
@@ -31,7 +42,14 @@ namespace {
 
 /// Elementwise ops XLA's fusion does not duplicate into several consumers
 /// (xla::HloInstruction::IsOpElementwise + InstructionFusion::IsExpensive).
+bool isConstantExpr(Value v, unsigned depth);
+
 bool isExpensiveToDuplicate(Operation *op) {
+  // XLA's algebraic simplifier rewrites a division by a constant into a
+  // multiplication by its reciprocal, which is cheap.
+  if (op->getName().getStringRef() == "stablehlo.divide" &&
+      op->getNumOperands() == 2 && isConstantExpr(op->getOperand(1), 0))
+    return false;
   static const llvm::StringSet<> expensive = {
       "stablehlo.divide", "stablehlo.remainder", "stablehlo.power",
       "stablehlo.exponential", "stablehlo.exponential_minus_one",
@@ -47,15 +65,55 @@ bool isFusible(Operation *op) {
   return info && info->fusible;
 }
 
-/// A consumer that can take a fused producer: fusible ops, and reduce
-/// (XLA's input fusion puts the producers of a reduce inside it).
-bool acceptsFusedOperand(Operation *user) {
-  return isFusible(user) || getOpKind(user) == OpKind::Reduce;
-}
-
 bool isConstantLike(Operation *op) {
   OpKind k = getOpKind(op);
   return k == OpKind::Constant || k == OpKind::ArithConstant;
+}
+
+/// XLA:CPU's TreeReductionRewriter turns a reduce over a dimension longer
+/// than this into a reduce-window and a reduce; the reduce-window does not
+/// fuse its producers, so the reduce's input is materialised.
+constexpr int64_t kTreeReductionWindow = 32;
+
+/// A reduce that XLA fuses with the producers of its inputs.
+bool reduceFusesInputs(Operation *reduce) {
+  if (reduce->getNumOperands() == 0)
+    return false;
+  auto type = llvm::dyn_cast<RankedTensorType>(reduce->getOperand(0).getType());
+  std::optional<SmallVector<int64_t>> dims = getI64Array(reduce, "dimensions");
+  if (!type || !dims)
+    return false;
+  for (int64_t d : *dims)
+    if (d < 0 || d >= type.getRank() || type.getDimSize(d) > kTreeReductionWindow)
+      return false;
+  return true;
+}
+
+/// A consumer that can take a fused producer: fusible ops, and short
+/// reductions (XLA's input fusion puts the producers of a reduce inside it).
+bool acceptsFusedOperand(Operation *user) {
+  return isFusible(user) ||
+         (getOpKind(user) == OpKind::Reduce && reduceFusesInputs(user));
+}
+
+/// The last op of its block and a terminator (stablehlo.return is
+/// unregistered, so only `mightHaveTrait` knows it may be one).
+bool isTerminatorLike(Operation *op) {
+  return op->getBlock() && op == &op->getBlock()->back() &&
+         op->mightHaveTrait<OpTrait::IsTerminator>();
+}
+
+/// A value computed from constants only (XLA folds it to a constant).
+bool isConstantExpr(Value v, unsigned depth = 0) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 8)
+    return false;
+  if (isConstantLike(def))
+    return true;
+  if (!isFusible(def) || def->getNumRegions() != 0)
+    return false;
+  return llvm::all_of(def->getOperands(),
+                      [&](Value o) { return isConstantExpr(o, depth + 1); });
 }
 
 /// Ops whose i-th result may reuse the buffer of their i-th operand.
@@ -71,29 +129,126 @@ int64_t bytesOf(Value v) { return getTensorBytes(v.getType()).value_or(0); }
 //===-- FusionModel --------------------------------------------------------===//
 
 FusionModel::FusionModel(Block &block) : block(block) {
-  for (Operation &op : block) {
-    index[&op] = ops.size();
-    ops.push_back(&op);
-  }
+  schedule();
   for (Operation *op : ops)
     classify(op);
   computeLiveRanges();
+}
+
+void FusionModel::schedule() {
+  // The ops of this block that `op` (or an op nested in it) reads, in
+  // operand order.
+  auto depsOf = [&](Operation *op) {
+    SmallVector<Operation *, 4> deps;
+    auto add = [&](Value v) {
+      if (Operation *def = v.getDefiningOp())
+        if (def->getBlock() == &block && def != op)
+          deps.push_back(def);
+    };
+    for (Value v : op->getOperands())
+      add(v);
+    if (op->getNumRegions() != 0)
+      op->walk([&](Operation *nested) {
+        if (nested != op)
+          for (Value v : nested->getOperands())
+            add(v);
+      });
+    return deps;
+  };
+  llvm::DenseSet<Operation *> visited;
+  auto emit = [&](Operation *op) {
+    index[op] = ops.size();
+    ops.push_back(op);
+  };
+  // Iterative depth-first post-order (programs can be long chains).
+  struct Frame {
+    Operation *op;
+    SmallVector<Operation *, 4> deps;
+    unsigned next = 0;
+  };
+  auto visit = [&](Operation *root) {
+    if (!visited.insert(root).second)
+      return;
+    SmallVector<Frame> stack;
+    stack.push_back({root, depsOf(root), 0});
+    while (!stack.empty()) {
+      Frame &f = stack.back();
+      if (f.next < f.deps.size()) {
+        Operation *d = f.deps[f.next++];
+        if (visited.insert(d).second)
+          stack.push_back({d, depsOf(d), 0});
+        continue;
+      }
+      emit(f.op);
+      stack.pop_back();
+    }
+  };
+  Operation *terminator =
+      !block.empty() && isTerminatorLike(&block.back()) ? &block.back() : nullptr;
+  if (terminator) {
+    visited.insert(terminator);
+    for (Operation *d : depsOf(terminator))
+      visit(d);
+  }
+  // Ops the terminator does not need (dead code, side effects), in order.
+  for (Operation &op : block)
+    visit(&op);
+  if (terminator)
+    emit(terminator);
 }
 
 Operation *FusionModel::userInBlock(OpOperand &use) const {
   return block.findAncestorOpInBlock(*use.getOwner());
 }
 
+/// A reshape is a bitcast of a buffer already in memory, and a transpose
+/// feeding a dot folds into the dot's dimension numbers: neither needs a
+/// buffer of its own for the consumers in `needers`.
+static bool isViewOfOperandBuffer(Operation *op, bool operandInMemory,
+                                  llvm::ArrayRef<OpOperand *> needers) {
+  OpKind kind = getOpKind(op);
+  if ((kind != OpKind::Reshape && kind != OpKind::Transpose) || !operandInMemory)
+    return false;
+  bool operandIsArgument = llvm::isa<BlockArgument>(op->getOperand(0));
+  for (OpOperand *use : needers) {
+    Operation *u = use->getOwner();
+    if (u->getBlock() != op->getBlock())
+      return false; // read inside a loop body: kept as its own buffer
+    OpKind uk = getOpKind(u);
+    bool readOnlyRoot = uk == OpKind::DotGeneral;
+    if (kind == OpKind::Reshape)
+      readOnlyRoot |= uk == OpKind::Reduce || uk == OpKind::TopK ||
+                      (isTerminatorLike(u) && !operandIsArgument);
+    if (!readOnlyRoot)
+      return false;
+  }
+  return true;
+}
+
 void FusionModel::classify(Operation *op) {
-  if (isConstantLike(op) || op->hasTrait<OpTrait::IsTerminator>())
+  if (isConstantLike(op) || isTerminatorLike(op))
     return;
+  if (getOpKind(op) == OpKind::While && op->getNumRegions() == 2 &&
+      !op->getRegion(1).empty() && !op->getRegion(1).front().empty()) {
+    // Values the body returns unchanged stay in the operand's buffer.
+    Block &body = op->getRegion(1).front();
+    Operation &ret = body.back();
+    for (auto [i, r] : llvm::enumerate(op->getResults())) {
+      bool passThrough = i < ret.getNumOperands() && i < body.getNumArguments() &&
+                         ret.getOperand(i) == body.getArgument(i);
+      if (!passThrough)
+        materialised.insert(r);
+    }
+    return;
+  }
   for (Value r : op->getResults()) {
     if (!isFusible(op)) {
       materialised.insert(r);
       continue;
     }
     llvm::SmallPtrSet<Operation *, 4> users;
-    bool needsBuffer = false;
+    SmallVector<OpOperand *> needers; // uses that need the value in memory
+    bool fusingUse = false;
     for (OpOperand &use : r.getUses()) {
       Operation *u = userInBlock(use);
       if (!u)
@@ -102,12 +257,25 @@ void FusionModel::classify(Operation *op) {
       // A use inside a nested region (a loop body reading an outer value)
       // needs the value in memory; so does any non-fusing consumer.
       if (u != use.getOwner() || !acceptsFusedOperand(u))
-        needsBuffer = true;
+        needers.push_back(&use);
+      else
+        fusingUse = true;
     }
-    if (users.size() > 1 && isExpensiveToDuplicate(op))
-      needsBuffer = true;
-    if (needsBuffer)
+    bool expensive = isExpensiveToDuplicate(op);
+    if (!needers.empty()) {
+      Value src = op->getNumOperands() ? op->getOperand(0) : Value();
+      bool srcInMemory =
+          src && (llvm::isa<BlockArgument>(src) || src.getParentBlock() != &block ||
+                  materialised.contains(src) ||
+                  (src.getDefiningOp() && isConstantLike(src.getDefiningOp())));
+      if (isViewOfOperandBuffer(op, srcInMemory, needers))
+        continue;
       materialised.insert(r);
+      if (fusingUse && !expensive)
+        duplicated.insert(r);
+    } else if (users.size() > 1 && expensive) {
+      materialised.insert(r);
+    }
   }
 }
 
@@ -116,18 +284,30 @@ void FusionModel::computeLiveRanges() {
   // Walk backwards so that each fused (virtual) value knows the latest fusion
   // root that reads it before its producers are visited.
   llvm::DenseMap<Value, unsigned> rootOfVirtual;
+  auto isFusingUse = [&](OpOperand &use) {
+    Operation *u = userInBlock(use);
+    return u && u == use.getOwner() && !isTerminatorLike(u) &&
+           acceptsFusedOperand(u);
+  };
   auto rootIndexOfUse = [&](OpOperand &use) -> unsigned {
     Operation *u = userInBlock(use);
     if (!u)
       return 0;
-    if (u->hasTrait<OpTrait::IsTerminator>())
+    if (isTerminatorLike(u))
       return end;
     if (u == use.getOwner() && acceptsFusedOperand(u) && isFusible(u)) {
       unsigned latest = index.lookup(u);
       for (Value r : u->getResults())
-        latest = std::max(latest, isMaterialised(r) ? index.lookup(u)
-                                                    : rootOfVirtual.lookup(r));
+        if (!isMaterialised(r) || isDuplicated(r))
+          latest = std::max(latest, rootOfVirtual.lookup(r));
       return latest;
+    }
+    // A loop's pass-through result lives in this operand's buffer.
+    if (u == use.getOwner() && getOpKind(u) == OpKind::While &&
+        use.getOperandNumber() < u->getNumResults()) {
+      Value r = u->getResult(use.getOperandNumber());
+      if (!isMaterialised(r))
+        return std::max(index.lookup(u), rootOfVirtual.lookup(r));
     }
     return index.lookup(u);
   };
@@ -135,12 +315,20 @@ void FusionModel::computeLiveRanges() {
     Operation *op = *it;
     unsigned pos = index.lookup(op);
     for (Value r : op->getResults()) {
-      unsigned last = pos;
-      for (OpOperand &use : r.getUses())
-        last = std::max(last, rootIndexOfUse(use));
+      unsigned last = pos, lastFused = pos;
+      bool dup = isDuplicated(r);
+      for (OpOperand &use : r.getUses()) {
+        unsigned at = rootIndexOfUse(use);
+        if (dup && isFusingUse(use))
+          lastFused = std::max(lastFused, at);
+        else
+          last = std::max(last, at);
+      }
       if (isMaterialised(r))
         lastUseIndex[r] = last;
-      else
+      if (dup)
+        rootOfVirtual[r] = lastFused;
+      else if (!isMaterialised(r))
         rootOfVirtual[r] = last;
     }
   }
@@ -164,7 +352,8 @@ static void collectFusionInputs(Operation *op, const FusionModel &m,
                                 llvm::SmallVectorImpl<Value> &out) {
   for (Value v : op->getOperands()) {
     Operation *def = v.getDefiningOp();
-    if (llvm::isa<BlockArgument>(v) || m.isMaterialised(v) || !def)
+    if (llvm::isa<BlockArgument>(v) || !def ||
+        (m.isMaterialised(v) && !m.isDuplicated(v)))
       out.push_back(v);
     else if (def->getBlock() == op->getBlock())
       collectFusionInputs(def, m, out);
@@ -185,15 +374,21 @@ Value FusionModel::findReusableOperand(Operation *op, unsigned resultIndex,
       return op->getOperand(resultIndex);
     return Value();
   }
-  // Elementwise fusions write in place over a same-sized input that dies
-  // (XLA's CanShareOperandBufferWithUser).
+  // Elementwise fusions write in place over an input of the same shape that
+  // dies (XLA's CanShareOperandBufferWithUser wants equal shapes, not just
+  // equal sizes).
   if (!isFusible(op))
     return Value();
-  int64_t bytes = getTensorBytes(result.getType()).value_or(-1);
+  // XLA:CPU collapses a chlo.top_k operand of rank > 2 to 2-D: the fusion
+  // feeding it emits that shape, which no input has.
+  auto shaped = llvm::dyn_cast<RankedTensorType>(result.getType());
+  for (Operation *user : result.getUsers())
+    if (getOpKind(user) == OpKind::TopK && (!shaped || shaped.getRank() > 2))
+      return Value();
   SmallVector<Value> inputs;
   collectFusionInputs(op, *this, inputs);
   for (Value v : inputs)
-    if (diesHere(v) && getTensorBytes(v.getType()).value_or(-2) == bytes)
+    if (diesHere(v) && v.getType() == result.getType())
       return v;
   return Value();
 }
@@ -255,6 +450,10 @@ FailureOr<int64_t> Profiler::nestedExtra(Operation *op, int64_t outerBytes,
   // Reducer and comparator bodies are scalar computations.
   if (kind == OpKind::Reduce || kind == OpKind::Sort || op->getNumRegions() == 0)
     return 0;
+  // A branch of stablehlo.if/case writes what it returns into the op's
+  // results, which its parent already counts.
+  llvm::StringRef name = op->getName().getStringRef();
+  bool branchesReturnResults = name == "stablehlo.if" || name == "stablehlo.case";
   int64_t extra = 0;
   for (Region &region : op->getRegions()) {
     if (region.empty())
@@ -262,8 +461,16 @@ FailureOr<int64_t> Profiler::nestedExtra(Operation *op, int64_t outerBytes,
     FailureOr<BlockResult> r = profileBlock(region.front(), outerBytes, depth + 1);
     if (failed(r))
       return failure();
-    if (r->peakBytes > extra) {
-      extra = r->peakBytes;
+    int64_t peak = r->peakBytes;
+    if (branchesReturnResults && !region.front().empty()) {
+      int64_t returned = 0;
+      for (Value v : region.front().back().getOperands())
+        if (v.getParentBlock() == &region.front() && !llvm::isa<BlockArgument>(v))
+          returned += bytesOf(v);
+      peak = std::max<int64_t>(0, peak - returned);
+    }
+    if (peak > extra) {
+      extra = peak;
       if (peakSet)
         *peakSet = r->liveAtPeak;
     }
@@ -303,7 +510,7 @@ FailureOr<BlockResult> Profiler::profileBlock(Block &block, int64_t outerBytes,
       return failure();
     int64_t here = live + *extra;
     // The op itself comes before the ops of its regions in the timeline.
-    if (timeline && !op->hasTrait<OpTrait::IsTerminator>())
+    if (timeline && !isTerminatorLike(op))
       timeline->insert(timeline->begin() + slot, {op, depth, outerBytes + here});
     if (here > result.peakBytes || !result.peakOp) {
       result.peakBytes = here;

@@ -3,6 +3,7 @@
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -108,44 +109,154 @@ static LogicalResult checkStaticTypes(Operation *op) {
   return success();
 }
 
-/// Op-specific invariants the views rely on beyond the table's counts.
+static int64_t rankOf(Value v) {
+  auto t = llvm::dyn_cast<RankedTensorType>(v.getType());
+  return t ? t.getRank() : -1;
+}
+
+/// Every entry of `dims` in [0, rank), and no repeats; a failure names
+/// `what`.
+static LogicalResult checkDims(Operation *op, llvm::StringRef what,
+                               llvm::ArrayRef<int64_t> dims, int64_t rank) {
+  llvm::SmallDenseSet<int64_t> seen;
+  for (int64_t d : dims)
+    if (d < 0 || (rank >= 0 && d >= rank) || !seen.insert(d).second)
+      return op->emitError() << "'" << op->getName() << "' has " << what
+                             << " out of range or repeated for rank " << rank;
+  return success();
+}
+
+static LogicalResult checkListSize(Operation *op, llvm::StringRef attr,
+                                   size_t size, int64_t rank) {
+  if (rank >= 0 && static_cast<int64_t>(size) != rank)
+    return op->emitError() << "'" << op->getName() << "' attribute '" << attr
+                           << "' has " << size << " entries for rank " << rank;
+  return success();
+}
+
+/// A region's single block takes `numArgs` arguments and its terminator
+/// returns `numReturned` values.
+static LogicalResult checkBlock(Operation *op, Region &region, llvm::StringRef what,
+                                unsigned numArgs, unsigned numReturned) {
+  Block &b = region.front();
+  if (b.getNumArguments() != numArgs || b.empty() ||
+      b.back().getNumOperands() != numReturned || b.back().getNumResults() != 0)
+    return op->emitError() << "'" << op->getName() << "' " << what << " must take "
+                           << numArgs << " arguments and return " << numReturned
+                           << " values";
+  return success();
+}
+
+/// Op-specific invariants the views (and the passes reading them) rely on
+/// beyond the table's counts: operand/result/region structure, and
+/// dimension attributes that index shapes being in range.
 static LogicalResult checkKindInvariants(Operation *op, OpKind kind) {
   switch (kind) {
-  case OpKind::Reduce:
-    if (op->getNumOperands() % 2 != 0 ||
+  case OpKind::Reduce: {
+    if (op->getNumOperands() == 0 || op->getNumOperands() % 2 != 0 ||
         op->getNumResults() != op->getNumOperands() / 2)
       return op->emitError("'stablehlo.reduce' needs N inputs, N init values "
                            "and N results");
     if (op->getRegion(0).empty() ||
         op->getRegion(0).front().getNumArguments() != op->getNumOperands())
       return op->emitError("'stablehlo.reduce' body must take 2N arguments");
-    return success();
-  case OpKind::While:
+    unsigned n = op->getNumOperands() / 2;
+    if (failed(checkBlock(op, op->getRegion(0), "body", 2 * n, n)))
+      return failure();
+    return checkDims(op, "dimensions", *getI64Array(op, "dimensions"),
+                     rankOf(op->getOperand(0)));
+  }
+  case OpKind::While: {
     if (op->getRegion(0).empty() || op->getRegion(1).empty())
       return op->emitError("'stablehlo.while' needs non-empty cond and body regions");
     if (op->getNumResults() != op->getNumOperands())
       return op->emitError("'stablehlo.while' must have as many results as operands");
+    unsigned n = op->getNumOperands();
+    if (failed(checkBlock(op, op->getRegion(0), "cond", n, 1)) ||
+        failed(checkBlock(op, op->getRegion(1), "body", n, n)))
+      return failure();
     return success();
-  case OpKind::Sort:
-    if (op->getNumResults() != op->getNumOperands() || op->getRegion(0).empty())
+  }
+  case OpKind::Sort: {
+    if (op->getNumOperands() == 0 || op->getNumResults() != op->getNumOperands() ||
+        op->getRegion(0).empty())
       return op->emitError("'stablehlo.sort' needs a comparator and one result per operand");
+    if (failed(checkBlock(op, op->getRegion(0), "comparator", 2 * op->getNumOperands(), 1)))
+      return failure();
+    int64_t dim = *getInteger(op, "dimension"), rank = rankOf(op->getOperand(0));
+    if (dim < -rank || (rank >= 0 && dim >= rank))
+      return op->emitError() << "'stablehlo.sort' dimension " << dim
+                             << " is out of range for rank " << rank;
     return success();
+  }
   case OpKind::DotGeneral: {
     std::string text = attrToText(op->getAttr("dot_dimension_numbers"));
-    if (!DotDims::fromText(text))
+    std::optional<DotDims> d = DotDims::fromText(text);
+    if (!d)
       return op->emitError() << "'stablehlo.dot_general' has unreadable "
                                 "dot_dimension_numbers "
                              << text;
+    int64_t lr = rankOf(op->getOperand(0)), rr = rankOf(op->getOperand(1));
+    SmallVector<int64_t> lhs(d->lhsBatch), rhs(d->rhsBatch);
+    lhs.append(d->lhsContract.begin(), d->lhsContract.end());
+    rhs.append(d->rhsContract.begin(), d->rhsContract.end());
+    if (failed(checkDims(op, "lhs batching/contracting dimensions", lhs, lr)) ||
+        failed(checkDims(op, "rhs batching/contracting dimensions", rhs, rr)))
+      return failure();
     return success();
   }
   case OpKind::DynamicSlice:
   case OpKind::DynamicUpdateSlice: {
     unsigned fixed = kind == OpKind::DynamicSlice ? 1 : 2;
-    auto t = llvm::dyn_cast<RankedTensorType>(op->getOperand(0).getType());
     if (op->getNumOperands() < fixed ||
-        (t && op->getNumOperands() != fixed + t.getRank()))
+        op->getNumOperands() != fixed + std::max<int64_t>(0, rankOf(op->getOperand(0))))
       return op->emitError() << "'" << op->getName()
                              << "' needs one start index per operand dimension";
+    if (kind == OpKind::DynamicSlice)
+      return checkListSize(op, "slice_sizes", getI64Array(op, "slice_sizes")->size(),
+                           rankOf(op->getOperand(0)));
+    return success();
+  }
+  case OpKind::BroadcastInDim: {
+    SmallVector<int64_t> dims = *getI64Array(op, "broadcast_dimensions");
+    if (failed(checkListSize(op, "broadcast_dimensions", dims.size(),
+                             rankOf(op->getOperand(0)))))
+      return failure();
+    return checkDims(op, "broadcast_dimensions", dims, rankOf(op->getResult(0)));
+  }
+  case OpKind::Transpose: {
+    SmallVector<int64_t> perm = *getI64Array(op, "permutation");
+    int64_t rank = rankOf(op->getOperand(0));
+    if (failed(checkListSize(op, "permutation", perm.size(), rank)))
+      return failure();
+    return checkDims(op, "permutation", perm, rank);
+  }
+  case OpKind::Iota:
+    return checkDims(op, "iota_dimension", {*getInteger(op, "iota_dimension")},
+                     rankOf(op->getResult(0)));
+  case OpKind::Concatenate:
+    if (op->getNumOperands() == 0)
+      return op->emitError("'stablehlo.concatenate' needs at least one operand");
+    return checkDims(op, "dimension", {*getInteger(op, "dimension")},
+                     rankOf(op->getOperand(0)));
+  case OpKind::Slice: {
+    int64_t rank = rankOf(op->getOperand(0));
+    for (llvm::StringRef name : {"start_indices", "limit_indices", "strides"})
+      if (failed(checkListSize(op, name, getI64Array(op, name)->size(), rank)))
+        return failure();
+    return success();
+  }
+  case OpKind::Pad: {
+    int64_t rank = rankOf(op->getOperand(0));
+    for (llvm::StringRef name : {"edge_padding_low", "edge_padding_high", "interior_padding"})
+      if (failed(checkListSize(op, name, getI64Array(op, name)->size(), rank)))
+        return failure();
+    return success();
+  }
+  case OpKind::TopK: {
+    int64_t k = *getInteger(op, "k"), rank = rankOf(op->getOperand(0));
+    if (rank == 0 || k < 0)
+      return op->emitError() << "'chlo.top_k' needs an operand of rank >= 1 and k >= 0";
     return success();
   }
   default:
@@ -535,4 +646,32 @@ Operation *memfit::buildWhile(OpBuilder &b, Location loc, ValueRange operands) {
 
 Operation *memfit::buildReturn(OpBuilder &b, Location loc, ValueRange operands) {
   return buildGenericOp(b, loc, "stablehlo.return", operands, {});
+}
+
+Operation *memfit::buildSort(OpBuilder &b, Location loc, ValueRange operands,
+                             int64_t dim, bool isStable) {
+  Operation *op = buildGenericOp(
+      b, loc, "stablehlo.sort", operands, operands.getTypes(),
+      {b.getNamedAttr("dimension", b.getI64IntegerAttr(dim)),
+       b.getNamedAttr("is_stable", b.getBoolAttr(isStable))},
+      /*numRegions=*/1);
+  SmallVector<Type> argTypes;
+  for (Value v : operands) {
+    Type scalar = scalarOf(llvm::cast<RankedTensorType>(v.getType()).getElementType());
+    argTypes.append({scalar, scalar});
+  }
+  SmallVector<Location> locs(argTypes.size(), loc);
+  OpBuilder::InsertionGuard g(b);
+  Block *body = b.createBlock(&op->getRegion(0), {}, argTypes, locs);
+  b.setInsertionPointToStart(body);
+  Value lt = buildCompare(b, loc, body->getArgument(0), body->getArgument(1), "LT");
+  buildReturn(b, loc, lt);
+  return op;
+}
+
+Operation *memfit::buildCustomCall(OpBuilder &b, Location loc,
+                                   llvm::StringRef target, ValueRange operands,
+                                   TypeRange resultTypes) {
+  return buildGenericOp(b, loc, "stablehlo.custom_call", operands, resultTypes,
+                        {b.getNamedAttr("call_target_name", b.getStringAttr(target))});
 }

@@ -38,13 +38,57 @@ struct SearchBudget {
   int64_t nodesUsed = 0;
 };
 
+/// The order in which a node tries its candidate buffers.
+enum class CandidateOrder {
+  LongestFirst, ///< more segments first, then larger
+  LargestFirst, ///< larger first, then more segments
+  AreaFirst,    ///< larger segments x size first
+};
+
+/// One member of the portfolio of searches that take turns.
+struct Strategy {
+  CandidateOrder order = CandidateOrder::AreaFirst;
+  /// Limited discrepancy passes (0, 1, 2, ... deviations from the preferred
+  /// child on a path) instead of plain depth-first search.
+  bool discrepancy = false;
+};
+
 /// Knobs, for experiments; the defaults are what pack() uses.
 struct SearchConfig {
+  /// Remember failed states (and solved independent parts).
   bool useMemo = true;
-  bool useEffectiveFloorBound = true;
+  /// Per-segment bound with release dates (see releaseBoundFits).
+  bool useReleaseBound = true;
+  /// Subset-sum level inference, used when capacity / gcd(sizes) is at most
+  /// maxLevelBits.
+  bool useLevelInference = false;
+  int64_t maxLevelBits = int64_t(1) << 16;
+  /// Branch at the lowest segment with the fewest children.
   bool failFirstSegment = true;
+  /// Skip "raise" children that a "place" child dominates.
+  bool useDominance = true;
+  /// Solve independent parts separately.
+  bool useDecomposition = true;
+  /// Place same-lifetime buffers stacked directly in candidate order.
+  bool useSwapSymmetry = true;
+  /// Every placed buffer rests on another one.
+  bool useGravity = true;
+  /// Take a raise that is a node's only child without making a node.
+  bool compressForcedRaises = true;
   /// Upper bound on the failed-state table, in entries (16 bytes each).
   int64_t memoMaxEntries = int64_t(1) << 22;
+  /// The searches take turns with node budgets firstRunNodes, then twice as
+  /// many each round. With one strategy and no discrepancy passes this is a
+  /// single depth-first search.
+  std::vector<Strategy> portfolio = {
+      {CandidateOrder::AreaFirst, false},
+      {CandidateOrder::LargestFirst, false},
+      {CandidateOrder::AreaFirst, true},
+      {CandidateOrder::LongestFirst, true},
+      {CandidateOrder::LargestFirst, true},
+      {CandidateOrder::LongestFirst, false},
+  };
+  int64_t firstRunNodes = 4096;
 };
 
 /// Decides whether `problem` fits in `capacity` bytes. On Found, `offsets`

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace memfit {
@@ -102,13 +103,30 @@ struct MemfitInlinePass : memfit::impl::MemfitInlineBase<MemfitInlinePass> {
     eraseUnusedPrivateFunctions(module, symbols);
   }
 
+  /// SymbolTable::symbolKnownUseEmpty cannot answer for modules holding an
+  /// unregistered op with one region (stablehlo.reduce, sort: it might be a
+  /// symbol table), so uses are collected from every op's attributes and
+  /// properties instead. Repeats until no dead private function is left.
   void eraseUnusedPrivateFunctions(ModuleOp module, SymbolTable &symbols) {
-    SmallVector<func::FuncOp> dead;
-    for (auto f : module.getOps<func::FuncOp>())
-      if (f.isPrivate() && SymbolTable::symbolKnownUseEmpty(f, module))
-        dead.push_back(f);
-    for (func::FuncOp f : dead)
-      symbols.erase(f);
+    while (true) {
+      llvm::DenseSet<StringAttr> used;
+      auto collect = [&](Attribute attr) {
+        if (attr)
+          attr.walk([&](SymbolRefAttr ref) { used.insert(ref.getRootReference()); });
+      };
+      module.walk([&](Operation *op) {
+        collect(op->getRawDictionaryAttrs());
+        collect(op->getPropertiesAsAttribute());
+      });
+      SmallVector<func::FuncOp> dead;
+      for (auto f : module.getOps<func::FuncOp>())
+        if (f.isPrivate() && !used.contains(f.getSymNameAttr()))
+          dead.push_back(f);
+      if (dead.empty())
+        return;
+      for (func::FuncOp f : dead)
+        symbols.erase(f);
+    }
   }
 };
 

@@ -85,13 +85,15 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="split a kNN program under a memory limit")
     d.set_defaults(func=cmd_demo)
 
-    for module_name in ("pack",):
+    for module_name in ("pack", "msa.cli"):
         try:
             module = __import__(f"memfit.{module_name}", fromlist=["add_subcommand"])
         except ImportError:
             continue
         if hasattr(module, "add_subcommand"):
             module.add_subcommand(sub)
+        if hasattr(module, "add_subcommands"):
+            module.add_subcommands(sub)
     return p
 
 

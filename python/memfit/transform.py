@@ -39,6 +39,14 @@ def to_generic(text: str) -> str:
     """
     if _looks_generic(text):
         return text
+    # memfit's own parser reads func/arith in pretty form around StableHLO
+    # ops in generic form; only StableHLO's pretty syntax needs jaxlib. Trying
+    # memfit first also keeps malformed generic ops away from jaxlib's
+    # verifier, which can crash on them (a stablehlo.reduce with one operand
+    # segfaults it in jaxlib 0.12).
+    own = _core.run_pipeline(text, "", True, True, False)
+    if own["ok"]:
+        return own["output"]
     from jax._src.interpreters import mlir as jmlir
     from jax._src.lib.mlir import ir
 

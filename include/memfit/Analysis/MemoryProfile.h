@@ -23,12 +23,18 @@
 namespace memfit {
 
 /// Which values of one block XLA would materialise, and their live ranges
-/// in the block's op order.
+/// in the order XLA would run the block's ops (a post-order of the dataflow
+/// graph from the block's terminator, operands in order, as XLA's
+/// post-order scheduler visits them).
 class FusionModel {
 public:
   explicit FusionModel(mlir::Block &block);
 
   bool isMaterialised(mlir::Value v) const { return materialised.contains(v); }
+  /// A cheap fusible value materialised for its non-fusing consumers while
+  /// its fusing consumers recompute it from its inputs (XLA duplicates cheap
+  /// producers rather than reading their buffer).
+  bool isDuplicated(mlir::Value v) const { return duplicated.contains(v); }
   /// Index of `op` (an op of this block) in the op order.
   unsigned indexOf(mlir::Operation *op) const { return index.lookup(op); }
   /// Last op index at which a materialised value must still exist (the
@@ -40,6 +46,7 @@ public:
   llvm::ArrayRef<mlir::Operation *> getOps() const { return ops; }
 
 private:
+  void schedule();
   void classify(mlir::Operation *op);
   void computeLiveRanges();
   mlir::Operation *userInBlock(mlir::OpOperand &use) const;
@@ -53,6 +60,7 @@ private:
   std::vector<mlir::Operation *> ops;
   llvm::DenseMap<mlir::Operation *, unsigned> index;
   llvm::DenseSet<mlir::Value> materialised;
+  llvm::DenseSet<mlir::Value> duplicated;
   llvm::DenseMap<mlir::Value, unsigned> lastUseIndex;
   llvm::DenseMap<mlir::Value, unsigned> firstLiveIndex;
 };

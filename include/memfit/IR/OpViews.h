@@ -281,6 +281,16 @@ mlir::Operation *buildWhile(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::ValueRange operands);
 mlir::Operation *buildReturn(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::ValueRange operands);
+/// stablehlo.sort of `operands` along `dim`, ascending on the first operand
+/// (its comparator compares the first pair of block arguments with LT).
+mlir::Operation *buildSort(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::ValueRange operands, int64_t dim,
+                           bool isStable = false);
+/// stablehlo.custom_call @target (api_version 1 = original, as jax writes
+/// for host callbacks; the default).
+mlir::Operation *buildCustomCall(mlir::OpBuilder &b, mlir::Location loc,
+                                 llvm::StringRef target, mlir::ValueRange operands,
+                                 mlir::TypeRange resultTypes);
 
 } // namespace memfit
 

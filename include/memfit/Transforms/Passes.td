@@ -47,4 +47,123 @@ def MemfitProfile : Pass<"memfit-profile", "::mlir::ModuleOp"> {
   ];
 }
 
+def MemfitSplit : Pass<"memfit-split", "::mlir::ModuleOp"> {
+  let summary = "Rewrite the computations around oversized tensors into loops over chunks";
+  let description = [{
+    Finds the tensors that push a function over `memory-limit` (the
+    fusion-aware profile of memfit-profile: arguments + outputs + temporaries,
+    as XLA counts argument + output + temp) and rewrites the computation that
+    produces and consumes each into a `stablehlo.while` over chunks of one
+    dimension, so the tensor is never materialised whole. How far a split
+    travels is decided by the per-op dimension table (DimMapping.h): through
+    ops that pass the dimension through, ending where it is reduced
+    (accumulated with the reducer), contracted (accumulated dot), taken by
+    chlo.top_k (running top-k) or lands in a result (dynamic_update_slice).
+    Chunks are static; a size that does not divide gets a straight-line
+    remainder step. When the limit cannot be met the function is left as it
+    was and an error names the op, the user's source line and the smallest
+    limit memfit can reach. Run memfit-inline first.
+  }];
+  let options = [
+    Option<"memoryLimit", "memory-limit", "std::string", /*default=*/"\"\"",
+           "Memory limit: bytes, or with a unit (KB/MB/GB = 1000^n, KiB/MiB/GiB = 1024^n)">,
+  ];
+}
+
+def MemfitRewrite : Pass<"memfit-rewrite", "::mlir::ModuleOp"> {
+  let summary = "Algebraic rewrites that shrink intermediates";
+  let description = [{
+    Rewrites that keep the math and avoid big temporaries (each switchable):
+     * `distance`: sum((x - y)^2) over a dimension both carry, with x and y
+       broadcasts of smaller tensors -> |x|^2 + |y|^2 - 2 x.y (one GEMM),
+       for squares written as multiply(d, d) or power(d, 2), batch dims too;
+     * `matrix-chain`: chains of matrix products (through transposes)
+       re-associated by dynamic programming on FLOPs ((A B) v -> A (B v));
+     * `reduce-to-dot`: sum(a * b) over a shared dimension -> dot_general.
+    Rewrites change rounding (see README for the contract). Ops they replace
+    are erased.
+  }];
+  let options = [
+    Option<"distance", "distance", "bool", /*default=*/"true",
+           "Expand squared distances into norms and a dot product">,
+    Option<"matrixChain", "matrix-chain", "bool", /*default=*/"true",
+           "Re-associate chains of matrix products">,
+    Option<"reduceToDot", "reduce-to-dot", "bool", /*default=*/"true",
+           "Turn sums of broadcast products into dot_general">,
+  ];
+}
+
+def MemfitExportBuffers : Pass<"memfit-export-buffers", "::mlir::ModuleOp"> {
+  let summary = "Write a function's schedule and buffers as a memory-space-assignment instance";
+  let description = [{
+    Writes the instance JSON of python/memfit/msa/instance.py for one
+    function: the schedule (one entry per fusion root or materialising op,
+    following memfit-profile's fusion model; fused producers are folded into
+    their consumer), every buffer XLA would materialise (size, live interval
+    [start, end] in schedule positions, uses, kind argument/output/temp),
+    per-op FLOPs (dot_general 2*M*N*K*batch, elementwise one per element,
+    reduce one per input element) and bytes, the device preset and the
+    capacity of fast memory. A stablehlo.while is one sub-schedule weighted
+    by its trip count (read from the cond's compare against a constant), not
+    unrolled. Run memfit-inline first. The IR is not changed.
+  }];
+  let options = [
+    Option<"deviceName", "device", "std::string", /*default=*/"\"h200\"",
+           "Device preset: h200, tpu-like or cpu (numbers and sources in lib/Analysis/CostModel.cpp)">,
+    Option<"capacity", "capacity", "std::string", /*default=*/"\"50%\"",
+           "Fast-memory capacity: bytes (\"1GiB\", \"1048576\") or a percentage of the function's fusion-aware peak (\"50%\")">,
+    Option<"mode", "mode", "std::string", /*default=*/"\"offload\"",
+           "offload (device vs host memory) or placement (scratchpad vs HBM)">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "Where to write the instance (`-` is stdout)">,
+    Option<"program", "program", "std::string", /*default=*/"\"\"",
+           "Program name recorded in the instance (default: the module's name)">,
+    Option<"functionName", "function", "std::string", /*default=*/"\"\"",
+           "Function to export (default: main, else the first public function)">,
+  ];
+}
+
+def MemfitAssignMemorySpace : Pass<"memfit-assign-memory-space", "::mlir::ModuleOp"> {
+  let summary = "Write a memory-space assignment into the program as jax's host-offload annotations";
+  let description = [{
+    Reads a solution (python/memfit/msa/solution.py) for the instance that
+    memfit-export-buffers wrote for this module, and for each buffer with
+    space "slow" (or "fast" with evict_after) inserts, as jax does for
+    jax.device_put(x, jax.memory.Space.Host) inside jit,
+    `stablehlo.custom_call @annotate_device_placement` with
+    `mhlo.frontend_attributes = {_xla_buffer_placement = "pinned_host"}` after
+    the producer (or after evict_after), and a second one with "device"
+    before the uses (one per prefetch group), which then read it. Placement
+    solutions are score-only and leave the module unchanged. policy=heuristic
+    is served by the Python API (memfit.msa.offload.offload_pipeline).
+  }];
+  let options = [
+    Option<"assignment", "assignment", "std::string", /*default=*/"\"\"",
+           "The solution JSON file">,
+    Option<"policy", "policy", "std::string", /*default=*/"\"file\"",
+           "file: read `assignment` (heuristic/exact: use the Python API)">,
+    Option<"functionName", "function", "std::string", /*default=*/"\"\"",
+           "Function the solution is for (default: main, else the first public function)">,
+  ];
+}
+
+def MemfitTestOpViews : Pass<"memfit-test-op-views", "::mlir::ModuleOp"> {
+  let summary = "Test pass: print what the op views read; build one op of each kind";
+  let description = [{
+    For lit tests of lib/IR/OpViews.cpp. `mode=read` prints, for each op
+    memfit knows, what its view reads (dot dimensions, reducer kind, compare
+    direction, slice indices, top_k's k, ...) and its first result's bytes.
+    `mode=build` first appends `@memfit_built_ops`, one op of each kind made
+    with the builders, so that its printed generic form can be checked by
+    FileCheck and by jaxlib's StableHLO verifier.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"read\"",
+           "`read` (print views) or `build` (build one op of each kind, then print)">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "Where to write the lines (`-` is stdout)">,
+  ];
+}
+
 #endif // MEMFIT_TRANSFORMS_PASSES

@@ -1,0 +1,59 @@
+//===- DimMapping.h - how each op maps dimensions ---------------*- C++ -*-===//
+//
+// For every StableHLO op memfit can split through, which result dimension
+// comes from which operand dimension. Modelled on Shardy's
+// op_sharding_rule_registry: an op's dimensions are grouped into *factors*;
+// a factor names, for each operand and result, the dimension it occupies
+// (or -1 when absent). A factor's kind says what a split along it may do:
+//
+//   PassThrough      chunk it: every operand/result holding the factor is
+//                    chunked the same way (elementwise dims, kept dims of a
+//                    reduce, batch and free dims of a dot, ...).
+//   Reduction        accumulate over it: the results do not hold the factor
+//                    (reduced dims of a reduce, contracting dims of a dot).
+//   TopK             the last dimension of chlo.top_k: keep a running top-k.
+//   NeedReplication  stop: the op needs the whole dimension (sliced or
+//                    padded dims, the sort dimension, concatenation).
+//
+// A dimension that is in no factor (e.g. a size-1 dimension broadcast_in_dim
+// expands) cannot be split either. Splitting a tensor along a dimension is
+// sharding in time, so the same table drives how far memfit-split travels.
+// Adding an op is adding one case in DimMapping.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMFIT_ANALYSIS_DIMMAPPING_H
+#define MEMFIT_ANALYSIS_DIMMAPPING_H
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
+#include <optional>
+
+namespace memfit {
+
+enum class FactorKind { PassThrough, Reduction, TopK, NeedReplication };
+
+struct DimFactor {
+  FactorKind kind = FactorKind::PassThrough;
+  int64_t size = 0;
+  /// Per operand: the dimension holding this factor, or -1.
+  llvm::SmallVector<int64_t, 4> operandDims;
+  /// Per result: the dimension holding this factor, or -1.
+  llvm::SmallVector<int64_t, 2> resultDims;
+};
+
+struct OpDimRule {
+  llvm::SmallVector<DimFactor, 4> factors;
+
+  /// The factor that holds dimension `dim` of operand `operand`; null if none.
+  const DimFactor *forOperand(unsigned operand, int64_t dim) const;
+  /// The factor that holds dimension `dim` of result `result`; null if none.
+  const DimFactor *forResult(unsigned result, int64_t dim) const;
+};
+
+/// How `op` maps dimensions; nullopt when memfit cannot split through it
+/// (while, custom_call, gather, ... or malformed shapes).
+std::optional<OpDimRule> getOpDimRule(mlir::Operation *op);
+
+} // namespace memfit
+
+#endif

@@ -1,0 +1,351 @@
+//===- DimMapping.cpp - the per-op dimension mapping table -----------------===//
+//
+// One switch over op kinds; each case declares the op's factors through a
+// small builder (see DimMapping.h for what a factor is).
+//
+//===----------------------------------------------------------------------===//
+#include "memfit/Analysis/DimMapping.h"
+
+#include "memfit/IR/OpViews.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace memfit;
+
+const DimFactor *OpDimRule::forOperand(unsigned operand, int64_t dim) const {
+  for (const DimFactor &f : factors)
+    if (operand < f.operandDims.size() && f.operandDims[operand] == dim)
+      return &f;
+  return nullptr;
+}
+
+const DimFactor *OpDimRule::forResult(unsigned result, int64_t dim) const {
+  for (const DimFactor &f : factors)
+    if (result < f.resultDims.size() && f.resultDims[result] == dim)
+      return &f;
+  return nullptr;
+}
+
+namespace {
+
+RankedTensorType typeOf(Value v) {
+  return llvm::dyn_cast<RankedTensorType>(v.getType());
+}
+
+/// Declares factors one at a time: `add(kind, size).operand(i, d).result(r, d)`.
+class RuleBuilder {
+public:
+  explicit RuleBuilder(Operation *op)
+      : numOperands(op->getNumOperands()), numResults(op->getNumResults()) {}
+
+  RuleBuilder &add(FactorKind kind, int64_t size) {
+    DimFactor f;
+    f.kind = kind;
+    f.size = size;
+    f.operandDims.assign(numOperands, -1);
+    f.resultDims.assign(numResults, -1);
+    rule.factors.push_back(std::move(f));
+    return *this;
+  }
+  RuleBuilder &operand(unsigned i, int64_t d) {
+    rule.factors.back().operandDims[i] = d;
+    return *this;
+  }
+  RuleBuilder &result(unsigned r, int64_t d) {
+    rule.factors.back().resultDims[r] = d;
+    return *this;
+  }
+  OpDimRule take() { return std::move(rule); }
+
+private:
+  unsigned numOperands, numResults;
+  OpDimRule rule;
+};
+
+/// Same-shape ops: each result dim is one factor shared by every operand of
+/// the result's rank (scalar operands, e.g. a select predicate, hold none).
+std::optional<OpDimRule> elementwiseRule(Operation *op, RuleBuilder &b) {
+  auto rt = typeOf(op->getResult(0));
+  if (!rt)
+    return std::nullopt;
+  for (int64_t d = 0; d < rt.getRank(); ++d) {
+    b.add(FactorKind::PassThrough, rt.getDimSize(d));
+    for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+      auto t = typeOf(v);
+      if (!t)
+        return std::nullopt;
+      if (t.getRank() == rt.getRank()) {
+        if (t.getDimSize(d) != rt.getDimSize(d))
+          return std::nullopt;
+        b.operand(i, d);
+      } else if (t.getRank() != 0) {
+        return std::nullopt;
+      }
+    }
+    for (unsigned r = 0; r < op->getNumResults(); ++r)
+      b.result(r, d);
+  }
+  return b.take();
+}
+
+/// reshape: dimensions that survive one-to-one (same size, in a group of
+/// their own once size-1 dimensions are set aside) map through.
+std::optional<OpDimRule> reshapeRule(Operation *op, RuleBuilder &b) {
+  auto in = typeOf(op->getOperand(0)), out = typeOf(op->getResult(0));
+  if (!in || !out)
+    return std::nullopt;
+  SmallVector<int64_t> is, os; // non-1 dims
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    if (in.getDimSize(d) != 1)
+      is.push_back(d);
+  for (int64_t d = 0; d < out.getRank(); ++d)
+    if (out.getDimSize(d) != 1)
+      os.push_back(d);
+  size_t i = 0, o = 0;
+  while (i < is.size() && o < os.size()) {
+    int64_t a = in.getDimSize(is[i]), c = out.getDimSize(os[o]);
+    if (a == c) {
+      b.add(FactorKind::PassThrough, a).operand(0, is[i]).result(0, os[o]);
+      ++i, ++o;
+      continue;
+    }
+    // Skip one merged/split group: advance until the products agree.
+    int64_t pa = a, pc = c;
+    ++i, ++o;
+    while (pa != pc) {
+      if (pa < pc) {
+        if (i >= is.size())
+          return b.take();
+        pa *= in.getDimSize(is[i++]);
+      } else {
+        if (o >= os.size())
+          return b.take();
+        pc *= out.getDimSize(os[o++]);
+      }
+    }
+  }
+  return b.take();
+}
+
+std::optional<OpDimRule> dotRule(Operation *op, RuleBuilder &b) {
+  DotGeneralView dot(op);
+  auto lt = typeOf(dot.getLhs()), rt = typeOf(dot.getRhs());
+  if (!lt || !rt)
+    return std::nullopt;
+  DotDims dims = dot.getDims();
+  int64_t out = 0;
+  for (auto [l, r] : llvm::zip(dims.lhsBatch, dims.rhsBatch))
+    b.add(FactorKind::PassThrough, lt.getDimSize(l)).operand(0, l).operand(1, r).result(0, out++);
+  for (int64_t d = 0; d < lt.getRank(); ++d)
+    if (!llvm::is_contained(dims.lhsBatch, d) && !llvm::is_contained(dims.lhsContract, d))
+      b.add(FactorKind::PassThrough, lt.getDimSize(d)).operand(0, d).result(0, out++);
+  for (int64_t d = 0; d < rt.getRank(); ++d)
+    if (!llvm::is_contained(dims.rhsBatch, d) && !llvm::is_contained(dims.rhsContract, d))
+      b.add(FactorKind::PassThrough, rt.getDimSize(d)).operand(1, d).result(0, out++);
+  for (auto [l, r] : llvm::zip(dims.lhsContract, dims.rhsContract))
+    b.add(FactorKind::Reduction, lt.getDimSize(l)).operand(0, l).operand(1, r);
+  return b.take();
+}
+
+std::optional<OpDimRule> reduceRule(Operation *op, RuleBuilder &b) {
+  ReduceView reduce(op);
+  unsigned n = reduce.getNumInputs();
+  auto in = typeOf(op->getOperand(0));
+  if (!in)
+    return std::nullopt;
+  SmallVector<int64_t> reduced = reduce.getDimensions();
+  int64_t out = 0;
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    bool isReduced = llvm::is_contained(reduced, d);
+    b.add(isReduced ? FactorKind::Reduction : FactorKind::PassThrough, in.getDimSize(d));
+    for (unsigned i = 0; i < n; ++i)
+      b.operand(i, d);
+    if (!isReduced) {
+      for (unsigned r = 0; r < n; ++r)
+        b.result(r, out);
+      ++out;
+    }
+  }
+  return b.take();
+}
+
+/// Ops that keep a dimension whole when `keep(d)` is false and pass it
+/// through otherwise; operands beyond the first `numShaped` hold no dims.
+template <typename Keep>
+std::optional<OpDimRule> windowRule(Operation *op, RuleBuilder &b,
+                                    unsigned numShaped, Keep keep) {
+  auto rt = typeOf(op->getResult(0));
+  if (!rt)
+    return std::nullopt;
+  for (int64_t d = 0; d < rt.getRank(); ++d) {
+    bool pass = keep(d);
+    b.add(pass ? FactorKind::PassThrough : FactorKind::NeedReplication, rt.getDimSize(d));
+    for (unsigned i = 0; i < numShaped; ++i)
+      b.operand(i, d);
+    for (unsigned r = 0; r < op->getNumResults(); ++r)
+      b.result(r, d);
+  }
+  return b.take();
+}
+
+/// Reads `key = [a, b]` (or `key = a`) from a dialect attribute's text.
+SmallVector<int64_t> readField(llvm::StringRef text, llvm::StringRef key) {
+  SmallVector<int64_t> out;
+  size_t pos = text.find((key + " = ").str());
+  if (pos == llvm::StringRef::npos)
+    return out;
+  llvm::StringRef rest = text.drop_front(pos + key.size() + 3);
+  if (rest.consume_front("[")) {
+    rest = rest.take_until([](char c) { return c == ']'; });
+  } else {
+    rest = rest.take_until([](char c) { return c == ',' || c == '>'; });
+  }
+  SmallVector<llvm::StringRef> parts;
+  rest.split(parts, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef p : parts) {
+    int64_t v;
+    if (!p.trim().getAsInteger(10, v))
+      out.push_back(v);
+  }
+  return out;
+}
+
+/// gather: the batch dimensions of the indices (all but index_vector_dim)
+/// are the result's non-offset dimensions, in order; an operand batching
+/// dimension joins its indices batching dimension.
+std::optional<OpDimRule> gatherRule(Operation *op, RuleBuilder &b) {
+  Attribute attr = op->getAttr("dimension_numbers");
+  if (!attr)
+    return std::nullopt;
+  std::string text = attrToText(attr);
+  SmallVector<int64_t> offsetDims = readField(text, "offset_dims");
+  SmallVector<int64_t> opBatch = readField(text, "operand_batching_dims");
+  SmallVector<int64_t> idxBatch = readField(text, "start_indices_batching_dims");
+  SmallVector<int64_t> ivd = readField(text, "index_vector_dim");
+  auto idx = typeOf(op->getOperand(1)), rt = typeOf(op->getResult(0));
+  if (ivd.size() != 1 || opBatch.size() != idxBatch.size())
+    return std::nullopt;
+  SmallVector<int64_t> batchResultDims;
+  for (int64_t d = 0; d < rt.getRank(); ++d)
+    if (!llvm::is_contained(offsetDims, d))
+      batchResultDims.push_back(d);
+  unsigned next = 0;
+  for (int64_t i = 0; i < idx.getRank(); ++i) {
+    if (i == ivd[0])
+      continue;
+    if (next >= batchResultDims.size())
+      return std::nullopt;
+    int64_t r = batchResultDims[next++];
+    b.add(FactorKind::PassThrough, idx.getDimSize(i)).operand(1, i).result(0, r);
+    for (auto [ob, ib] : llvm::zip(opBatch, idxBatch))
+      if (ib == i)
+        b.operand(0, ob);
+  }
+  return b.take();
+}
+
+} // namespace
+
+std::optional<OpDimRule> memfit::getOpDimRule(Operation *op) {
+  OpKind kind = getOpKind(op);
+  RuleBuilder b(op);
+  for (Value v : op->getOperands())
+    if (!typeOf(v))
+      return std::nullopt;
+  for (Value v : op->getResults())
+    if (!typeOf(v))
+      return std::nullopt;
+
+  switch (kind) {
+  case OpKind::ElementwiseUnary:
+  case OpKind::ElementwiseBinary:
+  case OpKind::Convert:
+  case OpKind::Compare:
+  case OpKind::Select:
+  case OpKind::Clamp: {
+    if (typeOf(op->getOperand(0)).getRank() != typeOf(op->getResult(0)).getRank() &&
+        kind != OpKind::Select && kind != OpKind::Clamp)
+      return std::nullopt; // bitcast_convert changing the rank
+    return elementwiseRule(op, b);
+  }
+  case OpKind::Constant:
+  case OpKind::ArithConstant:
+  case OpKind::Iota: {
+    auto rt = typeOf(op->getResult(0));
+    for (int64_t d = 0; d < rt.getRank(); ++d)
+      b.add(FactorKind::PassThrough, rt.getDimSize(d)).result(0, d);
+    return b.take();
+  }
+  case OpKind::BroadcastInDim: {
+    auto in = typeOf(op->getOperand(0)), rt = typeOf(op->getResult(0));
+    SmallVector<int64_t> bdims = BroadcastInDimView(op).getBroadcastDimensions();
+    if (static_cast<int64_t>(bdims.size()) != in.getRank())
+      return std::nullopt;
+    for (int64_t d = 0; d < rt.getRank(); ++d) {
+      b.add(FactorKind::PassThrough, rt.getDimSize(d)).result(0, d);
+      for (auto [k, bd] : llvm::enumerate(bdims))
+        if (bd == d && in.getDimSize(k) == rt.getDimSize(d))
+          b.operand(0, k);
+    }
+    return b.take();
+  }
+  case OpKind::Reshape:
+    return reshapeRule(op, b);
+  case OpKind::Transpose: {
+    auto in = typeOf(op->getOperand(0));
+    SmallVector<int64_t> perm = TransposeView(op).getPermutation();
+    for (auto [d, p] : llvm::enumerate(perm))
+      b.add(FactorKind::PassThrough, in.getDimSize(p)).operand(0, p).result(0, d);
+    return b.take();
+  }
+  case OpKind::DotGeneral:
+    return dotRule(op, b);
+  case OpKind::Reduce:
+    return reduceRule(op, b);
+  case OpKind::Slice: {
+    SliceView s(op);
+    auto in = typeOf(op->getOperand(0));
+    auto start = s.getStartIndices(), limit = s.getLimitIndices(), stride = s.getStrides();
+    return windowRule(op, b, 1, [&](int64_t d) {
+      return start[d] == 0 && stride[d] == 1 && limit[d] == in.getDimSize(d);
+    });
+  }
+  case OpKind::DynamicSlice: {
+    auto in = typeOf(op->getOperand(0));
+    auto sizes = DynamicSliceView(op).getSliceSizes();
+    return windowRule(op, b, 1, [&](int64_t d) { return sizes[d] == in.getDimSize(d); });
+  }
+  case OpKind::DynamicUpdateSlice: {
+    auto in = typeOf(op->getOperand(0)), up = typeOf(op->getOperand(1));
+    return windowRule(op, b, 2, [&](int64_t d) { return up.getDimSize(d) == in.getDimSize(d); });
+  }
+  case OpKind::Pad: {
+    PadView p(op);
+    auto lo = p.getLow(), hi = p.getHigh(), in = p.getInterior();
+    return windowRule(op, b, 1, [&](int64_t d) { return lo[d] == 0 && hi[d] == 0 && in[d] == 0; });
+  }
+  case OpKind::Concatenate: {
+    int64_t cd = ConcatenateView(op).getDimension();
+    return windowRule(op, b, op->getNumOperands(), [&](int64_t d) { return d != cd; });
+  }
+  case OpKind::Sort: {
+    int64_t sd = SortView(op).getDimension();
+    return windowRule(op, b, op->getNumOperands(), [&](int64_t d) { return d != sd; });
+  }
+  case OpKind::TopK: {
+    auto in = typeOf(op->getOperand(0));
+    int64_t last = in.getRank() - 1;
+    for (int64_t d = 0; d < last; ++d)
+      b.add(FactorKind::PassThrough, in.getDimSize(d)).operand(0, d).result(0, d).result(1, d);
+    b.add(FactorKind::TopK, in.getDimSize(last)).operand(0, last);
+    return b.take();
+  }
+  case OpKind::Other:
+    if (op->getName().getStringRef() == "stablehlo.gather")
+      return gatherRule(op, b);
+    return std::nullopt;
+  default:
+    return std::nullopt;
+  }
+}

@@ -1,0 +1,1094 @@
+//===- Split.cpp - memfit-split --------------------------------------------===//
+//
+// Rewrites the computation around a tensor that pushes a function over its
+// memory limit into a `stablehlo.while` over chunks of one dimension.
+//
+// The algorithm, per function (on a clone; the original is replaced only on
+// success, so a failed split leaves the function exactly as it was):
+//
+//  1. Profile (MemoryProfile.h: fusion-aware, arguments + outputs + temps).
+//     If the peak fits the limit, stop.
+//  2. Take the largest tensors live at the peak (seeds). For each dimension
+//     of a seed, plan a split region with the per-op dimension table
+//     (DimMapping.h):
+//       - backward, through ops that pass the dimension through, pulling in
+//         producers that are cheap to recompute (fusible ops, splat
+//         constants, iota) or large; other operands become leaves, sliced per
+//         chunk with dynamic_slice, or are used whole;
+//       - forward, through pass-through users; a user that reduces the
+//         dimension (reduce, dot_general contracting it) or takes its top-k
+//         (chlo.top_k along it) is a sink that accumulates across chunks;
+//         any other use assembles the chunks (dynamic_update_slice into a
+//         buffer carried by the loop).
+//     A plan is rejected when an op of the region would need a sink's result
+//     (that needs a second pass over the data) or a value both whole and in
+//     chunks.
+//  3. Choose the chunk size (the rule): the largest chunk c in
+//     [minChunk, N) such that, in the rewritten program's profile, the loop
+//     (its body and the remainder step, with everything live around them)
+//     stays within the limit when its temporaries are counted twice:
+//       arguments + outputs + 2 * (modelled loop peak - arguments - outputs)
+//     <= limit  (the margin covers buffers XLA materialises in loop bodies
+//     that the fusion model does not predict). c is found by bisection on
+//     rewritten clones. It is then rounded down to a multiple of 128 when
+//     c >= 256, or of 8 when c >= 16 (dot_general and vector units work in
+//     such tiles), and balanced: with n = ceil(N / c) chunks,
+//     c' = ceil(N / n) rounded up to the same multiple replaces c when
+//     c' <= c, which keeps n and shrinks the remainder. minChunk is 1, or k
+//     for a running top-k. Among the feasible plans (seeds x dimensions) the
+//     one with the largest c / N wins (fewest iterations), ties going to
+//     plans without accumulation.
+//  4. Rewrite: a while loop over the floor(N / c) full chunks (counter
+//     tensor<i64>, cond `compare LT`, as jax writes lax.fori_loop) carrying
+//     accumulators, output buffers and every value the region reads from
+//     outside; then, when c does not divide N, a straight-line copy of the
+//     body for the remainder (dynamic_slice clamps its start index, so a
+//     last chunk that ran past the end would silently overlap). Replaced ops
+//     are erased explicitly (MLIR's DCE keeps unregistered ops).
+//  5. Repeat from 1 (several oversized regions; regions inside existing
+//     loops are split inside their loop body).
+//
+// Accumulation: reduce with add/mul/max/min/and/or combines elementwise;
+// any other reducer (variadic argmax/argmin) combines by reducing the stacked
+// (accumulator, partial) pair with the op's own body. dot_general contracting
+// the split dimension adds partial products. chlo.top_k keeps a running
+// (values, indices): the chunk's top-k with indices offset by the chunk
+// start is concatenated after the running set and a stable descending sort
+// keeps the first k, so ties go to the lower index exactly as lax.top_k.
+//
+//===----------------------------------------------------------------------===//
+#include "memfit/Analysis/DimMapping.h"
+#include "memfit/Analysis/MemoryProfile.h"
+#include "memfit/IR/OpViews.h"
+#include "memfit/Support/ByteSize.h"
+#include "memfit/Support/Diagnostics.h"
+#include "memfit/Transforms/Passes.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/raw_ostream.h"
+#include <deque>
+#include <limits>
+
+namespace memfit {
+#define GEN_PASS_DEF_MEMFITSPLIT
+#include "memfit/Transforms/Passes.h.inc"
+} // namespace memfit
+
+using namespace mlir;
+using namespace memfit;
+
+namespace {
+
+constexpr int64_t kInfeasible = std::numeric_limits<int64_t>::max();
+
+int64_t bytesOf(Value v) { return getTensorBytes(v.getType()).value_or(0); }
+
+RankedTensorType tensorType(Value v) {
+  return llvm::cast<RankedTensorType>(v.getType());
+}
+
+RankedTensorType withDim(RankedTensorType t, int64_t dim, int64_t size) {
+  SmallVector<int64_t> shape(t.getShape());
+  shape[dim] = size;
+  return RankedTensorType::get(shape, t.getElementType());
+}
+
+std::string opLabel(Operation *op) {
+  std::string s = "'" + op->getName().getStringRef().str() + "'";
+  std::string line = getUserSourceLine(op->getLoc());
+  if (!line.empty())
+    s += " (at " + line + ")";
+  return s;
+}
+
+bool isConstantLike(Operation *op) {
+  OpKind k = getOpKind(op);
+  return k == OpKind::Constant || k == OpKind::ArithConstant;
+}
+
+//===----------------------------------------------------------------------===//
+// Plan
+//===----------------------------------------------------------------------===//
+
+enum class SinkKind { Reduce, Dot, TopK };
+
+struct Plan {
+  Block *block = nullptr;
+  Operation *seedOp = nullptr;
+  int64_t size = 0;     // extent of the split dimension
+  int64_t minChunk = 1; // top-k needs chunks of at least k
+  SmallVector<Operation *> order; // chunked ops and sinks, in block order
+  llvm::DenseSet<Operation *> chunked;
+  llvm::DenseMap<Operation *, SinkKind> sinks;
+  llvm::DenseSet<Operation *> backward; // pulled in as producers
+  llvm::DenseMap<Value, int64_t> dimOf; // chunked values and their split dim
+  llvm::DenseMap<Operation *, SmallVector<int64_t>> operandDims;
+  SmallVector<Value> outputs; // chunked values assembled whole
+  Operation *stopper = nullptr; // first user that needed the dimension whole
+  int64_t stopperDim = -1;
+
+  bool inPlan(Operation *op) const {
+    return chunked.contains(op) || sinks.contains(op);
+  }
+};
+
+Plan translatePlan(const Plan &p, IRMapping &m) {
+  Plan q;
+  q.block = m.lookup(p.block);
+  q.seedOp = m.lookup(p.seedOp);
+  q.size = p.size;
+  q.minChunk = p.minChunk;
+  for (Operation *op : p.order)
+    q.order.push_back(m.lookup(op));
+  for (Operation *op : p.chunked)
+    q.chunked.insert(m.lookup(op));
+  for (auto &[op, k] : p.sinks)
+    q.sinks[m.lookup(op)] = k;
+  for (Operation *op : p.backward)
+    q.backward.insert(m.lookup(op));
+  for (auto &[v, d] : p.dimOf)
+    q.dimOf[m.lookup(v)] = d;
+  for (auto &[op, dims] : p.operandDims)
+    q.operandDims[m.lookup(op)] = dims;
+  for (Value v : p.outputs)
+    q.outputs.push_back(m.lookup(v));
+  return q;
+}
+
+struct PlanFailure {
+  std::string why;
+  Operation *blocker = nullptr;
+};
+
+class Planner {
+public:
+  explicit Planner(int64_t limit) : limit(limit) {}
+
+  /// Plans splitting `seed` along `dim`; on failure fills `fail`.
+  std::optional<Plan> build(Value seed, int64_t dim, PlanFailure &fail) {
+    llvm::DenseSet<Value> forcedLeaves;
+    for (int attempt = 0; attempt < 16; ++attempt) {
+      Plan plan;
+      Value conflict;
+      if (tryBuild(seed, dim, forcedLeaves, plan, conflict, fail))
+        return plan;
+      if (!conflict)
+        return std::nullopt;
+      forcedLeaves.insert(conflict);
+    }
+    fail.why = "the split region did not settle";
+    return std::nullopt;
+  }
+
+private:
+  int64_t limit;
+
+  bool shouldPull(const Plan &plan, Value o,
+                  const llvm::DenseSet<Value> &forcedLeaves) {
+    auto res = llvm::dyn_cast<OpResult>(o);
+    if (!res || forcedLeaves.contains(o))
+      return false;
+    Operation *p = res.getOwner();
+    if (p->getBlock() != plan.block)
+      return false;
+    OpKind kind = getOpKind(p);
+    if (kind == OpKind::Constant) {
+      auto dense = llvm::dyn_cast<DenseElementsAttr>(p->getAttr("value"));
+      return dense && dense.isSplat();
+    }
+    if (kind == OpKind::ArithConstant)
+      return false;
+    if (kind == OpKind::Iota)
+      return true;
+    const OpInfo *info = lookupOpInfo(p);
+    if (info && info->fusible)
+      return true;
+    if (bytesOf(o) * 4 >= limit)
+      return true;
+    for (Operation *u : o.getUsers())
+      if (!plan.inPlan(u))
+        return false;
+    return true;
+  }
+
+  bool tryBuild(Value seed, int64_t dim, const llvm::DenseSet<Value> &forcedLeaves,
+                Plan &plan, Value &conflict, PlanFailure &fail) {
+    auto res = llvm::dyn_cast<OpResult>(seed);
+    if (!res) {
+      fail.why = "it is a block argument";
+      return false;
+    }
+    Operation *p0 = res.getOwner();
+    plan.block = p0->getBlock();
+    plan.seedOp = p0;
+    std::optional<OpDimRule> rule0 = getOpDimRule(p0);
+    if (!rule0) {
+      fail = {"memfit has no dimension rule for " + opLabel(p0), p0};
+      return false;
+    }
+    const DimFactor *f0 = rule0->forResult(res.getResultNumber(), dim);
+    if (!f0 || f0->kind != FactorKind::PassThrough) {
+      fail = {"dimension " + std::to_string(dim) + " of " + opLabel(p0) +
+                  " cannot be chunked",
+              p0};
+      return false;
+    }
+    plan.size = f0->size;
+    std::deque<Operation *> work;
+    bool ok = true;
+
+    auto addChunked = [&](Operation *op, const DimFactor &f, bool isBackward) {
+      if (plan.inPlan(op))
+        return;
+      plan.chunked.insert(op);
+      if (isBackward)
+        plan.backward.insert(op);
+      plan.operandDims[op] = SmallVector<int64_t>(f.operandDims.begin(), f.operandDims.end());
+      for (auto [r, d] : llvm::enumerate(f.resultDims)) {
+        if (d < 0)
+          continue;
+        Value v = op->getResult(r);
+        auto it = plan.dimOf.find(v);
+        if (it != plan.dimOf.end() && it->second != d) {
+          fail = {"a value of " + opLabel(op) + " is needed in two splits", op};
+          ok = false;
+        }
+        plan.dimOf[v] = d;
+      }
+      work.push_back(op);
+    };
+    auto addSink = [&](Operation *op, SinkKind k, const DimFactor &f) {
+      plan.sinks[op] = k;
+      plan.operandDims[op] = SmallVector<int64_t>(f.operandDims.begin(), f.operandDims.end());
+      if (k == SinkKind::TopK)
+        plan.minChunk = std::max(plan.minChunk, TopKView(op).getK());
+      work.push_back(op);
+    };
+
+    addChunked(p0, *f0, /*isBackward=*/false);
+    while (!work.empty() && ok) {
+      Operation *op = work.front();
+      work.pop_front();
+      // Backward: producers of chunked operands.
+      for (auto [i, o] : llvm::enumerate(op->getOperands())) {
+        int64_t e = plan.operandDims[op][i];
+        if (e < 0 || plan.dimOf.count(o) || !shouldPull(plan, o, forcedLeaves))
+          continue;
+        auto r = llvm::cast<OpResult>(o);
+        Operation *p = r.getOwner();
+        if (plan.inPlan(p))
+          continue; // consistency is checked below
+        std::optional<OpDimRule> rule = getOpDimRule(p);
+        if (!rule)
+          continue;
+        const DimFactor *f = rule->forResult(r.getResultNumber(), e);
+        if (f && f->kind == FactorKind::PassThrough && f->size == plan.size)
+          addChunked(p, *f, /*isBackward=*/true);
+      }
+      // Forward: users of chunked results.
+      if (!plan.chunked.contains(op))
+        continue;
+      OpKind kind = getOpKind(op);
+      if (kind == OpKind::Constant || kind == OpKind::Iota)
+        continue;
+      for (Value v : op->getResults()) {
+        auto it = plan.dimOf.find(v);
+        if (it == plan.dimOf.end())
+          continue;
+        int64_t d = it->second;
+        for (OpOperand &use : v.getUses()) {
+          Operation *u = use.getOwner();
+          if (u->getBlock() != plan.block || u->hasTrait<OpTrait::IsTerminator>() ||
+              plan.inPlan(u))
+            continue;
+          std::optional<OpDimRule> rule = getOpDimRule(u);
+          const DimFactor *f =
+              rule ? rule->forOperand(use.getOperandNumber(), d) : nullptr;
+          OpKind uk = getOpKind(u);
+          bool takes = f && f->size == plan.size &&
+                       (f->kind == FactorKind::PassThrough ||
+                        (f->kind == FactorKind::Reduction &&
+                         (uk == OpKind::Reduce || uk == OpKind::DotGeneral)) ||
+                        (f->kind == FactorKind::TopK && uk == OpKind::TopK));
+          if (!takes) {
+            if (!plan.stopper) {
+              plan.stopper = u;
+              plan.stopperDim = d;
+            }
+            continue;
+          }
+          if (f->kind == FactorKind::PassThrough)
+            addChunked(u, *f, /*isBackward=*/false);
+          else if (f->kind == FactorKind::Reduction && uk == OpKind::Reduce)
+            addSink(u, SinkKind::Reduce, *f);
+          else if (f->kind == FactorKind::Reduction && uk == OpKind::DotGeneral)
+            addSink(u, SinkKind::Dot, *f);
+          else if (f->kind == FactorKind::TopK && uk == OpKind::TopK)
+            addSink(u, SinkKind::TopK, *f);
+        }
+      }
+    }
+    if (!ok)
+      return false;
+
+    // Every operand of a planned op is either chunked along the dimension
+    // the op expects, or not chunked at all.
+    SmallVector<Operation *> all(plan.chunked.begin(), plan.chunked.end());
+    for (auto &entry : plan.sinks)
+      all.push_back(entry.first);
+    for (Operation *op : all) {
+      for (auto [i, o] : llvm::enumerate(op->getOperands())) {
+        auto it = plan.dimOf.find(o);
+        if (it == plan.dimOf.end() || it->second == plan.operandDims[op][i])
+          continue;
+        Operation *p = o.getDefiningOp();
+        if (p && plan.backward.contains(p) && p != p0 && !forcedLeaves.contains(o)) {
+          conflict = o;
+          return false;
+        }
+        fail = {opLabel(op) + " needs a split value whole", op};
+        return false;
+      }
+      if (op->getNumRegions() && !plan.sinks.contains(op) &&
+          getOpKind(op) != OpKind::Reduce && getOpKind(op) != OpKind::Sort) {
+        fail = {opLabel(op) + " has regions memfit cannot split", op};
+        return false;
+      }
+    }
+
+    // Chunked values read outside the region are assembled; producers pulled
+    // in from upstream are simply kept (and recomputed in the loop).
+    llvm::SetVector<Operation *> frontier;
+    auto outsideUser = [&](OpOperand &use) -> Operation * {
+      Operation *u = plan.block->findAncestorOpInBlock(*use.getOwner());
+      if (!u)
+        return nullptr;
+      if (u == use.getOwner() && plan.inPlan(u))
+        return nullptr;
+      return u;
+    };
+    for (Operation *op : plan.chunked) {
+      for (Value v : op->getResults()) {
+        if (!plan.dimOf.count(v))
+          continue;
+        bool usedOutside = false;
+        for (OpOperand &use : v.getUses())
+          if (Operation *u = outsideUser(use)) {
+            usedOutside = true;
+            if (!plan.backward.contains(op))
+              frontier.insert(u);
+          }
+        if (usedOutside && !plan.backward.contains(op))
+          plan.outputs.push_back(v);
+      }
+    }
+    for (auto &[op, k] : plan.sinks)
+      for (Value v : op->getResults())
+        for (OpOperand &use : v.getUses())
+          if (Operation *u = plan.block->findAncestorOpInBlock(*use.getOwner()))
+            frontier.insert(u);
+    // Nothing the region reads may depend on what it produces.
+    llvm::DenseSet<Operation *> seen;
+    SmallVector<Operation *> stack(frontier.begin(), frontier.end());
+    while (!stack.empty()) {
+      Operation *u = stack.pop_back_val();
+      if (!seen.insert(u).second)
+        continue;
+      if (plan.inPlan(u)) {
+        fail = {opLabel(u) + " needs a value accumulated over the split "
+                             "dimension (that would take a second pass)",
+                u};
+        return false;
+      }
+      for (Value r : u->getResults())
+        for (OpOperand &use : r.getUses())
+          if (Operation *w = plan.block->findAncestorOpInBlock(*use.getOwner()))
+            stack.push_back(w);
+    }
+    // Sorted outputs make the rewrite deterministic.
+    for (Operation &op : *plan.block)
+      if (plan.inPlan(&op))
+        plan.order.push_back(&op);
+    llvm::DenseMap<Operation *, unsigned> pos;
+    for (auto [i, op] : llvm::enumerate(plan.order))
+      pos[op] = i;
+    llvm::stable_sort(plan.outputs, [&](Value a, Value b) {
+      return pos[a.getDefiningOp()] < pos[b.getDefiningOp()];
+    });
+    return true;
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Rewrite
+//===----------------------------------------------------------------------===//
+
+Value scalarI64(OpBuilder &b, Location loc, int64_t v) {
+  return buildScalarI64(b, loc, v);
+}
+
+Value zerosLike(OpBuilder &b, Location loc, RankedTensorType t) {
+  Value zero = buildConstantSplat(b, loc, RankedTensorType::get({}, t.getElementType()), 0);
+  return buildBroadcastInDim(b, loc, t, zero, {});
+}
+
+/// `start` (tensor<i64>) converted and broadcast to `t`.
+Value broadcastStart(OpBuilder &b, Location loc, Value start, RankedTensorType t) {
+  auto scalar = RankedTensorType::get({}, t.getElementType());
+  Value s = start;
+  if (scalar != start.getType())
+    s = buildConvert(b, loc, scalar, start);
+  return buildBroadcastInDim(b, loc, t, s, {});
+}
+
+llvm::StringRef combinerName(ReducerKind k) {
+  switch (k) {
+  case ReducerKind::Add: return "stablehlo.add";
+  case ReducerKind::Mul: return "stablehlo.multiply";
+  case ReducerKind::Max: return "stablehlo.maximum";
+  case ReducerKind::Min: return "stablehlo.minimum";
+  case ReducerKind::And: return "stablehlo.and";
+  case ReducerKind::Or: return "stablehlo.or";
+  case ReducerKind::Other: return "";
+  }
+  return "";
+}
+
+/// A stable sort of (values, indices) along `dim`, largest value first.
+std::pair<Value, Value> sortDescending(OpBuilder &b, Location loc, Value values,
+                                       Value indices, int64_t dim) {
+  Operation *sort = buildGenericOp(
+      b, loc, "stablehlo.sort", {values, indices},
+      {values.getType(), indices.getType()},
+      {b.getNamedAttr("dimension", b.getI64IntegerAttr(dim)),
+       b.getNamedAttr("is_stable", b.getBoolAttr(true))},
+      /*numRegions=*/1);
+  auto vs = RankedTensorType::get({}, tensorType(values).getElementType());
+  auto is = RankedTensorType::get({}, tensorType(indices).getElementType());
+  Block *body = b.createBlock(&sort->getRegion(0), {}, {vs, vs, is, is},
+                              {loc, loc, loc, loc});
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(body);
+    Value gt = buildCompare(b, loc, body->getArgument(0), body->getArgument(1), "GT",
+                            llvm::isa<FloatType>(vs.getElementType()) ? "TOTALORDER"
+                                                                        : "SIGNED");
+    buildReturn(b, loc, gt);
+  }
+  b.setInsertionPointAfter(sort);
+  return {sort->getResult(0), sort->getResult(1)};
+}
+
+class Rewriter {
+public:
+  Rewriter(const Plan &plan) : plan(plan) {}
+
+  /// Rewrites the plan's region with chunks of `chunk`.
+  void apply(int64_t chunk);
+
+private:
+  const Plan &plan;
+  SmallVector<Value> liveIns;
+
+  SmallVector<Type> stateTypes() const;
+  SmallVector<Value> initialState(OpBuilder &b, Location loc);
+  SmallVector<Value> emitChunk(OpBuilder &b, Location loc, IRMapping &outer,
+                               Value start, int64_t c, Value isFirst,
+                               ValueRange state);
+};
+
+SmallVector<Type> Rewriter::stateTypes() const {
+  SmallVector<Type> types;
+  for (Operation *op : plan.order)
+    if (plan.sinks.contains(op))
+      for (Type t : op->getResultTypes())
+        types.push_back(t);
+  for (Value v : plan.outputs)
+    types.push_back(v.getType());
+  return types;
+}
+
+SmallVector<Value> Rewriter::initialState(OpBuilder &b, Location loc) {
+  SmallVector<Value> state;
+  for (Operation *op : plan.order) {
+    auto it = plan.sinks.find(op);
+    if (it == plan.sinks.end())
+      continue;
+    if (it->second == SinkKind::Reduce) {
+      ReduceView r(op);
+      for (auto [res, init] : llvm::zip(op->getResults(), r.getInitValues()))
+        state.push_back(buildBroadcastInDim(b, loc, tensorType(res), init, {}));
+    } else {
+      for (Value res : op->getResults())
+        state.push_back(zerosLike(b, loc, tensorType(res)));
+    }
+  }
+  for (Value v : plan.outputs)
+    state.push_back(zerosLike(b, loc, tensorType(v)));
+  return state;
+}
+
+SmallVector<Value> Rewriter::emitChunk(OpBuilder &b, Location loc, IRMapping &outer,
+                                       Value start, int64_t c, Value isFirst,
+                                       ValueRange state) {
+  llvm::DenseMap<Value, Value> chunkOf;
+  llvm::DenseMap<std::pair<Value, int64_t>, Value> leafCache;
+  Value zero = scalarI64(b, loc, 0);
+
+  auto starts = [&](int64_t rank, int64_t dim) {
+    SmallVector<Value> s(rank, zero);
+    s[dim] = start;
+    return s;
+  };
+  auto whole = [&](Value o) -> Value {
+    if (Value m = outer.lookupOrNull(o))
+      return m;
+    Operation *def = o.getDefiningOp();
+    assert(def && isConstantLike(def) && "live-in not mapped");
+    Operation *copy = b.clone(*def);
+    outer.map(def->getResults(), copy->getResults());
+    return copy->getResult(llvm::cast<OpResult>(o).getResultNumber());
+  };
+  auto chunkOperand = [&](Value o, int64_t e) -> Value {
+    auto it = chunkOf.find(o);
+    if (it != chunkOf.end())
+      return it->second;
+    auto key = std::make_pair(o, e);
+    auto lc = leafCache.find(key);
+    if (lc != leafCache.end())
+      return lc->second;
+    auto t = tensorType(o);
+    SmallVector<int64_t> sizes(t.getShape());
+    sizes[e] = c;
+    Value s = buildDynamicSlice(b, loc, whole(o), starts(t.getRank(), e), sizes);
+    leafCache[key] = s;
+    return s;
+  };
+
+  SmallVector<Value> next;
+  unsigned si = 0;
+  for (Operation *x : plan.order) {
+    SmallVector<Value> operands;
+    for (auto [i, o] : llvm::enumerate(x->getOperands())) {
+      int64_t e = plan.operandDims.lookup(x)[i];
+      operands.push_back(e >= 0 ? chunkOperand(o, e) : whole(o));
+    }
+    OpKind kind = getOpKind(x);
+    auto sinkIt = plan.sinks.find(x);
+    if (sinkIt == plan.sinks.end()) {
+      // A chunked op: same op on chunk types.
+      if (kind == OpKind::Constant) {
+        auto dense = llvm::cast<DenseElementsAttr>(x->getAttr("value"));
+        auto t = withDim(tensorType(x->getResult(0)), plan.dimOf.lookup(x->getResult(0)), c);
+        Value v = buildGenericOp(b, x->getLoc(), "stablehlo.constant", {}, {t},
+                                 {b.getNamedAttr("value", dense.resizeSplat(t))})
+                      ->getResult(0);
+        chunkOf[x->getResult(0)] = v;
+        continue;
+      }
+      Operation *y = b.clone(*x);
+      y->setOperands(operands);
+      for (auto [r, res] : llvm::enumerate(x->getResults())) {
+        auto it = plan.dimOf.find(res);
+        if (it != plan.dimOf.end())
+          y->getResult(r).setType(withDim(tensorType(res), it->second, c));
+      }
+      int64_t d = plan.dimOf.lookup(x->getResult(0));
+      if (kind == OpKind::Slice) {
+        SmallVector<int64_t> limits = *getI64Array(x, "limit_indices");
+        limits[d] = c;
+        y->setAttr("limit_indices", b.getDenseI64ArrayAttr(limits));
+      } else if (kind == OpKind::DynamicSlice) {
+        SmallVector<int64_t> sizes = *getI64Array(x, "slice_sizes");
+        sizes[d] = c;
+        y->setAttr("slice_sizes", b.getDenseI64ArrayAttr(sizes));
+      }
+      for (auto [r, res] : llvm::enumerate(x->getResults()))
+        chunkOf[res] = y->getResult(r);
+      if (kind == OpKind::Iota && IotaView(x).getIotaDimension() == d) {
+        auto t = tensorType(y->getResult(0));
+        Value off = broadcastStart(b, loc, start, t);
+        chunkOf[x->getResult(0)] =
+            buildElementwise(b, loc, "stablehlo.add", {y->getResult(0), off});
+      }
+      continue;
+    }
+    // A sink: the op on chunks gives a partial result to accumulate.
+    switch (sinkIt->second) {
+    case SinkKind::Dot: {
+      Operation *y = b.clone(*x);
+      y->setOperands(operands);
+      next.push_back(buildElementwise(b, loc, "stablehlo.add", {state[si], y->getResult(0)}));
+      si += 1;
+      break;
+    }
+    case SinkKind::Reduce: {
+      ReduceView rv(x);
+      unsigned n = rv.getNumInputs();
+      Operation *y = b.clone(*x);
+      y->setOperands(operands);
+      llvm::StringRef comb = combinerName(rv.getReducerKind());
+      if (n == 1 && !comb.empty()) {
+        next.push_back(buildElementwise(b, loc, comb, {state[si], y->getResult(0)}));
+      } else {
+        // Reduce the stacked (accumulator, partial) pairs with the op's body.
+        SmallVector<Value> stacked;
+        for (unsigned j = 0; j < n; ++j) {
+          auto t = tensorType(x->getResult(j));
+          SmallVector<int64_t> shape{1};
+          shape.append(t.getShape().begin(), t.getShape().end());
+          auto one = RankedTensorType::get(shape, t.getElementType());
+          Value a = buildReshape(b, loc, one, state[si + j]);
+          Value p = buildReshape(b, loc, one, y->getResult(j));
+          stacked.push_back(buildConcatenate(b, loc, {a, p}, 0));
+        }
+        for (unsigned j = 0; j < n; ++j)
+          stacked.push_back(operands[n + j]);
+        Operation *z = buildGenericOp(
+            b, loc, "stablehlo.reduce", stacked, x->getResultTypes(),
+            {b.getNamedAttr("dimensions", b.getDenseI64ArrayAttr({0}))}, 1);
+        IRMapping none;
+        x->getRegion(0).cloneInto(&z->getRegion(0), none);
+        b.setInsertionPointAfter(z);
+        for (unsigned j = 0; j < n; ++j)
+          next.push_back(z->getResult(j));
+      }
+      si += n;
+      break;
+    }
+    case SinkKind::TopK: {
+      int64_t k = TopKView(x).getK();
+      int64_t kk = std::min(k, c);
+      Operation *y = b.clone(*x);
+      y->setOperands(operands);
+      auto vt = tensorType(x->getResult(0)), it = tensorType(x->getResult(1));
+      int64_t last = vt.getRank() - 1;
+      y->getResult(0).setType(withDim(vt, last, kk));
+      y->getResult(1).setType(withDim(it, last, kk));
+      y->setAttr("k", b.getI64IntegerAttr(kk));
+      Value vals = y->getResult(0);
+      Value idx = buildElementwise(
+          b, loc, "stablehlo.add",
+          {y->getResult(1), broadcastStart(b, loc, start, tensorType(y->getResult(1)))});
+      Value catV = buildConcatenate(b, loc, {state[si], vals}, last);
+      Value catI = buildConcatenate(b, loc, {state[si + 1], idx}, last);
+      auto [sv, sidx] = sortDescending(b, loc, catV, catI, last);
+      SmallVector<int64_t> lo(vt.getRank(), 0), hi(vt.getShape()), st(vt.getRank(), 1);
+      Value mv = buildSlice(b, loc, sv, lo, hi, st);
+      Value mi = buildSlice(b, loc, sidx, lo, hi, st);
+      if (isFirst && kk == k) {
+        mv = buildSelect(b, loc, isFirst, vals, mv);
+        mi = buildSelect(b, loc, isFirst, idx, mi);
+      }
+      next.push_back(mv);
+      next.push_back(mi);
+      si += 2;
+      break;
+    }
+    }
+  }
+  for (Value v : plan.outputs) {
+    auto t = tensorType(v);
+    next.push_back(buildDynamicUpdateSlice(b, loc, state[si++], chunkOf.lookup(v),
+                                           starts(t.getRank(), plan.dimOf.lookup(v))));
+  }
+  return next;
+}
+
+void Rewriter::apply(int64_t chunk) {
+  Block *block = plan.block;
+  Location loc = plan.seedOp->getLoc();
+  int64_t n = plan.size / chunk, rem = plan.size % chunk;
+
+  // Values the region reads from outside (constants are cloned instead).
+  llvm::SetVector<Value> ins;
+  for (Operation *x : plan.order)
+    for (Value o : x->getOperands()) {
+      if (plan.dimOf.count(o))
+        continue;
+      Operation *def = o.getDefiningOp();
+      if (def && isConstantLike(def))
+        continue;
+      ins.insert(o);
+    }
+  liveIns.assign(ins.begin(), ins.end());
+
+  // Insert before the first outside reader of what the region produces.
+  Operation *ip = block->getTerminator();
+  auto consider = [&](Value v) {
+    for (OpOperand &use : v.getUses()) {
+      Operation *u = block->findAncestorOpInBlock(*use.getOwner());
+      if (u && !(u == use.getOwner() && plan.inPlan(u)) && u->isBeforeInBlock(ip))
+        ip = u;
+    }
+  };
+  for (Value v : plan.outputs)
+    consider(v);
+  for (auto &[op, k] : plan.sinks)
+    for (Value v : op->getResults())
+      consider(v);
+  // ... but after every live-in (topological sort below settles the rest).
+  OpBuilder b(ip);
+
+  SmallVector<Value> init = initialState(b, loc);
+  unsigned numState = init.size();
+  SmallVector<Value> operands{scalarI64(b, loc, 0)};
+  operands.append(init);
+  operands.append(liveIns);
+  Operation *loop = buildWhile(b, loc, operands);
+  {
+    Block &cond = loop->getRegion(0).front();
+    OpBuilder cb = OpBuilder::atBlockEnd(&cond);
+    Value lt = buildCompare(cb, loc, cond.getArgument(0), scalarI64(cb, loc, n), "LT", "SIGNED");
+    buildReturn(cb, loc, lt);
+  }
+  {
+    Block &body = loop->getRegion(1).front();
+    OpBuilder bb = OpBuilder::atBlockEnd(&body);
+    Value i = body.getArgument(0);
+    Value start = buildElementwise(bb, loc, "stablehlo.multiply", {i, scalarI64(bb, loc, chunk)});
+    Value isFirst;
+    for (auto &[op, k] : plan.sinks)
+      if (k == SinkKind::TopK)
+        isFirst = buildCompare(bb, loc, i, scalarI64(bb, loc, 0), "EQ", "SIGNED");
+    IRMapping outer;
+    for (auto [k, v] : llvm::enumerate(liveIns))
+      outer.map(v, body.getArgument(1 + numState + k));
+    SmallVector<Value> next =
+        emitChunk(bb, loc, outer, start, chunk, isFirst,
+                  body.getArguments().slice(1, numState));
+    SmallVector<Value> yield{buildElementwise(bb, loc, "stablehlo.add", {i, scalarI64(bb, loc, 1)})};
+    yield.append(next);
+    for (unsigned k = 0; k < liveIns.size(); ++k)
+      yield.push_back(body.getArgument(1 + numState + k));
+    buildReturn(bb, loc, yield);
+  }
+  b.setInsertionPointAfter(loop);
+  SmallVector<Value> state(loop->getResults().slice(1, numState));
+  if (rem > 0) {
+    IRMapping outer;
+    for (Value v : liveIns)
+      outer.map(v, v);
+    // The remainder's start comes from the loop's final counter through an
+    // optimization_barrier, so that XLA can neither fold it (the trip count
+    // is known) nor schedule the remainder step before the loop, where its
+    // temporaries would stay live during every iteration.
+    // XLA turns the barrier into control dependencies on its operands'
+    // producers, so it also carries the smallest loop result (a constant
+    // counter alone would tie the remainder to nothing).
+    unsigned tie = 0;
+    for (unsigned k = 1; k < numState; ++k)
+      if (bytesOf(state[k]) < bytesOf(state[tie]))
+        tie = k;
+    Operation *barrier = buildGenericOp(
+        b, loc, "stablehlo.optimization_barrier", {loop->getResult(0), state[tie]},
+        {loop->getResult(0).getType(), state[tie].getType()});
+    Value counter = barrier->getResult(0);
+    state[tie] = barrier->getResult(1);
+    Value start = buildElementwise(b, loc, "stablehlo.multiply",
+                                   {counter, scalarI64(b, loc, chunk)});
+    state = emitChunk(b, loc, outer, start, rem, Value(), state);
+  }
+
+  // Hand the results to the region's outside readers.
+  auto replaceOutside = [&](Value from, Value to) {
+    from.replaceUsesWithIf(to, [&](OpOperand &use) {
+      Operation *u = block->findAncestorOpInBlock(*use.getOwner());
+      return !(u && u == use.getOwner() && plan.inPlan(u));
+    });
+  };
+  unsigned si = 0;
+  for (Operation *op : plan.order)
+    if (plan.sinks.contains(op))
+      for (Value v : op->getResults())
+        replaceOutside(v, state[si++]);
+  for (Value v : plan.outputs)
+    replaceOutside(v, state[si++]);
+
+  for (Operation *op : llvm::reverse(plan.order))
+    if (op->use_empty())
+      op->erase();
+  (void)sortTopologically(block);
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+struct Choice {
+  bool feasible = false;
+  int64_t chunk = 0;
+  int64_t peak = kInfeasible;
+};
+
+/// Peak of the loop the plan becomes with chunks of `c` (rewriting a clone).
+int64_t regionPeak(func::FuncOp f, const Plan &plan, int64_t c) {
+  IRMapping m;
+  auto clone = llvm::cast<func::FuncOp>(f->clone(m));
+  Plan q = translatePlan(plan, m);
+  // Mark what exists now (addresses of erased ops may be reused).
+  auto mark = StringAttr::get(f.getContext(), "memfit.split.pre");
+  for (Operation &op : *q.block)
+    op.setDiscardableAttr(mark, UnitAttr::get(f.getContext()));
+  Rewriter(q).apply(c);
+  int64_t peak = kInfeasible;
+  FailureOr<FunctionProfile> prof = profileFunction(clone);
+  if (succeeded(prof)) {
+    peak = 0;
+    for (const TimelinePoint &p : prof->timeline) {
+      Operation *a = q.block->findAncestorOpInBlock(*p.op);
+      if (a && !a->getDiscardableAttr(mark))
+        peak = std::max(peak, p.liveBytes);
+    }
+  }
+  clone->erase();
+  return peak;
+}
+
+int64_t alignDown(int64_t c) {
+  if (c >= 256)
+    return c / 128 * 128;
+  if (c >= 16)
+    return c / 8 * 8;
+  return c;
+}
+
+int64_t alignUpLike(int64_t c, int64_t ref) {
+  int64_t a = ref >= 256 ? 128 : ref >= 16 ? 8 : 1;
+  return (c + a - 1) / a * a;
+}
+
+/// The profile is a model of XLA's fusion; inside loop bodies XLA sometimes
+/// materialises what the model fuses (a reduce and the transpose or negate
+/// of its result both get buffers) and adds scratch the model does not see.
+/// The chunk size therefore budgets the loop's temporaries (its modelled
+/// peak beyond the arguments and outputs) twice over.
+constexpr int64_t kTempMargin = 2;
+
+Choice chooseChunk(func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixed) {
+  Choice ch;
+  int64_t lo = plan.minChunk, hi = plan.size - 1;
+  if (lo > hi)
+    return ch;
+  auto peakAt = [&](int64_t c) -> int64_t {
+    int64_t p = regionPeak(f, plan, c);
+    if (p == kInfeasible || p <= fixed)
+      return p;
+    return fixed + kTempMargin * (p - fixed);
+  };
+  int64_t pLo = peakAt(lo);
+  ch.chunk = lo;
+  ch.peak = pLo;
+  if (pLo > limit)
+    return ch;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo + 1) / 2;
+    if (peakAt(mid) <= limit)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  int64_t c = std::max(alignDown(lo), plan.minChunk);
+  int64_t chunks = (plan.size + c - 1) / c;
+  int64_t balanced = alignUpLike((plan.size + chunks - 1) / chunks, c);
+  if (balanced <= c && balanced >= plan.minChunk)
+    c = balanced;
+  ch.feasible = true;
+  ch.chunk = c;
+  ch.peak = peakAt(c);
+  if (ch.peak > limit) { // alignment changed the remainder step: fall back
+    ch.chunk = lo;
+    ch.peak = peakAt(lo);
+  }
+  return ch;
+}
+
+struct RunResult {
+  bool ok = false;
+  int64_t peak = 0;
+  std::string why;
+  Operation *blocker = nullptr;
+  bool belowFixed = false;
+  int64_t fixedBytes = 0;
+  int64_t appliedPeak = 0; // largest (margined) peak of the loops made
+};
+
+/// Splits `f` (a clone) until it fits `limit`. With `minimize`, instead
+/// applies whatever lowers the peak most, until nothing does.
+RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize) {
+  RunResult rr;
+  Planner planner(limit);
+  int64_t lastPeak = kInfeasible;
+  for (int iter = 0; iter < 32; ++iter) {
+    FailureOr<FunctionProfile> prof = profileFunction(f);
+    if (failed(prof)) {
+      rr.why = "the function could not be profiled";
+      return rr;
+    }
+    rr.peak = prof->peakBytes;
+    rr.fixedBytes = prof->argumentBytes + prof->outputBytes;
+    if (!minimize && prof->peakBytes <= limit) {
+      rr.ok = true;
+      return rr;
+    }
+    if (!minimize && limit < rr.fixedBytes) {
+      rr.belowFixed = true;
+      return rr;
+    }
+    if (minimize && prof->peakBytes >= lastPeak)
+      return rr;
+    lastPeak = prof->peakBytes;
+
+    llvm::DenseSet<Value> returned;
+    for (Value v : f.front().getTerminator()->getOperands())
+      returned.insert(v);
+    SmallVector<Value> seeds;
+    for (const LiveTensor &t : prof->liveAtPeak) {
+      if (t.isArgument || !llvm::isa<OpResult>(t.value) || returned.contains(t.value) ||
+          llvm::is_contained(seeds, t.value) || t.bytes == 0)
+        continue;
+      seeds.push_back(t.value);
+      if (seeds.size() == 4)
+        break;
+    }
+    if (seeds.empty()) {
+      rr.why = "nothing live at the peak can be split (arguments and outputs)";
+      return rr;
+    }
+
+    std::optional<Plan> best;
+    Choice bestChoice;
+    double bestScore = -1;
+    Plan minPlan;
+    Choice minChoice;
+    bool haveMin = false;
+    for (Value seed : seeds) {
+      auto t = tensorType(seed);
+      for (int64_t d = 0; d < t.getRank(); ++d) {
+        if (t.getDimSize(d) < 2)
+          continue;
+        PlanFailure fail;
+        std::optional<Plan> plan = planner.build(seed, d, fail);
+        if (!plan) {
+          if (rr.why.empty() || (!rr.blocker && fail.blocker)) {
+            rr.why = fail.why;
+            rr.blocker = fail.blocker ? fail.blocker : seed.getDefiningOp();
+          }
+          continue;
+        }
+        Choice ch = chooseChunk(f, *plan, minimize ? 0 : limit, rr.fixedBytes);
+        if (ch.peak < minChoice.peak) {
+          minChoice = ch;
+          minPlan = *plan;
+          haveMin = true;
+        }
+        if (!ch.feasible)
+          continue;
+        double score = double(ch.chunk) / double(plan->size) -
+                       (plan->sinks.empty() ? 0.0 : 1e-9);
+        if (score > bestScore) {
+          bestScore = score;
+          best = plan;
+          bestChoice = ch;
+        }
+      }
+      if (best)
+        break;
+    }
+    if (minimize) {
+      if (!haveMin || minChoice.peak >= prof->peakBytes)
+        return rr;
+      Rewriter(minPlan).apply(minChoice.chunk);
+      rr.appliedPeak = std::max(rr.appliedPeak, minChoice.peak);
+      continue;
+    }
+    if (!best) {
+      if (haveMin) {
+        rr.why = "even its smallest chunks (" + std::to_string(minChoice.chunk) +
+                 " of " + std::to_string(minPlan.size) + ") need " +
+                 formatBytes(minChoice.peak);
+        if (minPlan.stopper)
+          rr.why += ", and " + opLabel(minPlan.stopper) +
+                    " needs the split dimension whole (operand dimension " +
+                    std::to_string(minPlan.stopperDim) + ")";
+        rr.blocker = minPlan.seedOp;
+      }
+      if (!rr.blocker)
+        rr.blocker = seeds.front().getDefiningOp();
+      return rr;
+    }
+    Rewriter(*best).apply(bestChoice.chunk);
+    rr.appliedPeak = std::max(rr.appliedPeak, bestChoice.peak);
+  }
+  rr.why = "too many split steps";
+  return rr;
+}
+
+struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
+  using MemfitSplitBase::MemfitSplitBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (memoryLimit.empty()) {
+      module.emitError("memfit-split needs a memory limit: "
+                       "memfit-split{memory-limit=1GiB}");
+      return signalPassFailure();
+    }
+    std::string error;
+    std::optional<int64_t> limit = parseByteSize(memoryLimit, error);
+    if (!limit) {
+      module.emitError() << "memfit-split: invalid memory-limit '" << memoryLimit
+                         << "': " << error;
+      return signalPassFailure();
+    }
+    if (failed(verifyOpInvariants(module)))
+      return signalPassFailure();
+    for (auto f : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      if (f.isExternal())
+        continue;
+      if (failed(splitFunction(f, *limit)))
+        return signalPassFailure();
+    }
+  }
+
+  LogicalResult splitFunction(func::FuncOp f, int64_t limit) {
+    auto work = llvm::cast<func::FuncOp>(f->clone());
+    RunResult rr = runSplits(work, limit, /*minimize=*/false);
+    if (rr.ok) {
+      f.getBody().takeBody(work.getBody());
+      work->erase();
+      return success();
+    }
+    // Report, from a fresh clone, the smallest limit memfit can reach.
+    auto probe = llvm::cast<func::FuncOp>(f->clone());
+    RunResult best = runSplits(probe, 0, /*minimize=*/true);
+    int64_t reachable = std::max({best.peak, best.appliedPeak, rr.fixedBytes});
+    std::string msg;
+    llvm::raw_string_ostream os(msg);
+    os << "memfit-split: cannot fit @" << f.getSymName() << " into "
+       << formatBytes(limit) << " (" << limit << " bytes): ";
+    if (rr.belowFixed) {
+      os << "its arguments and outputs alone take " << formatBytes(rr.fixedBytes);
+    } else if (rr.blocker) {
+      int64_t bytes = rr.blocker->getNumResults() ? bytesOf(rr.blocker->getResult(0)) : 0;
+      os << "the " << formatBytes(bytes) << " result of " << opLabel(rr.blocker)
+         << " cannot be split within the limit: " << rr.why;
+    } else {
+      os << rr.why;
+    }
+    os << "; the smallest limit memfit can reach is " << formatBytes(reachable)
+       << " (" << reachable << " bytes)";
+    Location loc = rr.blocker && !rr.belowFixed ? rr.blocker->getLoc() : f.getLoc();
+    mlir::emitError(loc) << msg;
+    probe->erase();
+    work->erase();
+    return failure();
+  }
+};
+
+} // namespace

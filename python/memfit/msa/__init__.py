@@ -1,0 +1,1 @@
+"""Memory-space assignment: the mallocGame, an XLA-style heuristic, an exact solver."""

@@ -1,0 +1,86 @@
+"""``memfit assign | score | plot``: memory-space assignment from the command line.
+
+Wired into memfit's CLI by ``add_subcommands(subparsers)``.
+"""
+from __future__ import annotations
+
+import sys
+
+METHODS = ("heuristic", "exact", "greedy", "random", "slow")
+
+
+def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int = 8, seed: int = 0):
+    from . import baselines, exact, heuristic
+    if method == "heuristic":
+        return heuristic.assign(inst)
+    if method == "exact":
+        return exact.solve(inst, time_limit=time_limit, num_workers=num_workers, seed=seed).solution
+    if method == "greedy":
+        return baselines.greedy_by_size(inst)
+    if method == "random":
+        return baselines.random_assignment(inst, seed)
+    if method == "slow":
+        return baselines.all_slow(inst)
+    raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+
+
+def cmd_assign(args) -> int:
+    from .instance import Instance
+    from .validator import validate
+    inst = Instance.load(args.instance)
+    sol = run_method(inst, args.method, time_limit=args.time_limit,
+                     num_workers=args.num_workers, seed=args.seed)
+    v = validate(inst, sol)
+    text = sol.dumps()
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        with open(args.output, "w") as f:
+            f.write(text)
+    print(f"{args.method}: {'valid' if v.valid else 'INVALID'}, estimated time: "
+          f"{v.estimated_time if v.estimated_time is not None else 'n/a'}", file=sys.stderr)
+    return 0 if v.valid else 1
+
+
+def cmd_score(args) -> int:
+    from .instance import Instance
+    from .solution import Solution
+    from .validator import validate
+    inst = Instance.load(args.instance)
+    sol = Solution.load(args.solution)
+    v = validate(inst, sol)
+    print(v.summary())
+    return 0 if v.valid else 1
+
+
+def cmd_plot(args) -> int:
+    from .instance import Instance
+    from .plot import plot_assignment
+    from .solution import Solution
+    inst = Instance.load(args.instance)
+    sol = Solution.load(args.solution) if args.solution else None
+    plot_assignment(inst, sol, args.output)
+    print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def add_subcommands(sub) -> None:
+    a = sub.add_parser("assign", help="memory-space assignment of an exported instance (JSON)")
+    a.add_argument("instance", help="instance JSON (memfit-export-buffers)")
+    a.add_argument("--method", choices=METHODS, default="heuristic")
+    a.add_argument("--time-limit", type=float, default=10.0, help="seconds (exact)")
+    a.add_argument("--num-workers", type=int, default=8, help="CP-SAT workers (exact)")
+    a.add_argument("--seed", type=int, default=0)
+    a.add_argument("-o", "--output", default=None, help="solution JSON (default stdout)")
+    a.set_defaults(func=cmd_assign)
+
+    s = sub.add_parser("score", help="validate a solution and print its estimated time")
+    s.add_argument("instance")
+    s.add_argument("solution")
+    s.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("plot", help="plot an assignment (time x address) and the memory timeline")
+    p.add_argument("instance")
+    p.add_argument("solution", nargs="?", default=None)
+    p.add_argument("-o", "--output", required=True, help="PNG file")
+    p.set_defaults(func=cmd_plot)

@@ -1,0 +1,79 @@
+"""Host offload for a memory limit: export, solve, annotate.
+
+``offload_pipeline(text, memory_limit, method)`` takes a StableHLO module and
+returns it with jax's own host-offload annotations
+(``stablehlo.custom_call @annotate_device_placement``, "pinned_host" after
+the producer and "device" before the uses) on the buffers a memory-space
+assignment solver chose to keep in host memory:
+
+1. ``memfit-inline``, then ``memfit-export-buffers`` (the instance, with
+   fast-memory capacity ``memory_limit``);
+2. the solver: :func:`memfit.msa.heuristic.assign` ("heuristic", XLA-style)
+   or :func:`memfit.msa.exact.solve` ("exact", CP-SAT);
+3. ``memfit-assign-memory-space{assignment=<solution.json>}`` on the same
+   inlined module (so buffer ids agree).
+
+XLA on a GPU moves the offloaded buffers to pinned host memory; XLA on CPU
+ignores the annotations (the program computes the same values).
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from ..errors import MemfitError
+
+METHODS = ("heuristic", "exact")
+
+
+def solve_instance(inst, method: str, *, time_limit: float = 10.0):
+    """A Solution for an Instance by ``method`` ("heuristic" or "exact")."""
+    if method == "heuristic":
+        from .heuristic import assign
+        return assign(inst)
+    if method == "exact":
+        from .exact import solve
+        return solve(inst, time_limit=time_limit).solution
+    raise MemfitError(f"unknown offload method {method!r}; choose one of {', '.join(METHODS)}")
+
+
+def assign_memory_space(text: str, solution_path: str, *, function: str | None = None) -> str:
+    """Runs memfit-assign-memory-space with a solution file on ``text``
+    (which must be the module the instance was exported from)."""
+    from ..transform import transform
+    from .export import _option_text
+    opts = [f"assignment={_option_text(solution_path)}"]
+    if function:
+        opts.append(f"function={_option_text(function)}")
+    return transform(text, "memfit-assign-memory-space{" + " ".join(opts) + "}")
+
+
+def offload_pipeline(text: str, memory_limit: int | str, method: str = "heuristic", *,
+                     device: str = "h200", function: str | None = None,
+                     time_limit: float = 10.0, return_details: bool = False):
+    """``text`` with host-offload annotations so that the buffers kept in
+    device memory fit ``memory_limit`` (bytes, "2GiB", or "50%" of the
+    program's fusion-aware peak), chosen by ``method``.
+
+    With ``return_details=True`` returns ``(text, instance, solution)``.
+    """
+    from ..transform import transform
+    from .export import export_buffers
+    from .instance import Instance
+    if method not in METHODS:
+        raise MemfitError(f"unknown offload method {method!r}; choose one of {', '.join(METHODS)}")
+    inlined = transform(text, "memfit-inline", record_pipeline=False)
+    inst_dict = export_buffers(inlined, device, memory_limit, "offload", function=function)
+    inst = Instance.from_dict(inst_dict)
+    sol = solve_instance(inst, method, time_limit=time_limit)
+    fd, path = tempfile.mkstemp(prefix="memfit-solution-", suffix=".json")
+    os.close(fd)
+    try:
+        sol.save(path)
+        out = assign_memory_space(inlined, path, function=function)
+    finally:
+        Path(path).unlink(missing_ok=True)
+    if return_details:
+        return out, inst, sol
+    return out

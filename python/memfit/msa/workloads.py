@@ -1,0 +1,293 @@
+"""jax programs whose buffers make memory-space-assignment instances.
+
+Each workload is a function and example arguments (small shapes, so that
+lowering is quick; capacities are relative to each program's peak, so the
+absolute sizes matter only to the cost model). ``lower_workload(name)``
+gives its StableHLO text in generic form; ``bench/make_msa_instances.py``
+turns each into instances at 25/50/75% of its peak in both modes.
+
+kNN and SGPR are exported after memfit's own ``memfit-split`` (their big
+distance/kernel matrices become loops over chunks), when that pass is
+available and finds a split; otherwise unsplit. ``lower_workload`` reports
+which in its second return value.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    description: str
+    make: Callable[[], tuple[Callable, tuple]]
+    split_fraction: float | None = None  # memfit-split limit as a fraction of the peak
+
+
+def _key(i):
+    import jax
+    return jax.random.PRNGKey(i)
+
+
+def _normal(i, shape, scale=1.0):
+    import jax
+    return jax.random.normal(_key(i), shape) * scale
+
+
+# -- transformer ---------------------------------------------------------------
+
+def _transformer(layers, d, heads, seq, batch, vocab):
+    import jax
+    import jax.numpy as jnp
+
+    def init():
+        params = {"emb": _normal(0, (vocab, d), 0.02), "out": _normal(1, (d, vocab), 0.02),
+                  "layers": []}
+        for l in range(layers):
+            k = 10 + 10 * l
+            params["layers"].append({
+                "wq": _normal(k, (d, d), d ** -0.5), "wk": _normal(k + 1, (d, d), d ** -0.5),
+                "wv": _normal(k + 2, (d, d), d ** -0.5), "wo": _normal(k + 3, (d, d), d ** -0.5),
+                "w1": _normal(k + 4, (d, 4 * d), d ** -0.5),
+                "w2": _normal(k + 5, (4 * d, d), (4 * d) ** -0.5),
+                "g1": jnp.ones((d,)), "g2": jnp.ones((d,))})
+        return params
+
+    def norm(x, g):
+        mu = x.mean(-1, keepdims=True)
+        var = ((x - mu) ** 2).mean(-1, keepdims=True)
+        return (x - mu) * jax.lax.rsqrt(var + 1e-5) * g
+
+    def forward(params, tokens):
+        x = params["emb"][tokens]
+        b, s, _ = x.shape
+        mask = jnp.tril(jnp.ones((s, s), bool))
+        for p in params["layers"]:
+            h = norm(x, p["g1"])
+            q = (h @ p["wq"]).reshape(b, s, heads, d // heads)
+            k = (h @ p["wk"]).reshape(b, s, heads, d // heads)
+            v = (h @ p["wv"]).reshape(b, s, heads, d // heads)
+            att = jnp.einsum("bqhd,bkhd->bhqk", q, k) / (d // heads) ** 0.5
+            att = jax.nn.softmax(jnp.where(mask, att, -1e9), axis=-1)
+            o = jnp.einsum("bhqk,bkhd->bqhd", att, v).reshape(b, s, d)
+            x = x + o @ p["wo"]
+            h = norm(x, p["g2"])
+            x = x + jax.nn.gelu(h @ p["w1"]) @ p["w2"]
+        return x @ params["out"]
+
+    def loss_and_grad(params, tokens, targets):
+        def loss(params):
+            logits = forward(params, tokens)
+            logp = jax.nn.log_softmax(logits)
+            return -jnp.take_along_axis(logp, targets[..., None], -1).mean()
+        return jax.value_and_grad(loss)(params)
+
+    tokens = jax.random.randint(_key(2), (batch, seq), 0, vocab)
+    targets = jax.random.randint(_key(3), (batch, seq), 0, vocab)
+    return loss_and_grad, (init(), tokens, targets)
+
+
+def transformer_small():
+    return _transformer(layers=1, d=128, heads=4, seq=128, batch=4, vocab=512)
+
+
+def transformer_medium():
+    return _transformer(layers=2, d=256, heads=8, seq=256, batch=4, vocab=1024)
+
+
+# -- MLP training step ---------------------------------------------------------
+
+def mlp_train_step():
+    import jax
+    import jax.numpy as jnp
+    sizes = [784, 1024, 1024, 512, 10]
+    params = [(_normal(i, (a, b), a ** -0.5), jnp.zeros((b,)))
+              for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:]))]
+    x = _normal(20, (256, 784))
+    y = jax.random.randint(_key(21), (256,), 0, 10)
+
+    def step(params, x, y):
+        def loss(params):
+            h = x
+            for w, b in params[:-1]:
+                h = jax.nn.relu(h @ w + b)
+            w, b = params[-1]
+            logp = jax.nn.log_softmax(h @ w + b)
+            return -jnp.take_along_axis(logp, y[:, None], 1).mean()
+        l, g = jax.value_and_grad(loss)(params)
+        new = jax.tree_util.tree_map(lambda p, gp: p - 0.01 * gp, params, g)
+        return l, new
+    return step, (params, x, y)
+
+
+# -- CNN forward + backward ----------------------------------------------------
+
+def cnn_train():
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+    params = {"c1": _normal(30, (3, 3, 3, 32), 0.2), "c2": _normal(31, (3, 3, 32, 64), 0.06),
+              "c3": _normal(32, (3, 3, 64, 64), 0.04), "fc": _normal(33, (64, 10), 0.1)}
+    x = _normal(34, (16, 32, 32, 3))
+    y = jax.random.randint(_key(35), (16,), 0, 10)
+
+    def conv(x, w, stride):
+        return lax.conv_general_dilated(x, w, (stride, stride), "SAME",
+                                        dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+    def loss_and_grad(params, x, y):
+        def loss(params):
+            h = jax.nn.relu(conv(x, params["c1"], 1))
+            h = jax.nn.relu(conv(h, params["c2"], 2))
+            h = jax.nn.relu(conv(h, params["c3"], 2))
+            h = h.mean(axis=(1, 2))
+            logp = jax.nn.log_softmax(h @ params["fc"])
+            return -jnp.take_along_axis(logp, y[:, None], 1).mean()
+        return jax.value_and_grad(loss)(params)
+    return loss_and_grad, (params, x, y)
+
+
+# -- kNN, SGPR, GP ---------------------------------------------------------------
+
+def knn():
+    import jax
+    import jax.numpy as jnp
+
+    def f(queries, data):
+        d = ((queries[:, None, :] - data[None, :, :]) ** 2).sum(-1)
+        vals, idx = jax.lax.top_k(-d, 10)
+        return -vals, idx
+    return f, (_normal(40, (1024, 32)), _normal(41, (4096, 32)))
+
+
+def _rbf(a, b, ls=1.0):
+    import jax.numpy as jnp
+    d = ((a[:, None, :] - b[None, :, :]) ** 2).sum(-1)
+    return jnp.exp(-0.5 * d / ls ** 2)
+
+
+def sgpr():
+    """Sparse GP regression (Titsias) predictive mean with M inducing points:
+    the N x M cross-covariance is the big intermediate."""
+    import jax.numpy as jnp
+    from jax.scipy.linalg import cho_solve, cholesky
+
+    def f(x, y, z, xs):
+        kuu = _rbf(z, z) + 1e-3 * jnp.eye(z.shape[0])
+        kuf = _rbf(z, x)
+        lu = cholesky(kuu, lower=True)
+        sigma = kuu + kuf @ kuf.T / 0.1
+        ls = cholesky(sigma, lower=True)
+        mu = _rbf(xs, z) @ cho_solve((ls, True), kuf @ y) / 0.1
+        return mu, lu
+    return f, (_normal(50, (4096, 8)), _normal(51, (4096, 1)), _normal(52, (128, 8)),
+               _normal(53, (512, 8)))
+
+
+def gp_solve():
+    """Exact GP posterior mean and variance: Cholesky of an N x N kernel."""
+    import jax.numpy as jnp
+    from jax.scipy.linalg import cho_solve, cholesky, solve_triangular
+
+    def f(x, y, xs):
+        k = _rbf(x, x) + 0.1 * jnp.eye(x.shape[0])
+        l = cholesky(k, lower=True)
+        ks = _rbf(x, xs)
+        mean = ks.T @ cho_solve((l, True), y)
+        v = solve_triangular(l, ks, lower=True)
+        var = 1.0 - (v * v).sum(0)
+        return mean, var
+    return f, (_normal(60, (1024, 4)), _normal(61, (1024, 1)), _normal(62, (256, 4)))
+
+
+# -- attention, LSTM -------------------------------------------------------------
+
+def attention():
+    import jax
+    import jax.numpy as jnp
+
+    def f(q, k, v, wo):
+        s = jnp.einsum("bhqd,bhkd->bhqk", q, k) / 8.0
+        p = jax.nn.softmax(s, axis=-1)
+        o = jnp.einsum("bhqk,bhkd->bhqd", p, v)
+        return jnp.einsum("bhqd,hde->bqe", o, wo)
+    b, h, s, d = 2, 4, 512, 64
+    return f, (_normal(70, (b, h, s, d)), _normal(71, (b, h, s, d)), _normal(72, (b, h, s, d)),
+               _normal(73, (h, d, 256), 0.05))
+
+
+def lstm_scan():
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+    hidden, inp, steps, batch = 256, 128, 32, 64
+
+    def f(params, xs):
+        wx, wh, b = params
+
+        def cell(carry, x):
+            h, c = carry
+            g = x @ wx + h @ wh + b
+            i, fg, o, u = jnp.split(g, 4, axis=-1)
+            c = jax.nn.sigmoid(fg) * c + jax.nn.sigmoid(i) * jnp.tanh(u)
+            h = jax.nn.sigmoid(o) * jnp.tanh(c)
+            return (h, c), h
+        init = (jnp.zeros((batch, hidden)), jnp.zeros((batch, hidden)))
+        (h, c), hs = lax.scan(cell, init, xs)
+        return (hs ** 2).mean(), h
+
+    def loss_and_grad(params, xs):
+        return jax.value_and_grad(lambda p: f(p, xs)[0])(params)
+    params = (_normal(80, (inp, 4 * hidden), 0.05), _normal(81, (hidden, 4 * hidden), 0.05),
+              jnp.zeros((4 * hidden,)))
+    return loss_and_grad, (params, _normal(82, (steps, batch, inp)))
+
+
+WORKLOADS: dict[str, Workload] = {w.name: w for w in [
+    Workload("transformer_small", "1-layer transformer, d=128, S=128, forward + backward", transformer_small),
+    Workload("transformer_medium", "2-layer transformer, d=256, S=256, forward + backward", transformer_medium),
+    Workload("mlp_train_step", "4-layer MLP, one SGD step", mlp_train_step),
+    Workload("cnn_train", "3-conv CNN, forward + backward", cnn_train),
+    Workload("knn", "k-nearest neighbours (1024 x 4096 distances, top-10)", knn, split_fraction=0.3),
+    Workload("sgpr", "sparse GP regression predictive mean (N=4096, M=128)", sgpr, split_fraction=0.5),
+    Workload("gp_solve", "exact GP posterior (Cholesky of 1024 x 1024)", gp_solve),
+    Workload("attention", "multi-head attention, S=512", attention),
+    Workload("lstm_scan", "LSTM over 32 steps (lax.scan), forward + backward", lstm_scan),
+]}
+
+
+def get_workload(name: str) -> tuple[Callable, tuple]:
+    try:
+        return WORKLOADS[name].make()
+    except KeyError:
+        raise KeyError(f"unknown workload {name!r}; known: {', '.join(WORKLOADS)}") from None
+
+
+def lower_workload(name: str, *, split: bool = True) -> tuple[str, dict[str, Any]]:
+    """The workload's StableHLO (generic form, locations kept) and how it was
+    made: ``{"split": bool, "split_limit": bytes or None, "note": str}``."""
+    import jax
+    from .. import _jax_handover as handover
+    fn, args = get_workload(name)
+    text = handover.module_text(jax.jit(fn).lower(*args))
+    info: dict[str, Any] = {"split": False, "split_limit": None, "note": "unsplit"}
+    frac = WORKLOADS[name].split_fraction
+    if split and frac is not None:
+        from .. import transform
+        from ..api import profile_text
+        from ..errors import MemfitError
+        peak = max(r.peak_bytes for r in profile_text(text))
+        limit = int(peak * frac)
+        try:
+            out = transform(text, f"memfit-inline,memfit-split{{memory-limit={limit}}}")
+        except MemfitError as e:
+            info["note"] = f"unsplit: memfit-split failed at {limit} B: {str(e).splitlines()[0]}"
+        else:
+            if '"stablehlo.while"' in out:
+                text = out
+                info.update(split=True, split_limit=limit,
+                            note=f"memfit-split{{memory-limit={limit}}} ({frac:.0%} of peak)")
+            else:
+                info["note"] = f"unsplit: memfit-split at {limit} B made no loop"
+    return text, info

@@ -1,0 +1,46 @@
+"""memfit assign / score / plot."""
+import json
+
+from memfit.cli import main
+from memfit.msa.synthetic import random_instance
+from memfit.msa.tiny import tiny_instance
+
+
+def test_assign_score_plot(tmp_path, capsys):
+    inst = random_instance(4, num_ops=14, mode="placement")
+    ip = tmp_path / "inst.json"
+    inst.save(ip)
+    for method in ("heuristic", "greedy", "random", "slow", "exact"):
+        sp = tmp_path / f"{method}.json"
+        args = ["assign", str(ip), "--method", method, "-o", str(sp)]
+        if method == "exact":
+            args += ["--time-limit", "1", "--num-workers", "2"]
+        assert main(args) == 0
+        assert json.loads(sp.read_text())["method"] == method
+        assert main(["score", str(ip), str(sp)]) == 0
+        out = capsys.readouterr().out
+        assert "valid: yes" in out and "estimated time: " in out
+    png = tmp_path / "a.png"
+    assert main(["plot", str(ip), str(tmp_path / "heuristic.json"), "-o", str(png)]) == 0
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    assert main(["plot", str(ip), "-o", str(tmp_path / "b.png")]) == 0
+
+
+def test_score_rejects_an_invalid_solution(tmp_path, capsys):
+    inst = tiny_instance()
+    ip = tmp_path / "inst.json"
+    inst.save(ip)
+    sp = tmp_path / "s.json"
+    sp.write_text(json.dumps({"version": 1, "mode": "offload", "method": "hand", "buffers": [
+        {"id": b, "space": "fast" if b in (1, 2) else "slow"} for b in range(5)]}))
+    assert main(["score", str(ip), str(sp)]) == 1
+    assert "capacity" in capsys.readouterr().out
+
+
+def test_bad_instance_is_a_clear_error(tmp_path, capsys):
+    d = tiny_instance().to_dict()
+    d["buffers"][2]["end"] = 3
+    ip = tmp_path / "inst.json"
+    ip.write_text(json.dumps(d))
+    assert main(["assign", str(ip)]) == 1
+    assert "buffers[2] ('b2').end" in capsys.readouterr().err

@@ -1,0 +1,100 @@
+"""Every solver's output validates; the heuristic beats the baselines; the
+exact solver's bound is below every solution from the menu family."""
+import itertools
+from pathlib import Path
+
+import pytest
+
+from memfit.msa import baselines, exact, heuristic
+from memfit.msa.instance import Instance
+from memfit.msa.plans import build_menus
+from memfit.msa.solution import Solution
+from memfit.msa.synthetic import instance_suite
+from memfit.msa.tiny import tiny_instance
+from memfit.msa.validator import validate
+
+ROOT = Path(__file__).resolve().parents[2]
+REAL = sorted(p for d in ("bench/msa_instances", "test/python/data/msa")
+              for p in (ROOT / d).glob("*.json") if not p.name.endswith(".solution.json"))
+
+SUITE = instance_suite()
+INSTANCES = [pytest.param(i, id=i.program) for i in SUITE] + \
+    [pytest.param(p, id=p.name) for p in REAL]
+
+
+def _load(x):
+    if isinstance(x, Path):
+        inst = Instance.load(x)
+        if inst.num_buffers > 400:
+            pytest.skip(f"{x.name}: {inst.num_buffers} buffers, too large for the test budget")
+        return inst
+    return x
+
+
+def _time(inst, s):
+    v = validate(inst, s)
+    assert v.valid, f"{s.method}:\n{v.summary()}"
+    return v.estimated_time
+
+
+@pytest.mark.parametrize("inst", INSTANCES)
+def test_heuristic_beats_baselines(inst):
+    inst = _load(inst)
+    h = _time(inst, heuristic.assign(inst))
+    slow = _time(inst, baselines.all_slow(inst))
+    g = _time(inst, baselines.greedy_by_size(inst))
+    rs = [_time(inst, baselines.random_assignment(inst, seed)) for seed in range(3)]
+    tol = 1e-9 * slow
+    assert h <= g + tol
+    assert all(h <= r + tol for r in rs)
+    assert h <= slow + tol
+    if any(b.size <= inst.capacity for b in inst.buffers):
+        assert h < slow
+
+
+@pytest.mark.parametrize("inst", INSTANCES)
+def test_exact_validates_and_bounds(inst):
+    inst = _load(inst)
+    r = exact.solve(inst, time_limit=1.5, num_workers=2)
+    assert r.verdict.valid, r.verdict.summary()
+    h = _time(inst, heuristic.assign(inst))
+    t = r.verdict.estimated_time
+    assert t <= h * (1 + 1e-6)                      # hinted with the heuristic
+    assert r.bound <= t * (1 + 1e-6)
+    for s in [baselines.greedy_by_size(inst), baselines.random_assignment(inst, 1)]:
+        assert r.bound <= _time(inst, s) * (1 + 1e-6)
+    if r.status == "OPTIMAL":
+        assert t == pytest.approx(r.bound, rel=1e-4)
+
+
+@pytest.mark.parametrize("mode", ["offload", "placement"])
+def test_exact_matches_brute_force_on_tiny(mode):
+    inst = tiny_instance(mode, capacity=400)
+    _, menus = build_menus(inst)
+    best = None
+    for combo in itertools.product(*[range(len(m)) for m in menus]):
+        # placement: offsets by best-fit of the combination, tried in both orders
+        s = Solution(mode, "brute", [menus[b][p].assignment(b) for b, p in enumerate(combo)])
+        if mode == "placement":
+            from memfit.msa.plans import FastMemory
+            mem = FastMemory(inst)
+            ok = True
+            for b, p in sorted(enumerate(combo), key=lambda bp: -inst.buffers[bp[0]].size):
+                ivs = menus[b][p].intervals(inst, b)
+                if not ivs:
+                    continue
+                off = mem.best_fit(inst.buffers[b].size, ivs)
+                if off is None:
+                    ok = False
+                    break
+                mem.add(inst.buffers[b].size, ivs, off)
+                s.buffers[b].offset = off
+            if not ok:
+                continue
+        v = validate(inst, s)
+        if v.valid and (best is None or v.estimated_time < best):
+            best = v.estimated_time
+    r = exact.solve(inst, time_limit=10, num_workers=2)
+    assert r.status == "OPTIMAL"
+    assert r.verdict.estimated_time == pytest.approx(best, rel=1e-5)
+    assert r.bound <= best * (1 + 1e-9)

@@ -1,0 +1,46 @@
+"""memfit.profile's peak against XLA's own count.
+
+For each program, memfit's fusion-aware peak (lib/Analysis/MemoryProfile.cpp)
+must be within 25% of XLA:CPU's argument + output + temp - alias from
+memory_analysis() (ynn fusions off, see conftest.py). bench/bench_profile.py
+prints the same comparison as a table."""
+from __future__ import annotations
+
+import pytest
+
+import memfit
+
+import foundation_programs as progs
+
+
+@pytest.mark.parametrize("name", list(progs.PROGRAMS))
+@pytest.mark.parametrize("scale", [1, 2])
+def test_profile_within_25_percent_of_xla(name, scale):
+    fun, make_args = progs.PROGRAMS[name]
+    args = make_args(scale)
+    report = memfit.profile(fun)(*args)
+    xla = progs.xla_bytes(fun, *args)
+    ratio = report.peak_bytes / xla
+    assert 0.75 <= ratio <= 1.25, (
+        f"{name} x{scale}: memfit {report.peak_bytes} B vs XLA {xla} B (ratio {ratio:.3f})\n"
+        f"{report.table()}")
+
+
+def test_profile_sees_the_distance_matrix_not_the_broadcast():
+    # kNN's 500 x 2000 distances (4 MB) are materialised for top_k; the
+    # 500 x 2000 x 16 broadcast difference (64 MB) is fused away.
+    x, q = progs.args_knn()
+    report = memfit.profile(progs.knn)(x, q)
+    sizes = [t["bytes"] for t in report.largest_at_peak]
+    assert 500 * 2000 * 4 in sizes
+    assert max(sizes) < 500 * 2000 * 16 * 4
+    assert report.peak_op == "chlo.top_k"
+
+
+def test_profile_of_memfit_jitted_and_jax_jitted_agree():
+    args = progs.args_matmul_chain()
+    a = memfit.profile(progs.matmul_chain)(*args).peak_bytes
+    b = memfit.profile(memfit.jit(progs.matmul_chain, passes=""))(*args).peak_bytes
+    import jax
+    c = memfit.profile(jax.jit(progs.matmul_chain))(*args).peak_bytes
+    assert a == b == c
