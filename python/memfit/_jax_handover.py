@@ -10,6 +10,8 @@ jax's calling convention. That last step touches a private attribute
 """
 from __future__ import annotations
 
+import copy
+
 import jax
 
 from .errors import MemfitError
@@ -56,8 +58,13 @@ def replace_module(lowered, text: str):
         raise MemfitError(
             f"this jax ({jax.__version__}) does not expose Lowered._lowering._hlo; "
             "memfit.jit cannot hand its module to XLA")
-    lowering._hlo = parse_in_jax(text)
-    lowering._executable = None  # never reuse an executable of the old module
+    # jax caches and shares the lowering between jax.jit calls with the same
+    # signature: transform a private copy, or a later plain jax.jit(f) would
+    # be handed memfit's executable.
+    private = copy.copy(lowering)
+    private._hlo = parse_in_jax(text)
+    private._executable = None  # never reuse an executable of the old module
+    lowered._lowering = private
     return lowered
 
 

@@ -334,3 +334,22 @@ def test_cli_plugin_path():
                        input=text, capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert "memfit-profile: @f" in p.stdout and "(32 B)" in p.stdout
+
+
+def test_memfit_jit_does_not_leak_into_plain_jax_jit():
+    """jax shares lowerings between jit calls; memfit must transform a copy."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    import memfit
+
+    def f(x):
+        return jnp.sin(x) * 2
+
+    x = np.arange(16, dtype=np.float32)
+    before = jax.jit(f).lower(x).as_text()
+    memfit.jit(f, passes="memfit-profile{output=/dev/null}")(x)
+    after = jax.jit(f).lower(x).as_text()
+    assert "memfit.pipeline" not in before
+    assert "memfit.pipeline" not in after
