@@ -45,9 +45,17 @@ class MemfitJitted:
     """A function compiled by XLA after memfit's passes. Made by memfit.jit."""
 
     def __init__(self, fun: Callable, *, passes: str | None, memory_limit,
-                 rewrite: bool = True, **jit_kwargs):
+                 rewrite: bool = True, offload: str | None = None, **jit_kwargs):
         self._fun = fun
-        self.pipeline = pipeline_for(passes, memory_limit, rewrite)
+        if offload is not None:
+            if offload not in ("heuristic", "exact"):
+                raise ValueError(f"offload must be 'heuristic' or 'exact', not {offload!r}")
+            if memory_limit is None:
+                raise ValueError("offload= needs memory_limit= (the device capacity)")
+        self.offload = offload
+        # With offload, the limit is the device capacity the placement must
+        # respect; buffers move to host memory instead of being split.
+        self.pipeline = pipeline_for(passes, None if offload else memory_limit, rewrite)
         self.memory_limit = memory_limit
         self._jit_kwargs = jit_kwargs
         self._jitted = jax.jit(fun, **jit_kwargs)
@@ -63,6 +71,9 @@ class MemfitJitted:
         from . import _jax_handover as handover
         lowered = self._jitted.lower(*args, **kwargs)
         text = transform(handover.module_text(lowered), self.pipeline)
+        if self.offload:
+            from .msa.offload import offload_pipeline
+            text = offload_pipeline(text, self.memory_limit, self.offload)
         return handover.replace_module(lowered, text)
 
     def _split_static(self, args, kwargs):
@@ -103,22 +114,26 @@ class MemfitJitted:
 
 
 def jit(fun: Callable | None = None, *, passes: str | None = None,
-        memory_limit: int | str | None = None, rewrite: bool = True, **jit_kwargs):
+        memory_limit: int | str | None = None, rewrite: bool = True,
+        offload: str | None = None, **jit_kwargs):
     """Like ``jax.jit``, with memfit's passes between lowering and XLA.
 
     ``memory_limit`` (bytes, or "256MiB", "1GB") makes memfit split what does
     not fit, after memfit's algebraic rewrites (``rewrite=False`` skips them:
     they change rounding, see the README); ``passes`` adds an explicit pass
-    list. Every other keyword
+    list. ``offload="heuristic"|"exact"`` instead keeps the program whole and
+    moves buffers to host memory so that device memory stays within
+    ``memory_limit`` (jax's ``annotate_device_placement``; honoured by XLA on
+    GPUs). Every other keyword
     (static_argnums, static_argnames, donate_argnums, in_shardings,
     out_shardings, ...) goes to ``jax.jit``. Usable as a decorator with or
     without arguments.
     """
     if fun is None:
         return lambda f: MemfitJitted(f, passes=passes, memory_limit=memory_limit,
-                                      rewrite=rewrite, **jit_kwargs)
+                                      rewrite=rewrite, offload=offload, **jit_kwargs)
     return MemfitJitted(fun, passes=passes, memory_limit=memory_limit, rewrite=rewrite,
-                        **jit_kwargs)
+                        offload=offload, **jit_kwargs)
 
 
 @dataclass

@@ -85,15 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="split a kNN program under a memory limit")
     d.set_defaults(func=cmd_demo)
 
-    for module_name in ("pack", "msa.cli"):
-        try:
-            module = __import__(f"memfit.{module_name}", fromlist=["add_subcommand"])
-        except ImportError:
-            continue
-        if hasattr(module, "add_subcommand"):
-            module.add_subcommand(sub)
-        if hasattr(module, "add_subcommands"):
-            module.add_subcommands(sub)
+    # Subcommands that live with their feature: the packer and the
+    # memory-space-assignment tools.
+    from . import pack
+    from .msa import cli as msa_cli, export as msa_export
+    pack.add_subcommand(sub)
+    msa_cli.add_subcommands(sub)
+    msa_export.add_subcommands(sub)
     return p
 
 

@@ -1,0 +1,44 @@
+"""memfit.jit(f, memory_limit=..., offload=...): host offload written into the
+module as jax writes it, and the same results (XLA:CPU ignores placement)."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import memfit
+from memfit.measure import xla_bytes
+
+
+def chain(x, w1, w2, w3):
+    h1 = jnp.tanh(x @ w1)
+    h2 = jnp.tanh(h1 @ w2)
+    h3 = jnp.tanh(h2 @ w3)
+    return (h1.sum() + h3.sum(), h2.mean())
+
+
+def _args():
+    rng = np.random.default_rng(0)
+    return [rng.standard_normal(s, dtype=np.float32) / 8
+            for s in ((256, 256), (256, 256), (256, 256), (256, 256))]
+
+
+@pytest.mark.parametrize("method", ["heuristic"])
+def test_offload_keeps_results_and_annotates(method):
+    args = _args()
+    need = xla_bytes(jax.jit(chain).lower(*args).compile())
+    f = memfit.jit(chain, memory_limit=need // 2, offload=method)
+    text = f.lower(*args).as_text()
+    assert "memfit.pipeline" in text
+    got = f(*args)
+    want = jax.jit(chain)(*args)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    assert "annotate_device_placement" in text
+    assert '"pinned_host"' in text
+
+
+def test_offload_needs_a_limit_and_a_known_method():
+    with pytest.raises(ValueError, match="memory_limit"):
+        memfit.jit(chain, offload="heuristic")
+    with pytest.raises(ValueError, match="heuristic"):
+        memfit.jit(chain, memory_limit="1MiB", offload="magic")
