@@ -59,7 +59,8 @@ def status(key):
     for line in open("/proc/self/status"):
         if line.startswith(key):
             return int(line.split()[1]) * 1024
-jax.block_until_ready(compiled(q, k, v))          # warm up: thread pools, caches
+# The first run is measured: after it the allocator may keep the freed
+# buffers, and a second run would not grow the process at all.
 with open("/proc/self/clear_refs", "w") as f:     # reset the peak RSS (VmHWM)
     f.write("5")
 before = status("VmRSS:")

@@ -9,7 +9,8 @@ setting the accounted bytes are measured in).
     .venv/bin/python bench/bench_split.py            # all programs, 7 rounds
     .venv/bin/python bench/bench_split.py --quick    # smaller sizes, 5 rounds
 
-The limit given to memfit is 1/8 of what jax needs, so every program is split.
+The limit given to memfit is 1/8 of what jax needs (--divisor), so every
+program is split.
 """
 from __future__ import annotations
 
@@ -85,6 +86,8 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--rounds", type=int, default=0)
     ap.add_argument("--no-rss", action="store_true")
+    ap.add_argument("--divisor", type=int, default=8,
+                    help="memfit's limit is jax's accounted bytes / divisor")
     opts = ap.parse_args()
     rounds = opts.rounds or (5 if opts.quick else 7)
     names = ["knn", "gaussian_kernel", "attention", "cross_entropy"]
@@ -92,8 +95,12 @@ def main():
     for name in names:
         f, args = make_args(name, opts.quick)
         base = jax.jit(f).lower(*args).compile()
-        limit = xla_bytes(base) // 8
-        split = memfit.jit(f, memory_limit=limit, rewrite=False).lower(*args).compile()
+        limit = xla_bytes(base) // opts.divisor
+        try:
+            split = memfit.jit(f, memory_limit=limit, rewrite=False).lower(*args).compile()
+        except memfit.MemfitError as e:
+            print(f"... {name}: {str(e).splitlines()[-1].strip()}", file=sys.stderr)
+            continue
         want, got = jax.tree_util.tree_leaves(base(*args)), jax.tree_util.tree_leaves(split(*args))
         err = max(float(np.max(np.abs(np.asarray(w, np.float64) - np.asarray(g, np.float64))))
                   / max(float(np.max(np.abs(np.asarray(w, np.float64)))), 1e-30)
@@ -109,7 +116,8 @@ def main():
                      rss.get("jax"), rss.get("memfit"), err))
         print(f"... {name} done", file=sys.stderr, flush=True)
 
-    print(f"\nmemfit-split vs jax.jit (median of {rounds} interleaved runs; limit = jax's bytes / 8)")
+    print(f"\nmemfit-split vs jax.jit (median of {rounds} interleaved runs; "
+          f"limit = jax's bytes / {opts.divisor})")
     hdr = (f"{'program':16s} {'limit':>9s} {'jax XLA':>9s} {'memfit XLA':>10s} "
            f"{'jax ms':>8s} {'memfit ms':>9s} {'time ratio':>10s} "
            f"{'jax RSS+':>9s} {'memfit RSS+':>11s} {'max rel err':>11s}")

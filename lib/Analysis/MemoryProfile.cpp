@@ -34,6 +34,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 #include <algorithm>
+#include <memory>
 
 using namespace mlir;
 using namespace memfit;
@@ -348,15 +349,26 @@ void FusionModel::computeLiveRanges() {
 }
 
 /// Materialised values read by `op`, through the fused producers it absorbs.
+/// Iterative, and each producer once: fused producers form a DAG (x + x),
+/// which a plain recursion would walk exponentially often.
 static void collectFusionInputs(Operation *op, const FusionModel &m,
                                 llvm::SmallVectorImpl<Value> &out) {
-  for (Value v : op->getOperands()) {
-    Operation *def = v.getDefiningOp();
-    if (llvm::isa<BlockArgument>(v) || !def ||
-        (m.isMaterialised(v) && !m.isDuplicated(v)))
-      out.push_back(v);
-    else if (def->getBlock() == op->getBlock())
-      collectFusionInputs(def, m, out);
+  llvm::SmallPtrSet<Operation *, 16> seenOps;
+  llvm::SmallPtrSet<Value, 16> seenValues;
+  SmallVector<Operation *> work{op};
+  seenOps.insert(op);
+  while (!work.empty()) {
+    Operation *cur = work.pop_back_val();
+    for (Value v : cur->getOperands()) {
+      Operation *def = v.getDefiningOp();
+      if (llvm::isa<BlockArgument>(v) || !def ||
+          (m.isMaterialised(v) && !m.isDuplicated(v))) {
+        if (seenValues.insert(v).second)
+          out.push_back(v);
+      } else if (def->getBlock() == op->getBlock() && seenOps.insert(def).second) {
+        work.push_back(def);
+      }
+    }
   }
 }
 
@@ -417,6 +429,10 @@ private:
 
   std::vector<TimelinePoint> *timeline;
   llvm::SmallPtrSet<Operation *, 8> activeCallees;
+  /// Each callee's extra bytes, computed once and shared with the profilers
+  /// of callees (a call tree would otherwise be walked once per path).
+  std::shared_ptr<llvm::DenseMap<Operation *, int64_t>> calleeCache =
+      std::make_shared<llvm::DenseMap<Operation *, int64_t>>();
 };
 
 FailureOr<int64_t> Profiler::calleeExtra(func::CallOp call) {
@@ -424,11 +440,15 @@ FailureOr<int64_t> Profiler::calleeExtra(func::CallOp call) {
       call, call.getCalleeAttr());
   if (!callee || callee.isExternal())
     return 0;
+  auto cached = calleeCache->find(callee);
+  if (cached != calleeCache->end())
+    return cached->second;
   if (!activeCallees.insert(callee).second)
     return call->emitError("recursive call to '")
            << call.getCallee() << "'; memfit cannot profile recursion";
   Profiler inner(nullptr);
   inner.activeCallees = activeCallees;
+  inner.calleeCache = calleeCache;
   FailureOr<BlockResult> r = inner.profileBlock(callee.front(), 0, 0);
   activeCallees.erase(callee);
   if (failed(r))
@@ -438,7 +458,9 @@ FailureOr<int64_t> Profiler::calleeExtra(func::CallOp call) {
   for (Value v : callee.front().getTerminator()->getOperands())
     if (!llvm::isa<BlockArgument>(v))
       returned += bytesOf(v);
-  return std::max<int64_t>(0, r->peakBytes - returned);
+  int64_t extra = std::max<int64_t>(0, r->peakBytes - returned);
+  (*calleeCache)[callee] = extra;
+  return extra;
 }
 
 FailureOr<int64_t> Profiler::nestedExtra(Operation *op, int64_t outerBytes,

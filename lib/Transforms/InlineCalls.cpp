@@ -64,6 +64,36 @@ LogicalResult checkCalleesInlinable(ModuleOp module, SymbolTable &symbols) {
   return failure(r.wasInterrupted());
 }
 
+/// Ops a function would hold once every call in it is inlined, computed
+/// over the (acyclic, checked first) call graph; fails with an error when a
+/// function would grow past `limit` ops (call trees grow exponentially).
+LogicalResult checkInlinedSize(ModuleOp module, SymbolTable &symbols,
+                               uint64_t limit) {
+  llvm::DenseMap<Operation *, uint64_t> size;
+  std::function<uint64_t(func::FuncOp)> sizeOf = [&](func::FuncOp f) -> uint64_t {
+    auto it = size.find(f);
+    if (it != size.end())
+      return it->second;
+    uint64_t n = 0;
+    f.walk([&](Operation *op) {
+      ++n;
+      if (auto call = llvm::dyn_cast<func::CallOp>(op)) {
+        auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+        if (callee && !callee.isExternal())
+          n = std::min<uint64_t>(n + sizeOf(callee), limit + 1);
+      }
+    });
+    size[f] = n;
+    return n;
+  };
+  for (auto f : module.getOps<func::FuncOp>())
+    if (!f.isExternal() && sizeOf(f) > limit)
+      return f.emitError("inlining every call would give '")
+             << f.getSymName() << "' more than " << limit
+             << " ops; memfit-inline stops here";
+  return success();
+}
+
 /// Replaces `call` with a clone of the callee's single-block body.
 void inlineCall(func::CallOp call, func::FuncOp callee) {
   Block &body = callee.front();
@@ -84,7 +114,8 @@ struct MemfitInlinePass : memfit::impl::MemfitInlineBase<MemfitInlinePass> {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     if (failed(checkNoRecursion(module, symbols)) ||
-        failed(checkCalleesInlinable(module, symbols)))
+        failed(checkCalleesInlinable(module, symbols)) ||
+        failed(checkInlinedSize(module, symbols, /*limit=*/2000000)))
       return signalPassFailure();
     // Inline until no call to a defined function remains (callees may call).
     bool changed = true;

@@ -24,7 +24,14 @@ def first_error(e: memfit.MemfitError) -> str:
     return str(e).splitlines()[0]
 
 
+# Lets test_bad_input.py check that a dying runner is pinned to its case.
+SELF_TEST_ABORT = "__memfit_bad_input_runner_abort__"
+
+
 def run_case(text: str) -> str:
+    if text == SELF_TEST_ABORT:
+        import os
+        os.abort()
     errors = []
     for step in (lambda: memfit.transform(text, PIPELINE),
                  lambda: profile_text(text)):

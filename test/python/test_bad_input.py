@@ -56,32 +56,48 @@ def corpus():
     return _texts()
 
 
-def run_batch(cases: list[str], tmp_path: Path) -> dict[int, str]:
-    """Runs every case; returns {index: status line}. A crash is recorded as
-    `CRASH <returncode> <stderr tail>` for the case that was running."""
+def run_batch(cases: list[str], tmp_path: Path, timeout: int = 180) -> dict[int, str]:
+    """Runs every case; returns {index: status line}. A crash (or a batch
+    stuck for `timeout` s) is recorded as `CRASH rc=<returncode> <stderr
+    tail>` for the case that was running, and the batch resumes after it."""
     path = tmp_path / "cases.json"
     path.write_text(json.dumps(cases))
     results: dict[int, str] = {}
     start = 0
     while start < len(cases):
-        p = subprocess.run([sys.executable, str(RUNNER), str(path), str(start)],
-                           capture_output=True, text=True, timeout=600, cwd=HERE)
+        try:
+            p = subprocess.run([sys.executable, str(RUNNER), str(path), str(start)],
+                               capture_output=True, text=True, timeout=timeout, cwd=HERE)
+            stdout, stderr, rc = p.stdout, p.stderr, p.returncode
+        except subprocess.TimeoutExpired as e:  # a hang: pinned like a crash
+            out = e.stdout or b""
+            stdout = out.decode() if isinstance(out, bytes) else out
+            stderr, rc = f"no progress for {timeout} s", "timeout"
         done = False
-        for line in p.stdout.splitlines():
+        for line in stdout.splitlines():
             m = re.match(r"CASE (\d+) (.*)", line)
             if m:
                 results[int(m.group(1))] = m.group(2)
             elif line == "DONE":
                 done = True
-        if done and p.returncode == 0:
+        if done and rc == 0:
             break
         crashed = start
         while crashed in results:
             crashed += 1
-        tail = " | ".join(p.stderr.strip().splitlines()[-3:])
-        results[crashed] = f"CRASH rc={p.returncode} {tail}"
+        tail = " | ".join(stderr.strip().splitlines()[-3:])
+        results[crashed] = f"CRASH rc={rc} {tail}"
         start = crashed + 1
     return results
+
+
+def test_run_batch_pins_a_crash_to_its_case(corpus, tmp_path):
+    from bad_input_runner import SELF_TEST_ABORT
+    good = corpus["knn"][0]
+    results = run_batch([good, SELF_TEST_ABORT, "not mlir", good], tmp_path)
+    assert results[0] == "OK" and results[3] == "OK"
+    assert results[1].startswith("CRASH rc=-6")
+    assert results[2].startswith("ERROR")
 
 
 # -- 100 truncated or corrupted texts -----------------------------------------
@@ -341,6 +357,37 @@ ODD_BUT_PARSEABLE = [
     '    "stablehlo.return"(%a) : (tensor<i32>) -> ()\n'
     '  }) : (tensor<i32>) -> tensor<i32>\n  return %0 : tensor<i32>\n}\n',
 ]
+
+
+def _diamond_chain(n: int) -> str:
+    # n fused `x + x` ops: a DAG whose paths double at each step.
+    t = "tensor<4x4xf32>"
+    lines = [f"func.func @f(%a0: {t}) -> {t} {{"]
+    for i in range(n):
+        lines.append(f'  %a{i + 1} = "stablehlo.add"(%a{i}, %a{i}) : ({t}, {t}) -> {t}')
+    lines.append(f'  %d = "stablehlo.dot_general"(%a{n}, %a{n}) <{{dot_dimension_numbers = '
+                 f'#stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}}>'
+                 f' : ({t}, {t}) -> {t}')
+    lines += [f"  return %d : {t}", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def _call_tree(levels: int) -> str:
+    # Each level calls the next twice: full inlining would be exponential.
+    t = "tensor<4xf32>"
+    out = []
+    for i in range(levels):
+        vis = "" if i == 0 else "private "
+        out.append(f"func.func {vis}@f{i}(%x: {t}) -> {t} {{\n"
+                   f"  %a = func.call @f{i + 1}(%x) : ({t}) -> {t}\n"
+                   f"  %b = func.call @f{i + 1}(%a) : ({t}) -> {t}\n"
+                   f"  return %b : {t}\n}}")
+    out.append(f'func.func private @f{levels}(%x: {t}) -> {t} {{\n'
+               f'  %n = "stablehlo.negate"(%x) : ({t}) -> {t}\n  return %n : {t}\n}}')
+    return "\n".join(out) + "\n"
+
+
+ODD_BUT_PARSEABLE += [_diamond_chain(60), _call_tree(40)]
 
 
 def test_odd_but_parseable_modules_never_crash(tmp_path):

@@ -12,6 +12,8 @@ it first) and checks that
 """
 from __future__ import annotations
 
+import copy
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -32,6 +34,9 @@ def split_pipeline(limit: int) -> str:
 
 def compile_split(f, args, limit):
     lowered = jax.jit(f).lower(*args)
+    # jax caches lowerings: without a copy, replacing the module would also
+    # change what a later plain jax.jit(f).lower(...) of the same shapes gets.
+    lowered._lowering = copy.copy(lowered._lowering)
     text = memfit.transform(handover.module_text(lowered), split_pipeline(limit))
     return handover.replace_module(lowered, text).compile(), text
 

@@ -193,3 +193,53 @@ func.func private @helper(%x: tensor<128x128xf32>) -> tensor<128x128xf32> {
   %e = "stablehlo.dot_general"(%d, %d) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}> : (tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x128xf32>
   return %e : tensor<128x128xf32>
 }
+
+// A chain of 40 fused `x + x`: a DAG whose paths double at each step. The
+// fusion inputs must be collected once per producer (this used to take 2^40
+// steps). Peak = argument + the dot operand + the dot, 64 B each.
+// CHECK-LABEL: memfit-profile: @fused_diamond_chain
+// CHECK:         peak:      192 B (192 B) at stablehlo.dot_general
+func.func @fused_diamond_chain(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %a0 = "stablehlo.add"(%x, %x) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a1 = "stablehlo.add"(%a0, %a0) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a2 = "stablehlo.add"(%a1, %a1) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a3 = "stablehlo.add"(%a2, %a2) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a4 = "stablehlo.add"(%a3, %a3) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a5 = "stablehlo.add"(%a4, %a4) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a6 = "stablehlo.add"(%a5, %a5) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a7 = "stablehlo.add"(%a6, %a6) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a8 = "stablehlo.add"(%a7, %a7) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a9 = "stablehlo.add"(%a8, %a8) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a10 = "stablehlo.add"(%a9, %a9) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a11 = "stablehlo.add"(%a10, %a10) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a12 = "stablehlo.add"(%a11, %a11) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a13 = "stablehlo.add"(%a12, %a12) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a14 = "stablehlo.add"(%a13, %a13) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a15 = "stablehlo.add"(%a14, %a14) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a16 = "stablehlo.add"(%a15, %a15) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a17 = "stablehlo.add"(%a16, %a16) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a18 = "stablehlo.add"(%a17, %a17) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a19 = "stablehlo.add"(%a18, %a18) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a20 = "stablehlo.add"(%a19, %a19) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a21 = "stablehlo.add"(%a20, %a20) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a22 = "stablehlo.add"(%a21, %a21) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a23 = "stablehlo.add"(%a22, %a22) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a24 = "stablehlo.add"(%a23, %a23) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a25 = "stablehlo.add"(%a24, %a24) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a26 = "stablehlo.add"(%a25, %a25) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a27 = "stablehlo.add"(%a26, %a26) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a28 = "stablehlo.add"(%a27, %a27) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a29 = "stablehlo.add"(%a28, %a28) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a30 = "stablehlo.add"(%a29, %a29) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a31 = "stablehlo.add"(%a30, %a30) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a32 = "stablehlo.add"(%a31, %a31) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a33 = "stablehlo.add"(%a32, %a32) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a34 = "stablehlo.add"(%a33, %a33) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a35 = "stablehlo.add"(%a34, %a34) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a36 = "stablehlo.add"(%a35, %a35) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a37 = "stablehlo.add"(%a36, %a36) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a38 = "stablehlo.add"(%a37, %a37) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a39 = "stablehlo.add"(%a38, %a38) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %d = "stablehlo.dot_general"(%a39, %a39) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}> : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %d : tensor<4x4xf32>
+}
