@@ -212,7 +212,9 @@ def test_program_with_a_loop_already():
 def test_two_oversized_regions():
     def f(x, y, z):
         s = jnp.sum(jnp.exp(-(x[:, None] - y[None, :]) ** 2), 1)
-        return s, jax.lax.top_k(jnp.cos(z[:, None] * s[None, :]), 2)
+        # No cos here: cos of a large product is flat at its maximum, so float
+        # reassociation in the split sum would reorder near-ties.
+        return s, jax.lax.top_k(z[:, None] * s[None, :], 2)
     x, y, z = normal(30, (3000,)), normal(31, (3001,)), normal(32, (2999,))
     _, text = compile_split(f, (x, y, z), 256 * KiB)
     assert text.count('"stablehlo.while"') >= 2
