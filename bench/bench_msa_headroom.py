@@ -1,7 +1,7 @@
 """Headroom of memory-space assignment: how far the XLA-style heuristic is from optimal.
 
 For every instance (the synthetic suite, plus exported ones in
-bench/msa_instances/*.json when present) prints the estimated time of
+data/msa/instances/ and bench/msa_instances/ when present) prints the estimated time of
 all-slow, random, greedy-by-size, the heuristic and CP-SAT's best solution
 (all scored by the validator), CP-SAT's lower bound over the plan-menu family,
 and the gaps to that bound.
@@ -39,20 +39,22 @@ def main(argv=None) -> int:
     ap.add_argument("--num-workers", type=int, default=8)
     ap.add_argument("--full", action="store_true", help="the larger synthetic suite")
     ap.add_argument("--instances", nargs="*", default=None,
-                    help="instance JSON files or folders (default: bench/msa_instances)")
+                    help="instance JSON files or folders (default: data/msa/instances, bench/msa_instances)")
     ap.add_argument("--max-buffers", type=int, default=2000, help="skip larger instances")
     ap.add_argument("--json", default=None, help="also write the rows as JSON")
     args = ap.parse_args(argv)
 
     insts = list(instance_suite(quick=not args.full))
     paths = []
-    for x in (args.instances if args.instances is not None else [str(ROOT / "bench" / "msa_instances")]):
+    default = [str(ROOT / "data" / "msa" / "instances"), str(ROOT / "bench" / "msa_instances")]
+    for x in (args.instances if args.instances is not None else default):
         p = Path(x)
         paths += sorted(p.glob("*.json")) if p.is_dir() else ([p] if p.exists() else [])
     for p in paths:
         if p.name.endswith(".solution.json"):
             continue
         inst = Instance.load(p)
+        inst.program = p.stem          # programs repeat across capacities and modes
         if inst.num_buffers > args.max_buffers:
             print(f"skip {p.name}: {inst.num_buffers} buffers", file=sys.stderr)
             continue

@@ -16,6 +16,12 @@
 //  * Buffer intervals follow the instance rules: an argument starts at 0, a
 //    temp or output at its producer; each ends at its last use (its start
 //    when unused).
+//  * XLA's aliases are not buffers of their own: a reshape, or a
+//    broadcast_in_dim that only adds unit dimensions, is a bitcast of its
+//    operand's buffer; optimization_barrier results alias its operands; a
+//    result written over an operand that dies at its op (in-place
+//    elementwise fusion, dynamic_update_slice) shares that operand's buffer,
+//    when every value already in that buffer is dead.
 //  * Regions of other ops (reduce and sort bodies, case/if branches) are not
 //    scheduled; the op is one entry.
 //
@@ -487,6 +493,19 @@ void Exporter::run() {
     if (getTensorBytes(a.getType()))
       newBuffer(a, "argument", 0);
   exportBlock(entry, 1.0);
+  // A returned bitcast (reshape) the fusion model leaves virtual: the
+  // buffer behind it is an output.
+  for (Value v : returned) {
+    Value w = v;
+    while (bufferOf(w) < 0 && w.getDefiningOp() &&
+           (getOpKind(w.getDefiningOp()) == OpKind::Reshape ||
+            getOpKind(w.getDefiningOp()) == OpKind::BroadcastInDim) &&
+           getTensorBytes(w.getType()) ==
+               getTensorBytes(w.getDefiningOp()->getOperand(0).getType()))
+      w = w.getDefiningOp()->getOperand(0);
+    if (int b = bufferOf(w); b >= 0 && buffers[b].kind == "temp")
+      buffers[b].kind = "output";
+  }
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 // RUN: memfit-opt %s --memfit-export-buffers="function=dot capacity=50%" -o /dev/null | FileCheck %s --check-prefix=DOT
 // RUN: memfit-opt %s --memfit-export-buffers="function=in_place capacity=1KiB" -o /dev/null | FileCheck %s --check-prefix=INPLACE
 // RUN: memfit-opt %s --memfit-export-buffers="function=several_uses" -o /dev/null | FileCheck %s --check-prefix=USES
+// RUN: memfit-opt %s --memfit-export-buffers="function=bitcast" -o /dev/null | FileCheck %s --check-prefix=BITCAST
 // RUN: memfit-opt %s --memfit-export-buffers="function=dot output=%t.json" | FileCheck %s --check-prefix=UNCHANGED
 // RUN: FileCheck %s --check-prefix=DOT < %t.json
 // RUN: mlir-opt --load-pass-plugin=%plugin --allow-unregistered-dialect --pass-pipeline="builtin.module(memfit-export-buffers{function=dot capacity=50%})" %s -o /dev/null | FileCheck %s --check-prefix=DOT
@@ -119,6 +120,27 @@ func.func @several_uses(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %e = "stablehlo.dot_general"(%d, %c) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}> : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
   %f = "stablehlo.add"(%e, %a) : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
   return %f : tensor<8x8xf32>
+}
+
+// A reshape is a bitcast in XLA: no entry, no buffer; the returned reshape
+// is the dot's buffer, which becomes an output.
+// BITCAST:      "ops": [
+// BITCAST-NEXT:  {
+// BITCAST-NEXT:   "id": 0,
+// BITCAST-NEXT:   "name": "stablehlo.dot_general",
+// BITCAST:        "results": [1]
+// BITCAST-NEXT:  }
+// BITCAST-NEXT: ],
+// BITCAST:        "name": "dot_general:8x8xf32",
+// BITCAST-NEXT:   "size": 256,
+// BITCAST-NEXT:   "start": 0,
+// BITCAST-NEXT:   "end": 0,
+// BITCAST-NEXT:   "uses": [],
+// BITCAST-NEXT:   "kind": "output",
+func.func @bitcast(%a: tensor<8x8xf32>) -> tensor<64xf32> {
+  %c = "stablehlo.dot_general"(%a, %a) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}> : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %r = "stablehlo.reshape"(%c) : (tensor<8x8xf32>) -> tensor<64xf32>
+  return %r : tensor<64xf32>
 }
 
 // The pass leaves the IR unchanged.
