@@ -223,7 +223,13 @@ PackResult packAtCapacity(const std::vector<Buffer> &buffers,
   });
   for (int ci : order) {
     Component &c = comps[ci];
-    std::vector<int64_t> offs;
+    // Best-fit first: when it fits, no search is needed.
+    int64_t bfPeak = 0;
+    std::vector<int64_t> offs = bestFit(componentBuffers(buffers, c), bfPeak);
+    if (bfPeak <= cap) {
+      scatter(c, offs, r.offsets);
+      continue;
+    }
     SearchOutcome o =
         detail::solveAtCapacity(c.problem, cap, budget, offs);
     if (o == SearchOutcome::Found) {
@@ -264,8 +270,8 @@ PackResult minimisePeak(const std::vector<Buffer> &buffers,
   int64_t nodes = 0;
   bool nodeLimitHit = false;
 
-  // Upper bounds: best-fit, and the first leaf of the search with no
-  // capacity (a skyline greedy).
+  // Upper bounds: best-fit, and the first leaf of a depth-first search with
+  // no capacity (skyline greedy) in each candidate order.
   for (Component &c : comps) {
     r.lowerBound = std::max(r.lowerBound, c.lowerBound);
     std::vector<Buffer> cb = componentBuffers(buffers, c);
@@ -273,14 +279,26 @@ PackResult minimisePeak(const std::vector<Buffer> &buffers,
     c.bestOffsets = bestFit(cb, bfPeak);
     c.bestPeak = bfPeak;
     c.infeasibleUpTo = c.lowerBound - 1;
-    if (c.bestPeak > c.lowerBound) {
+    int64_t total = 0;
+    for (int64_t sz : c.problem.size)
+      total += sz;
+    const detail::CandidateOrder orders[] = {
+        detail::CandidateOrder::LargestFirst, detail::CandidateOrder::AreaFirst,
+        detail::CandidateOrder::LongestFirst};
+    for (detail::CandidateOrder order : orders) {
+      if (c.bestPeak <= c.lowerBound)
+        break;
+      detail::SearchConfig greedy;
+      greedy.portfolio = {{order, false}};
       SearchBudget budget;
       budget.deadline = deadline;
+      if (options.nodeLimit > 0) {
+        budget.nodeLimit = options.nodeLimit - nodes;
+        if (budget.nodeLimit <= 0)
+          break;
+      }
       std::vector<int64_t> offs;
-      int64_t total = 0;
-      for (int64_t s : c.problem.size)
-        total += s;
-      if (detail::solveAtCapacity(c.problem, total, budget, offs) ==
+      if (detail::solveAtCapacity(c.problem, total, budget, offs, greedy) ==
           SearchOutcome::Found) {
         int64_t p = peakOf(c.problem, offs);
         if (p < c.bestPeak) {
@@ -305,32 +323,51 @@ PackResult minimisePeak(const std::vector<Buffer> &buffers,
     return lo;
   };
 
-  // Capacities below `lo` are proven infeasible or given up on; `hi` has a
-  // packing. Search in units of g.
-  int64_t lo = provenLow();
+  // Binary search for the smallest capacity that fits, in rounds: each
+  // round starts with a probe at the lowest capacity not proven infeasible
+  // (at the live-bytes bound this proves optimality when it fits), then
+  // halves [lo, hi). A probe that runs out of time is skipped over; when a
+  // round ends with such probes and time is left, the next round retries
+  // them with more time each. Capacities are multiples of g.
   int64_t hi = globalPeak();
-  bool firstProbe = true;
-  while (lo < hi) {
+  int64_t lo = provenLow();
+  bool newRound = true, anyUnknown = false;
+  int round = 0;
+  while (true) {
     double left = std::chrono::duration<double>(deadline - Clock::now()).count();
-    if (left <= 0 || nodeLimitHit)
+    if (left <= 0 || nodeLimitHit || provenLow() >= hi)
       break;
+    if (lo >= hi) {
+      if (!anyUnknown)
+        break;
+      lo = provenLow();
+      anyUnknown = false;
+      newRound = true;
+      ++round;
+    }
     int64_t loU = (lo + g - 1) / g, hiU = hi / g; // capacities k*g in [lo, hi)
     if (hiU * g >= hi)
       --hiU;
-    if (loU > hiU)
-      break;
-    int64_t capU = firstProbe ? loU : loU + (hiU - loU) / 2;
+    if (loU > hiU) {
+      lo = hi;
+      continue;
+    }
+    int64_t capU = newRound ? loU : loU + (hiU - loU) / 2;
     int64_t cap = capU * g;
-    int probesLeft = 1;
-    for (int64_t span = hiU - loU + 1; span > 1; span = (span + 1) / 2)
-      ++probesLeft;
-    if (firstProbe)
-      ++probesLeft;
-    firstProbe = false;
+    double share;
+    if (newRound) {
+      share = round == 0 ? 0.3 : 0.5;
+    } else {
+      int probesLeft = 1;
+      for (int64_t span = hiU - loU + 1; span > 1; span = (span + 1) / 2)
+        ++probesLeft;
+      share = 1.0 / probesLeft;
+    }
+    newRound = false;
     SearchBudget budget;
-    budget.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                         std::chrono::duration<double>(
-                                             left / probesLeft));
+    budget.deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(left * share));
     if (options.nodeLimit > 0) {
       budget.nodeLimit = options.nodeLimit - nodes;
       if (budget.nodeLimit <= 0)
@@ -368,10 +405,13 @@ PackResult minimisePeak(const std::vector<Buffer> &buffers,
     nodes += budget.nodesUsed;
     if (options.nodeLimit > 0 && nodes >= options.nodeLimit)
       nodeLimitHit = true;
-    if (verdict == Fits)
+    if (verdict == Fits) {
       hi = globalPeak();
-    else
-      lo = cap + 1; // proven for DoesNot; given up on for Unknown
+    } else {
+      lo = cap + 1;
+      if (verdict == Unknown)
+        anyUnknown = true;
+    }
   }
 
   r.offsets.assign(buffers.size(), 0);
@@ -402,6 +442,76 @@ int64_t maxLiveBytes(const std::vector<Buffer> &buffers) {
   return maxLive(buffers, all);
 }
 
+namespace {
+
+/// The placed buffers, indexed for "which placed buffers are live at some
+/// time in [lo, hi)": a max-tree of `upper` over the buffers sorted by
+/// `lower`, holding only placed ones.
+class PlacedIndex {
+public:
+  explicit PlacedIndex(const std::vector<Buffer> &buffers) : buffers(buffers) {
+    for (int i = 0; i < int(buffers.size()); ++i)
+      if (buffers[i].size > 0)
+        byLower.push_back(i);
+    std::stable_sort(byLower.begin(), byLower.end(), [&](int a, int b) {
+      return buffers[a].lower < buffers[b].lower;
+    });
+    position.assign(buffers.size(), -1);
+    for (int k = 0; k < int(byLower.size()); ++k)
+      position[byLower[k]] = k;
+    leaves = 1;
+    while (leaves < int(byLower.size()))
+      leaves *= 2;
+    maxUpper.assign(2 * size_t(leaves), std::numeric_limits<int64_t>::min());
+  }
+
+  void insert(int i) {
+    size_t k = size_t(leaves) + size_t(position[i]);
+    maxUpper[k] = buffers[i].upper;
+    for (k /= 2; k >= 1; k /= 2)
+      maxUpper[k] = std::max(maxUpper[2 * k], maxUpper[2 * k + 1]);
+  }
+
+  template <typename F> void forOverlapping(int64_t lo, int64_t hi, F f) {
+    // Buffers with lower < hi form a prefix of byLower.
+    int end = int(std::lower_bound(byLower.begin(), byLower.end(), hi,
+                                   [&](int a, int64_t v) {
+                                     return buffers[a].lower < v;
+                                   }) -
+                  byLower.begin());
+    if (end == 0)
+      return;
+    stack.clear();
+    stack.push_back({1, 0, leaves});
+    while (!stack.empty()) {
+      Node nd = stack.back();
+      stack.pop_back();
+      if (nd.begin >= end || maxUpper[nd.k] <= lo)
+        continue;
+      if (nd.end - nd.begin == 1) {
+        f(byLower[nd.begin]);
+        continue;
+      }
+      int mid = (nd.begin + nd.end) / 2;
+      stack.push_back({2 * nd.k + 1, mid, nd.end});
+      stack.push_back({2 * nd.k, nd.begin, mid});
+    }
+  }
+
+private:
+  struct Node {
+    size_t k;
+    int begin, end;
+  };
+  const std::vector<Buffer> &buffers;
+  std::vector<int> byLower, position;
+  int leaves;
+  std::vector<int64_t> maxUpper;
+  std::vector<Node> stack;
+};
+
+} // namespace
+
 std::vector<int64_t> bestFit(const std::vector<Buffer> &buffers,
                              int64_t &peak) {
   int n = int(buffers.size());
@@ -415,21 +525,19 @@ std::vector<int64_t> bestFit(const std::vector<Buffer> &buffers,
     return la > lb;
   });
   std::vector<int64_t> offsets(n, 0);
-  std::vector<int> placedIdx;
+  PlacedIndex index(buffers);
   std::vector<std::pair<int64_t, int64_t>> busy; // [begin, end)
   peak = 0;
   for (int i : order) {
     const Buffer &b = buffers[i];
-    if (b.size == 0) {
+    if (b.size <= 0 || b.upper <= b.lower) {
       offsets[i] = 0;
       continue;
     }
     busy.clear();
-    for (int j : placedIdx) {
-      const Buffer &o = buffers[j];
-      if (o.lower < b.upper && b.lower < o.upper)
-        busy.push_back({offsets[j], offsets[j] + o.size});
-    }
+    index.forOverlapping(b.lower, b.upper, [&](int j) {
+      busy.push_back({offsets[j], offsets[j] + buffers[j].size});
+    });
     std::sort(busy.begin(), busy.end());
     int64_t bestOff = -1, bestGap = std::numeric_limits<int64_t>::max();
     int64_t cursor = 0;
@@ -447,7 +555,7 @@ std::vector<int64_t> bestFit(const std::vector<Buffer> &buffers,
       bestOff = cursor;
     offsets[i] = bestOff;
     peak = std::max(peak, bestOff + b.size);
-    placedIdx.push_back(i);
+    index.insert(i);
   }
   return offsets;
 }

@@ -45,6 +45,9 @@ namespace detail {
 namespace {
 
 constexpr int64_t kInf = std::numeric_limits<int64_t>::max() / 4;
+// Independent parts are solved by nested calls; deeper than this, a node
+// with several parts is searched as one (the search stays complete).
+constexpr int kMaxNesting = 256;
 
 uint64_t splitmix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ULL;
@@ -124,68 +127,6 @@ private:
   int64_t maxEntries;
 };
 
-namespace bits {
-// dst |= src << k, for bitsets of w words (dst may equal src).
-void shiftOrLeft(uint64_t *dst, const uint64_t *src, int w, int64_t k) {
-  if (k == 0) {
-    for (int i = 0; i < w; ++i)
-      dst[i] |= src[i];
-    return;
-  }
-  int64_t ws = k >> 6, bs = k & 63;
-  for (int64_t i = w - 1; i >= ws; --i) {
-    uint64_t v = src[i - ws] << bs;
-    if (bs && i - ws - 1 >= 0)
-      v |= src[i - ws - 1] >> (64 - bs);
-    dst[i] |= v;
-  }
-}
-// dst = src << k (dst and src distinct).
-void shiftLeft(uint64_t *dst, const uint64_t *src, int w, int64_t k) {
-  for (int i = 0; i < w; ++i)
-    dst[i] = 0;
-  shiftOrLeft(dst, src, w, k);
-}
-// dst &= src >> k.
-void andShiftRight(uint64_t *dst, const uint64_t *src, int w, int64_t k) {
-  int64_t ws = k >> 6, bs = k & 63;
-  for (int64_t i = 0; i < w; ++i) {
-    uint64_t v = 0;
-    if (i + ws < w) {
-      v = src[i + ws] >> bs;
-      if (bs && i + ws + 1 < w)
-        v |= src[i + ws + 1] << (64 - bs);
-    }
-    dst[i] &= v;
-  }
-}
-void clearAbove(uint64_t *b, int w, int64_t top) {
-  int64_t last = top >> 6;
-  if (last < w) {
-    if ((top & 63) != 63)
-      b[last] &= (uint64_t(2) << (top & 63)) - 1;
-    for (int64_t i = last + 1; i < w; ++i)
-      b[i] = 0;
-  }
-}
-// Smallest set bit >= from, or -1.
-int64_t next(const uint64_t *b, int w, int64_t from) {
-  if (from < 0)
-    from = 0;
-  int64_t i = from >> 6;
-  if (i >= w)
-    return -1;
-  uint64_t v = b[i] & (~uint64_t(0) << (from & 63));
-  while (true) {
-    if (v)
-      return (i << 6) + __builtin_ctzll(v);
-    if (++i >= w)
-      return -1;
-    v = b[i];
-  }
-}
-} // namespace bits
-
 class Solver {
 public:
   Solver(const Problem &problem, int64_t capacity, const SearchConfig &config,
@@ -209,13 +150,15 @@ private:
     uint64_t entry1, entry2; // state before forced raises led to it
   };
   struct Undo {
-    int idx;     // buffer (place) or ~segment (raise)
-    int64_t old; // previous floor
+    int idx;       // buffer (place) or ~segment (raise)
+    int64_t old;   // previous floor
+    size_t mfMark; // mfTrail size before the change
   };
   struct Range {
     int a, c; // segments [a, c)
     uint64_t ctx1, ctx2;
     std::vector<int> bufs; // buffers living in [a, c) that were unplaced
+    bool releaseBound;     // worth its cost here
   };
   enum class Enter { Pushed, Found, Failed, Limit };
 
@@ -233,34 +176,8 @@ private:
   void rollback(size_t mark);
   void localHash(int a, int c, uint64_t &k1, uint64_t &k2) const;
   int64_t raiseLevel(int t, int64_t m);
-  bool propagate(const Range &r);
-  bool refreshLevels(const Range &r) {
-    for (int b : r.bufs)
-      if (!placed[b])
-        mf[b] = maxFloor(b);
-    return propagate(r);
-  }
   bool releaseBoundFits(const Range &r);
-  int64_t nextLevel(int b, int64_t from) const;
 
-  int64_t maxFloor(int b) const {
-    int64_t r = 0;
-    for (int s = P.segLo[b], e = P.segHi[b]; s < e; ++s)
-      r = std::max(r, floor_[s]);
-    return r;
-  }
-  bool flatAt(int b, int64_t m) const {
-    for (int s = P.segLo[b], e = P.segHi[b]; s < e; ++s)
-      if (floor_[s] != m)
-        return false;
-    return true;
-  }
-  bool levelAllowed(int b, int64_t m) const {
-    if (!useLevels)
-      return true;
-    int64_t x = m / unit;
-    return (bufBits[size_t(b) * W + size_t(x >> 6)] >> (x & 63)) & 1;
-  }
   // Symmetry: two buffers with the same lifetime stacked directly on each
   // other can swap places. When o sits right below offset m and b was tried
   // before o in the node that placed o, placing b on o only repeats that
@@ -290,7 +207,7 @@ private:
     if (placed[b] || mf[b] != m ||
         (classPrev[b] >= 0 && !placed[classPrev[b]]))
       return false;
-    return levelAllowed(b, m) && !stackedOutOfOrder(b, m) && !floating(b, m);
+    return !stackedOutOfOrder(b, m) && !floating(b, m);
   }
 
   uint64_t segHash1(int s, int64_t v) const {
@@ -340,21 +257,20 @@ private:
   std::vector<Frame> stack;
   std::vector<int> pool;
   std::vector<Undo> trail;
-  std::vector<int64_t> acc, rel;
-  std::vector<int64_t> mf; // per buffer: highest floor over its life
+  std::vector<int64_t> acc;
+  // Per unplaced buffer: the highest floor over its life, kept up to date
+  // by place() and raise(); old values are undone in step with the trail.
+  std::vector<int64_t> mf;
+  std::vector<std::pair<int, int64_t>> mfTrail;
+  void liftMf(int b, int64_t v) {
+    if (mf[b] < v) {
+      mfTrail.push_back({b, mf[b]});
+      mf[b] = v;
+    }
+  }
   std::vector<std::pair<int64_t, int>> sortBuf;
 
-  // Level inference (see propagate()). Offsets are counted in units of
-  // `unit` (the gcd of the sizes); U = C / unit; bitsets have W words.
-  bool useLevels = false;
-  int64_t unit = 1;
-  int64_t U = 0;
-  int W = 0;
-  std::vector<uint64_t> segBits, bufBits, tmpBits;
-  // Cache validity: a segment whose floor or remaining set changes gets a new
-  // stamp; cached bits older than what they depend on are recomputed.
-  uint64_t clock = 0;
-  std::vector<uint64_t> segStamp, segBitsStamp, bufBitsStamp;
+  int nesting = 0; // solveRange calls on the C++ stack
 
   // Portfolio state.
   size_t strategyIndex = 0;
@@ -446,28 +362,16 @@ void Solver::setup() {
       h2 ^= segHash2(s, 0);
     }
   acc.assign(S, 0);
-  rel.assign(n, 0);
   mf.assign(n, 0);
+  mfTrail.clear();
 
-  // Offsets of a packing pushed down are sums of sizes: multiples of unit.
-  unit = 0;
+  // Offsets of a packing pushed down are sums of sizes, multiples of their
+  // gcd: the capacity can be rounded down to one.
+  int64_t unit = 0;
   for (int b = 0; b < n; ++b)
     unit = std::gcd(unit, P.size[b]);
-  if (unit <= 0)
-    unit = 1;
-  C = C / unit * unit;
-  U = C / unit;
-  useLevels = cfg.useLevelInference && U <= cfg.maxLevelBits;
-  if (useLevels) {
-    W = int((U + 1 + 63) / 64);
-    segBits.assign(size_t(S) * W, 0);
-    bufBits.assign(size_t(n) * W, 0);
-    tmpBits.assign(W, 0);
-  }
-  segStamp.assign(S, 1);
-  segBitsStamp.assign(S, 0);
-  bufBitsStamp.assign(n, 0);
-  clock = 1;
+  if (unit > 0)
+    C = C / unit * unit;
 }
 
 void Solver::applyOrder(CandidateOrder order) {
@@ -546,7 +450,6 @@ void Solver::place(int b, int64_t m) {
     rem[s] -= sz;
     topTrail.push_back(realTop[s]);
     realTop[s] = m + sz;
-    segStamp[s] = ++clock;
     if (rem[s] > 0) {
       h1 ^= segHash1(s, floor_[s]);
       h2 ^= segHash2(s, floor_[s]);
@@ -558,7 +461,10 @@ void Solver::place(int b, int64_t m) {
   h2 ^= bufSalt2[b];
   placed[b] = 1;
   off[b] = m;
-  trail.push_back({b, m});
+  trail.push_back({b, m, mfTrail.size()});
+  for (int j : neighbors[b])
+    if (!placed[j])
+      liftMf(j, m + sz);
 }
 
 void Solver::unplace(int b, int64_t m) {
@@ -572,7 +478,6 @@ void Solver::unplace(int b, int64_t m) {
     }
     rem[s] += sz;
     floor_[s] = m;
-    segStamp[s] = ++clock;
     h1 ^= segHash1(s, m);
     h2 ^= segHash2(s, m);
   }
@@ -585,17 +490,23 @@ void Solver::unplace(int b, int64_t m) {
 
 void Solver::raise(int s, int64_t v) {
   // Only called on active segments.
-  trail.push_back({~s, floor_[s]});
+  trail.push_back({~s, floor_[s], mfTrail.size()});
   h1 ^= segHash1(s, floor_[s]) ^ segHash1(s, v);
   h2 ^= segHash2(s, floor_[s]) ^ segHash2(s, v);
   floor_[s] = v;
-  segStamp[s] = ++clock;
+  for (int b : live[s])
+    if (!placed[b])
+      liftMf(b, v);
 }
 
 void Solver::rollback(size_t mark) {
   while (trail.size() > mark) {
     Undo u = trail.back();
     trail.pop_back();
+    while (mfTrail.size() > u.mfMark) {
+      mf[mfTrail.back().first] = mfTrail.back().second;
+      mfTrail.pop_back();
+    }
     if (u.idx >= 0) {
       unplace(u.idx, u.old);
     } else {
@@ -603,8 +514,7 @@ void Solver::rollback(size_t mark) {
       h1 ^= segHash1(s, floor_[s]) ^ segHash1(s, u.old);
       h2 ^= segHash2(s, floor_[s]) ^ segHash2(s, u.old);
       floor_[s] = u.old;
-      segStamp[s] = ++clock;
-    }
+      }
   }
 }
 
@@ -634,9 +544,8 @@ int64_t Solver::raiseLevel(int t, int64_t m) {
   for (int b : live[t]) {
     if (placed[b])
       continue;
-    int64_t mf = maxFloor(b);
-    if (mf > m) {
-      level = std::min(level, nextLevel(b, mf));
+    if (mf[b] > m) {
+      level = std::min(level, mf[b]);
       continue;
     }
     // b could only rise above m by resting on a remaining buffer j that
@@ -649,7 +558,7 @@ int64_t Solver::raiseLevel(int t, int64_t m) {
     for (int j : neighbors[b]) {
       if (placed[j])
         continue;
-      int64_t mfj = maxFloor(j);
+      int64_t mfj = mf[j];
       if (mfj < m + P.size[b])
         blocked = true;
       if (P.segLo[j] <= t && t < P.segHi[j])
@@ -658,103 +567,21 @@ int64_t Solver::raiseLevel(int t, int64_t m) {
     }
     if (!blocked && cfg.useDominance)
       return kInf;
-    if (support < kInf)
-      level = std::min(level, std::max(support, nextLevel(b, m + 1)));
+    level = std::min(level, support);
   }
   return level;
 }
 
-// Level inference. In segment s the remaining buffers R_s fill [floor, C)
-// with slack(s) = C - floor - rem(s) bytes left empty. So the bytes below
-// any b in R_s are floor + (sizes of some subset of R_s) + (at most slack),
-// and the same holds for the bytes below b's top. The bitset of such levels
-// is a subset-sum set dilated by the slack and shifted by the floor. A
-// buffer's offset must be allowed, and its top too, in every segment of its
-// life; the lowest allowed offset is its release date for the bound below,
-// and a buffer with no allowed offset ends the branch.
-bool Solver::propagate(const Range &r) {
-  if (!useLevels) {
-    for (int b : r.bufs)
-      if (!placed[b])
-        rel[b] = mf[b];
-    return true;
-  }
-  const int w = W;
-  for (int s = r.a; s < r.c; ++s) {
-    if (rem[s] == 0 || segBitsStamp[s] >= segStamp[s])
-      continue;
-    int64_t slack = (C - floor_[s] - rem[s]) / unit;
-    if (slack < 0)
-      return false;
-    segBitsStamp[s] = ++clock;
-    uint64_t *t = tmpBits.data();
-    for (int i = 0; i < w; ++i)
-      t[i] = 0;
-    t[0] = 1;
-    for (int b : live[s]) {
-      if (placed[b])
-        continue;
-      bits::shiftOrLeft(t, t, w, P.size[b] / unit); // high words first
-      bits::clearAbove(t, w, U);
-    }
-    // Dilate by [0, slack].
-    for (int64_t covered = 1; covered <= slack;) {
-      int64_t step = std::min(covered, slack + 1 - covered);
-      bits::shiftOrLeft(t, t, w, step);
-      bits::clearAbove(t, w, U);
-      covered += step;
-    }
-    uint64_t *dst = &segBits[size_t(s) * w];
-    bits::shiftLeft(dst, t, w, floor_[s] / unit);
-    bits::clearAbove(dst, w, U);
-  }
-  for (int b : r.bufs) {
-    if (placed[b])
-      continue;
-    uint64_t newest = 0;
-    for (int s = P.segLo[b], e = P.segHi[b]; s < e; ++s)
-      newest = std::max(newest, segBitsStamp[s]);
-    if (bufBitsStamp[b] < newest) {
-      bufBitsStamp[b] = ++clock;
-      uint64_t *f = &bufBits[size_t(b) * w];
-      const uint64_t *first = &segBits[size_t(P.segLo[b]) * w];
-      for (int i = 0; i < w; ++i)
-        f[i] = first[i];
-      for (int s = P.segLo[b] + 1, e = P.segHi[b]; s < e; ++s) {
-        const uint64_t *sb = &segBits[size_t(s) * w];
-        for (int i = 0; i < w; ++i)
-          f[i] &= sb[i];
-      }
-      // The top must be allowed too: keep x with x + size allowed.
-      for (int i = 0; i < w; ++i)
-        tmpBits[i] = f[i];
-      bits::andShiftRight(f, tmpBits.data(), w, P.size[b] / unit);
-    }
-    int64_t lo = bits::next(&bufBits[size_t(b) * w], w, mf[b] / unit);
-    if (lo < 0 || lo * unit + P.size[b] > C)
-      return false;
-    rel[b] = lo * unit;
-  }
-  return true;
-}
-
-int64_t Solver::nextLevel(int b, int64_t from) const {
-  if (!useLevels)
-    return from;
-  int64_t x = bits::next(&bufBits[size_t(b) * W], W, (from + unit - 1) / unit);
-  return x < 0 ? kInf : x * unit;
-}
-
-// Every remaining buffer b sits at or above rel(b). In a segment the
-// remaining buffers form a stack, so for every r the buffers with
-// rel(b) >= r need r + (their total size) <= C (single-machine scheduling
-// with release dates). Buffers are taken by decreasing rel, and each adds its
-// size to the segments it lives in.
+// Every remaining buffer b sits at or above mf(b), the highest floor over its
+// life. In a segment the remaining buffers form a stack, so for every r the
+// buffers with mf(b) >= r need r + (their total size) <= C (single-machine
+// scheduling with release dates). Buffers are taken by decreasing mf, and
+// each adds its size to the segments it lives in.
 bool Solver::releaseBoundFits(const Range &r) {
   sortBuf.clear();
   for (int b : r.bufs)
     if (!placed[b])
-      sortBuf.push_back({rel[b], b});
+      sortBuf.push_back({mf[b], b});
   std::sort(sortBuf.begin(), sortBuf.end(),
             [](const std::pair<int64_t, int> &x,
                const std::pair<int64_t, int> &y) { return x.first > y.first; });
@@ -778,7 +605,9 @@ bool Solver::limitReached() {
     return true;
   if (budget.nodeLimit > 0 && budget.nodesUsed >= budget.nodeLimit)
     return true;
-  if ((budget.nodesUsed & 255) == 0 && Clock::now() >= budget.deadline)
+  // Nodes cost O(segments): look at the clock often enough either way.
+  if ((S > 4096 || (budget.nodesUsed & 63) == 0) &&
+      Clock::now() >= budget.deadline)
     return true;
   return false;
 }
@@ -878,13 +707,9 @@ Solver::Enter Solver::enterNode(const Range &r) {
     }
     if (numParts == 0)
       return Enter::Found;
-    for (int b : r.bufs)
-      if (!placed[b])
-        mf[b] = maxFloor(b);
-    if ((useLevels || cfg.useReleaseBound) &&
-        (!propagate(r) || (cfg.useReleaseBound && !releaseBoundFits(r))))
+    if (r.releaseBound && !releaseBoundFits(r))
       return fail();
-    if (numParts > 1 && cfg.useDecomposition) {
+    if (numParts > 1 && cfg.useDecomposition && nesting < kMaxNesting) {
       Enter e = solveParts(r, key1, key2);
       if (e == Enter::Failed)
         return fail();
@@ -953,6 +778,12 @@ Solver::Enter Solver::enterNode(const Range &r) {
 // Decides the unplaced buffers living in segments [a, c), all of which lie
 // within it. On Found their placements stay on the trail.
 SearchOutcome Solver::solveRange(int a, int c) {
+  // Parts nest as C++ calls; the depth is bounded (see kMaxNesting).
+  struct Nest {
+    int &depth;
+    explicit Nest(int &d) : depth(d) { ++depth; }
+    ~Nest() { --depth; }
+  } nest(nesting);
   Range r;
   r.a = a;
   r.c = c;
@@ -963,9 +794,13 @@ SearchOutcome Solver::solveRange(int a, int c) {
   // while the range is searched.
   r.ctx1 = h1 ^ l1;
   r.ctx2 = h2 ^ l2;
+  int64_t work = 0;
   for (int i = firstAt[a], e = firstAt[c]; i < e; ++i)
-    if (!placed[bySegLo[i]])
+    if (!placed[bySegLo[i]]) {
       r.bufs.push_back(bySegLo[i]);
+      work += P.segHi[bySegLo[i]] - P.segLo[bySegLo[i]];
+    }
+  r.releaseBound = cfg.useReleaseBound && work <= cfg.releaseBoundMaxWork;
 
   const size_t base = stack.size();
   const size_t poolBase = pool.size();
@@ -1024,7 +859,7 @@ SearchOutcome Solver::solveRange(int a, int c) {
       int64_t m = f.m;
       if (discLimit >= 0 && discUsed > discLimit) {
         discCut = true;
-      } else if (m + rem[t] < C && (!useLevels || refreshLevels(r))) {
+      } else if (m + rem[t] < C) {
         // (Raising wastes bytes in segment t; with no slack it cannot work.)
         int64_t level = raiseLevel(t, m);
         if (level < kInf && level + rem[t] <= C) {
@@ -1128,6 +963,24 @@ SearchOutcome solveAtCapacity(const Problem &problem, int64_t capacity,
                               SearchBudget &budget,
                               std::vector<int64_t> &offsets,
                               const SearchConfig &config) {
+  // The search keeps, per segment, the buffers live there and, per buffer,
+  // the buffers overlapping it; past a size the memory and the time per node
+  // are out of proportion, and the caller falls back to heuristics.
+  if (Clock::now() >= budget.deadline ||
+      (budget.nodeLimit > 0 && budget.nodesUsed >= budget.nodeLimit))
+    return SearchOutcome::Limit;
+  int n = int(problem.size.size());
+  int64_t work = 0;
+  for (int b = 0; b < n; ++b)
+    work += problem.segHi[b] - problem.segLo[b];
+  std::vector<int> lo(problem.segLo);
+  std::sort(lo.begin(), lo.end());
+  int64_t pairs = 0;
+  for (int b = 0; b < n; ++b) // buffers starting within b's life, after it
+    pairs += (std::lower_bound(lo.begin(), lo.end(), problem.segHi[b]) -
+              std::upper_bound(lo.begin(), lo.end(), problem.segLo[b]));
+  if (work > config.maxWork || pairs > config.maxWork)
+    return SearchOutcome::Limit;
   Solver solver(problem, capacity, config, budget);
   return solver.run(offsets);
 }

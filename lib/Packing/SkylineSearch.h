@@ -57,12 +57,11 @@ struct Strategy {
 struct SearchConfig {
   /// Remember failed states (and solved independent parts).
   bool useMemo = true;
-  /// Per-segment bound with release dates (see releaseBoundFits).
+  /// Per-segment bound with release dates (see releaseBoundFits), used on
+  /// parts whose buffers span at most releaseBoundMaxWork segments in all
+  /// (its cost per node).
   bool useReleaseBound = true;
-  /// Subset-sum level inference, used when capacity / gcd(sizes) is at most
-  /// maxLevelBits.
-  bool useLevelInference = false;
-  int64_t maxLevelBits = int64_t(1) << 16;
+  int64_t releaseBoundMaxWork = 20000;
   /// Branch at the lowest segment with the fewest children.
   bool failFirstSegment = true;
   /// Skip "raise" children that a "place" child dominates.
@@ -81,14 +80,15 @@ struct SearchConfig {
   /// many each round. With one strategy and no discrepancy passes this is a
   /// single depth-first search.
   std::vector<Strategy> portfolio = {
-      {CandidateOrder::AreaFirst, false},
       {CandidateOrder::LargestFirst, false},
+      {CandidateOrder::AreaFirst, false},
       {CandidateOrder::AreaFirst, true},
-      {CandidateOrder::LongestFirst, true},
-      {CandidateOrder::LargestFirst, true},
-      {CandidateOrder::LongestFirst, false},
   };
   int64_t firstRunNodes = 4096;
+  /// Larger problems (sum of buffer lifetimes in segments, or pairs of
+  /// time-overlapping buffers) are not searched: solveAtCapacity returns
+  /// Limit at once.
+  int64_t maxWork = 20000000;
 };
 
 /// Decides whether `problem` fits in `capacity` bytes. On Found, `offsets`
