@@ -88,9 +88,15 @@ void addError(PipelineResult &r, std::string message) {
   r.diagnostics.push_back({"error", std::move(message), "memfit", ""});
 }
 
-OwningOpRef<ModuleOp> parseModule(MLIRContext &ctx, const std::string &text) {
+/// Parses `text`; on failure `result` says why (the parser's diagnostics,
+/// or a generic message when it gave none).
+OwningOpRef<ModuleOp> parseModule(MLIRContext &ctx, const std::string &text,
+                                  PipelineResult &result) {
   ParserConfig config(&ctx);
-  return parseSourceString<ModuleOp>(text, config, "-");
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, config, "-");
+  if (!module && result.diagnostics.empty())
+    addError(result, "could not parse the module");
+  return module;
 }
 
 std::string printModule(ModuleOp module, const PipelineOptions &options) {
@@ -124,12 +130,9 @@ PipelineResult runPipeline(const std::string &moduleText, const std::string &pip
   configureContext(ctx);
   DiagnosticCollector collector(ctx, result.diagnostics);
 
-  OwningOpRef<ModuleOp> module = parseModule(ctx, moduleText);
-  if (!module) {
-    if (result.diagnostics.empty())
-      addError(result, "could not parse the module");
+  OwningOpRef<ModuleOp> module = parseModule(ctx, moduleText, result);
+  if (!module)
     return result;
-  }
   PassManager pm(&ctx, ModuleOp::getOperationName());
   std::string pipelineError;
   llvm::raw_string_ostream errs(pipelineError);
@@ -164,12 +167,9 @@ PipelineResult profileModuleText(const std::string &moduleText, unsigned top,
   MLIRContext ctx;
   configureContext(ctx);
   DiagnosticCollector collector(ctx, result.diagnostics);
-  OwningOpRef<ModuleOp> module = parseModule(ctx, moduleText);
-  if (!module) {
-    if (result.diagnostics.empty())
-      addError(result, "could not parse the module");
+  OwningOpRef<ModuleOp> module = parseModule(ctx, moduleText, result);
+  if (!module)
     return result;
-  }
   PassManager pm(&ctx, ModuleOp::getOperationName());
   pm.addPass(createMemfitInline());
   if (failed(verifyOpInvariants(*module)) || failed(pm.run(*module)))

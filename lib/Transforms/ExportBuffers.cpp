@@ -12,6 +12,7 @@
 #include "memfit/Analysis/MemoryProfile.h"
 #include "memfit/IR/OpViews.h"
 #include "memfit/Support/ByteSize.h"
+#include "memfit/Support/Output.h"
 #include "memfit/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -99,18 +100,7 @@ struct MemfitExportBuffersPass
   }
 
   LogicalResult write(llvm::StringRef text) {
-    if (output == "-") {
-      llvm::outs() << text;
-      llvm::outs().flush();
-      return success();
-    }
-    std::string error;
-    auto file = openOutputFile(output, &error);
-    if (!file)
-      return getOperation().emitError() << "memfit-export-buffers: " << error;
-    file->os() << text;
-    file->keep();
-    return success();
+    return memfit::writeReport(getOperation(), "memfit-export-buffers", output, text);
   }
 };
 

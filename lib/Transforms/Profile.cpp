@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "memfit/Analysis/ProfileReport.h"
 #include "memfit/IR/OpViews.h"
+#include "memfit/Support/Output.h"
 #include "memfit/Transforms/Passes.h"
 
 #include "mlir/Support/FileUtilities.h"
@@ -47,18 +48,7 @@ struct MemfitProfilePass : memfit::impl::MemfitProfileBase<MemfitProfilePass> {
   }
 
   LogicalResult write(llvm::StringRef text) {
-    if (output == "-") {
-      llvm::outs() << text;
-      llvm::outs().flush();
-      return success();
-    }
-    std::string error;
-    auto file = openOutputFile(output, &error);
-    if (!file)
-      return getOperation().emitError() << "memfit-profile: " << error;
-    file->os() << text;
-    file->keep();
-    return success();
+    return memfit::writeReport(getOperation(), "memfit-profile", output, text);
   }
 };
 
