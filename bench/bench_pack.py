@@ -55,7 +55,8 @@ def row(name, n, capacity, status, seconds, peak, lb, bf_peak, note=""):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=os.environ.get("MEMFIT_DSA_DATA", "/work/shared/data/dsa"))
+    ap.add_argument("--data", default=os.environ.get(
+        "MEMFIT_DSA_DATA", str(Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "dsa")))
     ap.add_argument("--time-limit", type=float, default=60.0,
                     help="seconds per instance packed at its capacity")
     ap.add_argument("--peak-time-limit", type=float, default=60.0,

@@ -449,14 +449,14 @@ namespace {
 /// `lower`, holding only placed ones.
 class PlacedIndex {
 public:
-  explicit PlacedIndex(const std::vector<Buffer> &buffers) : buffers(buffers) {
-    for (int i = 0; i < int(buffers.size()); ++i)
-      if (buffers[i].size > 0)
+  explicit PlacedIndex(const std::vector<Buffer> &all) : buffers(all) {
+    for (int i = 0; i < int(all.size()); ++i)
+      if (all[i].size > 0)
         byLower.push_back(i);
     std::stable_sort(byLower.begin(), byLower.end(), [&](int a, int b) {
-      return buffers[a].lower < buffers[b].lower;
+      return all[a].lower < all[b].lower;
     });
-    position.assign(buffers.size(), -1);
+    position.assign(all.size(), -1);
     for (int k = 0; k < int(byLower.size()); ++k)
       position[byLower[k]] = k;
     leaves = 1;

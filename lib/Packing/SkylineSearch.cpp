@@ -60,7 +60,7 @@ uint64_t splitmix64(uint64_t x) {
 /// entries (inserts are then dropped, which only costs search time).
 class KeySet {
 public:
-  explicit KeySet(int64_t maxEntries) : maxEntries(maxEntries) {}
+  explicit KeySet(int64_t limit) : maxEntries(limit) {}
 
   bool contains(uint64_t a, uint64_t b) const {
     if (table.empty())
@@ -130,8 +130,8 @@ private:
 class Solver {
 public:
   Solver(const Problem &problem, int64_t capacity, const SearchConfig &config,
-         SearchBudget &budget)
-      : P(problem), C(capacity), cfg(config), budget(budget),
+         SearchBudget &searchBudget)
+      : P(problem), C(capacity), cfg(config), budget(searchBudget),
         n(int(problem.size.size())), S(problem.numSegs),
         failMemo(config.useMemo ? config.memoMaxEntries : 0),
         okMemo(config.useMemo ? config.memoMaxEntries / 4 : 0) {}
@@ -937,7 +937,8 @@ SearchOutcome Solver::run(std::vector<int64_t> &offsets) {
       offsets = off;
     return o;
   }
-  int64_t turn = std::max<int64_t>(cfg.firstRunNodes, 1);
+  // A first turn long enough for a few dives to the bottom of the tree.
+  int64_t turn = std::max<int64_t>({cfg.firstRunNodes, 16 * int64_t(n), 1});
   while (true) {
     for (size_t i = 0; i < cfg.portfolio.size(); ++i) {
       SearchOutcome o = runStrategy(i, turn);

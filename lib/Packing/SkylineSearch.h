@@ -74,10 +74,12 @@ struct SearchConfig {
   bool useGravity = true;
   /// Take a raise that is a node's only child without making a node.
   bool compressForcedRaises = true;
-  /// Upper bound on the failed-state table, in entries (16 bytes each).
-  int64_t memoMaxEntries = int64_t(1) << 22;
-  /// The searches take turns with node budgets firstRunNodes, then twice as
-  /// many each round. With one strategy and no discrepancy passes this is a
+  /// Upper bound on the failed-state table, in entries; the table has up to
+  /// twice as many 16-byte slots (64 MiB for the default), and the table of
+  /// solved parts a quarter of that.
+  int64_t memoMaxEntries = int64_t(1) << 21;
+  /// The searches take turns with node budgets max(firstRunNodes, 16 x the
+  /// number of buffers), then twice as many each round. With one strategy and no discrepancy passes this is a
   /// single depth-first search.
   std::vector<Strategy> portfolio = {
       {CandidateOrder::LargestFirst, false},

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
-import io
 import math
 import re
 import sys

@@ -15,11 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memfit.pack import (Buffer, CsvFormatError, PackResult, best_fit, max_live_bytes, pack,
+from memfit.pack import (Buffer, CsvFormatError, best_fit, max_live_bytes, pack,
                          parse_capacity, read_csv, write_csv)
 from memfit.pack_validate import check_packing, max_live, packing_errors, peak_of
 
-DATA = Path(os.environ.get("MEMFIT_DSA_DATA", "/work/shared/data/dsa"))
+# shared/ lies beside the repository (CI lays a copy there too).
+DATA = Path(os.environ.get("MEMFIT_DSA_DATA", Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "dsa"))
 if not DATA.exists():
     DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "dsa"
 CHALLENGE = [DATA / f"minimalloc-{k}.1048576.csv" for k in "ABCDE"]
