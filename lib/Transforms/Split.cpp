@@ -56,6 +56,15 @@
 // start is concatenated after the running set and a stable descending sort
 // keeps the first k, so ties go to the lower index exactly as lax.top_k.
 //
+// Online softmax (matchOnlineSoftmax): when the split dimension is reduced
+// by a reduce-max m and a reduce-add l of e = exp(x - bcast(chain(m))), and
+// e / bcast(l) feeds only a dot_general contracting that dimension, the
+// loop carries (m, l, acc) and rescales l and acc by
+// exp(chain(m_old) - shift) per chunk, with shift = chain(m_new) (0 where it
+// is -inf, and the correction 0 where chain(m_old) is -inf, so chunks whose
+// keys are all masked add nothing); after the loop out = acc / l. Such a
+// plan is chosen only when no plain plan fits (docs/split.md).
+//
 //===----------------------------------------------------------------------===//
 #include "memfit/Analysis/DimMapping.h"
 #include "memfit/Analysis/MemoryProfile.h"
@@ -72,6 +81,7 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/raw_ostream.h"
 #include <deque>
+#include <functional>
 #include <limits>
 
 namespace memfit {
@@ -131,6 +141,16 @@ struct Plan {
   SmallVector<Value> outputs; // chunked values assembled whole
   Operation *stopper = nullptr; // first user that needed the dimension whole
   int64_t stopperDim = -1;
+  /// Online softmax: the split dimension is reduced by a softmax-normalised
+  /// contraction (softmax(s) . v over the split dimension), see
+  /// matchOnlineSoftmax.
+  struct OnlineSoftmax {
+    Operation *maxR = nullptr, *sumR = nullptr, *dot = nullptr;
+    Operation *bm = nullptr, *bl = nullptr, *div = nullptr, *exp = nullptr;
+    SmallVector<Operation *> chainM, chainL; // outside ops m -> bm, l -> bl
+    int64_t keyE = -1;                       // split dim of exp's result
+  };
+  std::optional<OnlineSoftmax> osm;
 
   bool inPlan(Operation *op) const {
     return chunked.contains(op) || sinks.contains(op);
@@ -157,6 +177,16 @@ Plan translatePlan(const Plan &p, IRMapping &m) {
     q.operandDims[m.lookup(op)] = dims;
   for (Value v : p.outputs)
     q.outputs.push_back(m.lookup(v));
+  if (p.osm) {
+    Plan::OnlineSoftmax o = *p.osm;
+    for (Operation **x : {&o.maxR, &o.sumR, &o.dot, &o.bm, &o.bl, &o.div, &o.exp})
+      *x = m.lookup(*x);
+    for (Operation *&x : o.chainM)
+      x = m.lookup(x);
+    for (Operation *&x : o.chainL)
+      x = m.lookup(x);
+    q.osm = o;
+  }
   return q;
 }
 
@@ -187,6 +217,146 @@ public:
 
 private:
   int64_t limit;
+
+  /// A value computed from splat constants only (cloned into loop bodies).
+  static bool constantDerived(Value v, int depth = 0) {
+    Operation *d = v.getDefiningOp();
+    if (!d || depth > 4)
+      return false;
+    OpKind k = getOpKind(d);
+    if (k == OpKind::Constant)
+      return ConstantView(d).getSplatValue().has_value();
+    if (k == OpKind::BroadcastInDim || k == OpKind::Convert || k == OpKind::Reshape)
+      return constantDerived(d->getOperand(0), depth + 1);
+    return false;
+  }
+
+  /// The outside ops from `root` (a sink result) up to the single planned op
+  /// they all feed (returned); layout ops and maximum/minimum with
+  /// constant-derived operands only. Null when the uses go anywhere else.
+  static Operation *followChain(const Plan &plan, Value root,
+                                SmallVector<Operation *> &chain) {
+    Operation *target = nullptr;
+    SmallVector<Value> work{root};
+    llvm::DenseSet<Operation *> seen;
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      for (Operation *u : v.getUsers()) {
+        if (u->getBlock() != plan.block)
+          return nullptr;
+        if (plan.inPlan(u)) {
+          if (target && target != u)
+            return nullptr;
+          target = u;
+          continue;
+        }
+        if (!seen.insert(u).second)
+          continue;
+        llvm::StringRef n = u->getName().getStringRef();
+        bool layout = n == "stablehlo.broadcast_in_dim" || n == "stablehlo.reshape" ||
+                      n == "stablehlo.transpose" || n == "stablehlo.convert";
+        bool minmax = n == "stablehlo.maximum" || n == "stablehlo.minimum";
+        if (!layout && !minmax)
+          return nullptr;
+        if (minmax)
+          for (Value o : u->getOperands())
+            if (o != v && !constantDerived(o))
+              return nullptr;
+        chain.push_back(u);
+        work.push_back(u->getResult(0));
+      }
+    }
+    llvm::sort(chain, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    return target;
+  }
+
+  /// Recognises, structurally, softmax over the split dimension feeding a
+  /// contraction over it:
+  ///   m = reduce max over k (sink); X = chain(m) (outside layout ops, max
+  ///   with constants); bm = broadcast_in_dim(X) (planned); e = exp(x - bm);
+  ///   l = reduce add of e over k (sink); bl = broadcast(chain(l)); p = e / bl;
+  ///   out = dot_general(p, v) contracting k only (sink).
+  /// Then the loop carries (m, l, acc) and rescales (online softmax).
+  static std::optional<Plan::OnlineSoftmax> matchOnlineSoftmax(const Plan &plan) {
+    for (auto &[op, kind] : plan.sinks) {
+      if (kind != SinkKind::Reduce)
+        continue;
+      ReduceView rm(op);
+      if (rm.getNumInputs() != 1 || rm.getReducerKind() != ReducerKind::Max ||
+          rm.getDimensions().size() != 1)
+        continue;
+      Plan::OnlineSoftmax o;
+      o.maxR = op;
+      o.bm = followChain(plan, op->getResult(0), o.chainM);
+      if (!o.bm || getOpKind(o.bm) != OpKind::BroadcastInDim || !o.bm->hasOneUse() ||
+          plan.dimOf.count(o.bm->getOperand(0)))
+        continue;
+      Operation *sub = *o.bm->getUsers().begin();
+      if (sub->getName().getStringRef() != "stablehlo.subtract" ||
+          sub->getOperand(1) != o.bm->getResult(0) ||
+          sub->getOperand(0) == o.bm->getResult(0) || !sub->hasOneUse() ||
+          !plan.chunked.contains(sub))
+        continue;
+      o.exp = *sub->getUsers().begin();
+      if (o.exp->getName().getStringRef() != "stablehlo.exponential" ||
+          !plan.chunked.contains(o.exp))
+        continue;
+      o.keyE = plan.dimOf.lookup(o.exp->getResult(0));
+      for (Operation *u : o.exp->getUsers()) {
+        auto it = plan.sinks.find(u);
+        if (it != plan.sinks.end() && it->second == SinkKind::Reduce) {
+          ReduceView rl(u);
+          if (rl.getNumInputs() == 1 && rl.getReducerKind() == ReducerKind::Add &&
+              rl.getDimensions() == SmallVector<int64_t>{o.keyE} && !o.sumR)
+            o.sumR = u;
+          else
+            o.sumR = o.div = o.exp; // poison
+        } else if (u->getName().getStringRef() == "stablehlo.divide" &&
+                   u->getOperand(0) == o.exp->getResult(0) && !o.div &&
+                   plan.chunked.contains(u)) {
+          o.div = u;
+        } else {
+          o.div = o.exp; // poison
+        }
+      }
+      if (!o.sumR || !o.div || o.sumR == o.exp || o.div == o.exp)
+        continue;
+      o.bl = followChain(plan, o.sumR->getResult(0), o.chainL);
+      if (!o.bl || o.div->getOperand(1) != o.bl->getResult(0) || !o.bl->hasOneUse() ||
+          getOpKind(o.bl) != OpKind::BroadcastInDim ||
+          plan.dimOf.count(o.bl->getOperand(0)) || !o.div->hasOneUse())
+        continue;
+      o.dot = *o.div->getUsers().begin();
+      auto dit = plan.sinks.find(o.dot);
+      if (dit == plan.sinks.end() || dit->second != SinkKind::Dot)
+        continue;
+      DotDims dd = DotGeneralView(o.dot).getDims();
+      bool lhs = o.dot->getOperand(0) == o.div->getResult(0);
+      if (o.dot->getOperand(0) == o.dot->getOperand(1) ||
+          (lhs ? dd.lhsContract : dd.rhsContract) != SmallVector<int64_t>{o.keyE})
+        continue;
+      // bm's operand X covers every non-split dim of e with its full size.
+      auto et = tensorType(o.exp->getResult(0));
+      auto xt = tensorType(o.bm->getOperand(0));
+      SmallVector<int64_t> bd = BroadcastInDimView(o.bm).getBroadcastDimensions();
+      SmallVector<bool> covered(et.getRank(), false);
+      bool okX = true;
+      for (auto [i, d] : llvm::enumerate(bd)) {
+        if (d == o.keyE) {
+          okX &= xt.getDimSize(i) == 1;
+          continue;
+        }
+        okX &= xt.getDimSize(i) == et.getDimSize(d);
+        covered[d] = true;
+      }
+      for (int64_t d = 0; d < et.getRank(); ++d)
+        okX &= d == o.keyE || covered[d];
+      if (!okX || !llvm::isa<FloatType>(et.getElementType()))
+        continue;
+      return o;
+    }
+    return std::nullopt;
+  }
 
   bool shouldPull(const Plan &plan, Value o,
                   const llvm::DenseSet<Value> &forcedLeaves) {
@@ -387,11 +557,17 @@ private:
           plan.outputs.push_back(v);
       }
     }
-    for (auto &[op, k] : plan.sinks)
+    plan.osm = matchOnlineSoftmax(plan);
+    for (auto &[op, k] : plan.sinks) {
+      // The online softmax's max and sum feed the region through their
+      // chains by design (running max and sum).
+      if (plan.osm && (op == plan.osm->maxR || op == plan.osm->sumR))
+        continue;
       for (Value v : op->getResults())
         for (OpOperand &use : v.getUses())
           if (Operation *u = plan.block->findAncestorOpInBlock(*use.getOwner()))
             frontier.insert(u);
+    }
     // Nothing the region reads may depend on what it produces.
     llvm::DenseSet<Operation *> seen;
     SmallVector<Operation *> stack(frontier.begin(), frontier.end());
@@ -484,6 +660,72 @@ std::pair<Value, Value> sortDescending(OpBuilder &b, Location loc, Value values,
   return {sort->getResult(0), sort->getResult(1)};
 }
 
+/// `src`, whose dims are dims `srcE` of a tensor E, broadcast to `target`
+/// where E dim j lands at target dim eToT[j] (transposing as needed).
+Value mapToTarget(OpBuilder &b, Location loc, Value src, ArrayRef<int64_t> srcE,
+                  RankedTensorType target, ArrayRef<int64_t> eToT) {
+  SmallVector<int64_t> tDims;
+  for (int64_t e : srcE)
+    tDims.push_back(eToT[e]);
+  SmallVector<int64_t> perm(tDims.size());
+  for (unsigned i = 0; i < perm.size(); ++i)
+    perm[i] = i;
+  llvm::stable_sort(perm, [&](int64_t a, int64_t c) { return tDims[a] < tDims[c]; });
+  bool identity = true;
+  for (unsigned i = 0; i < perm.size(); ++i)
+    identity &= perm[i] == int64_t(i);
+  if (!identity)
+    src = buildTranspose(b, loc, src, perm);
+  SmallVector<int64_t> sorted;
+  for (int64_t i : perm)
+    sorted.push_back(tDims[i]);
+  auto st = tensorType(src);
+  return buildBroadcastInDim(
+      b, loc, RankedTensorType::get(target.getShape(), st.getElementType()), src, sorted);
+}
+
+/// Where each dim of the online softmax's e lands in its dot's result (-1 for
+/// the split dim).
+SmallVector<int64_t> expToDotResult(const Plan::OnlineSoftmax &o) {
+  DotDims dd = DotGeneralView(o.dot).getDims();
+  bool lhs = o.dot->getOperand(0) == o.div->getResult(0);
+  auto rank = [&](Value v) { return tensorType(v).getRank(); };
+  int64_t lr = rank(o.dot->getOperand(0));
+  int64_t nb = dd.lhsBatch.size();
+  int64_t lhsFree = lr - nb - int64_t(dd.lhsContract.size());
+  ArrayRef<int64_t> batch = lhs ? dd.lhsBatch : dd.rhsBatch;
+  ArrayRef<int64_t> contract = lhs ? dd.lhsContract : dd.rhsContract;
+  int64_t r = rank(o.div->getResult(0));
+  SmallVector<int64_t> map(r, -1);
+  int64_t free = nb + (lhs ? 0 : lhsFree);
+  for (int64_t j = 0; j < r; ++j) {
+    if (llvm::is_contained(contract, j))
+      continue;
+    auto it = llvm::find(batch, j);
+    map[j] = it != batch.end() ? it - batch.begin() : free++;
+  }
+  return map;
+}
+
+/// Where each dim of e lands in the reduce-over-k result l.
+SmallVector<int64_t> expToSum(const Plan::OnlineSoftmax &o) {
+  int64_t r = tensorType(o.exp->getResult(0)).getRank();
+  SmallVector<int64_t> map(r, -1);
+  for (int64_t j = 0; j < r; ++j)
+    if (j != o.keyE)
+      map[j] = j < o.keyE ? j : j - 1;
+  return map;
+}
+
+/// The dims of e that the sum l holds, in order.
+SmallVector<int64_t> sumDimsOfExp(const Plan::OnlineSoftmax &o) {
+  SmallVector<int64_t> d;
+  for (int64_t j = 0; j < tensorType(o.exp->getResult(0)).getRank(); ++j)
+    if (j != o.keyE)
+      d.push_back(j);
+  return d;
+}
+
 class Rewriter {
 public:
   Rewriter(const Plan &plan) : plan(plan) {}
@@ -495,22 +737,69 @@ private:
   const Plan &plan;
   SmallVector<Value> liveIns;
 
-  SmallVector<Type> stateTypes() const;
   SmallVector<Value> initialState(OpBuilder &b, Location loc);
   SmallVector<Value> emitChunk(OpBuilder &b, Location loc, IRMapping &outer,
                                Value start, int64_t c, Value isFirst,
                                ValueRange state);
+  void emitOnlineMax(OpBuilder &b, Location loc, Value mOld, Value partial,
+                     SmallVector<Value> &next, Value &shiftX, Value &corrL,
+                     Value &corrAcc);
 };
 
-SmallVector<Type> Rewriter::stateTypes() const {
-  SmallVector<Type> types;
-  for (Operation *op : plan.order)
-    if (plan.sinks.contains(op))
-      for (Type t : op->getResultTypes())
-        types.push_back(t);
-  for (Value v : plan.outputs)
-    types.push_back(v.getType());
-  return types;
+/// Running max m_new = max(m_old, rowmax(chunk)); the shift applied to the
+/// chunk is X_new = chain(m_new) with -inf replaced by 0 (a chunk whose keys
+/// are all masked must not compute exp(-inf - -inf)); the correction of what
+/// was accumulated is exp(X_old - shift), 0 where X_old is -inf (nothing
+/// accumulated yet; exp(-inf - shift) would be NaN or overflow otherwise).
+void Rewriter::emitOnlineMax(OpBuilder &b, Location loc, Value mOld, Value partial,
+                             SmallVector<Value> &next, Value &shiftX, Value &corrL,
+                             Value &corrAcc) {
+  const Plan::OnlineSoftmax &o = *plan.osm;
+  Value mNew = buildElementwise(b, loc, "stablehlo.maximum", {mOld, partial});
+  next.push_back(mNew);
+  std::function<void(Value, IRMapping &)> cloneConst = [&](Value v, IRMapping &cm) {
+    if (cm.contains(v))
+      return;
+    Operation *d = v.getDefiningOp();
+    for (Value w : d->getOperands())
+      cloneConst(w, cm);
+    b.clone(*d, cm);
+  };
+  auto chain = [&](Value m) -> Value {
+    IRMapping cm;
+    cm.map(o.maxR->getResult(0), m);
+    for (Operation *ch : o.chainM) {
+      for (Value w : ch->getOperands())
+        cloneConst(w, cm);
+      b.clone(*ch, cm);
+    }
+    return cm.lookupOrDefault(o.bm->getOperand(0));
+  };
+  Value xOld = chain(mOld), xNew = chain(mNew);
+  auto xt = tensorType(xNew);
+  auto scalar = RankedTensorType::get({}, xt.getElementType());
+  Value negInf = buildBroadcastInDim(
+      b, loc, xt, buildConstantSplat(b, loc, scalar, -std::numeric_limits<double>::infinity()), {});
+  Value zero = buildBroadcastInDim(b, loc, xt, buildConstantSplat(b, loc, scalar, 0.0), {});
+  shiftX = buildSelect(b, loc, buildCompare(b, loc, xNew, negInf, "EQ", "FLOAT"), zero, xNew);
+  Value e = buildElementwise(
+      b, loc, "stablehlo.exponential",
+      {buildElementwise(b, loc, "stablehlo.subtract", {xOld, shiftX})});
+  Value corrX = buildSelect(b, loc, buildCompare(b, loc, xOld, negInf, "EQ", "FLOAT"), zero, e);
+  // Drop bm's size-1 split dim; the rest are dims of e.
+  SmallVector<int64_t> bd = BroadcastInDimView(o.bm).getBroadcastDimensions();
+  SmallVector<int64_t> srcE, shape;
+  for (auto [i, d] : llvm::enumerate(bd))
+    if (d != o.keyE) {
+      srcE.push_back(d);
+      shape.push_back(xt.getDimSize(i));
+    }
+  Value corr = corrX;
+  if (int64_t(shape.size()) != xt.getRank())
+    corr = buildReshape(b, loc, RankedTensorType::get(shape, xt.getElementType()), corrX);
+  corrL = mapToTarget(b, loc, corr, srcE, tensorType(o.sumR->getResult(0)), expToSum(o));
+  corrAcc = mapToTarget(b, loc, corr, srcE, tensorType(o.dot->getResult(0)),
+                        expToDotResult(o));
 }
 
 SmallVector<Value> Rewriter::initialState(OpBuilder &b, Location loc) {
@@ -572,7 +861,27 @@ SmallVector<Value> Rewriter::emitChunk(OpBuilder &b, Location loc, IRMapping &ou
 
   SmallVector<Value> next;
   unsigned si = 0;
+  // Online softmax: the chunk's shift (in the shape of bm's operand) and the
+  // correction of the running sum and accumulator.
+  Value shiftX, corrL, corrAcc;
   for (Operation *x : plan.order) {
+    if (plan.osm) {
+      const Plan::OnlineSoftmax &o = *plan.osm;
+      if (x == o.bl)
+        continue; // the division by the sum happens after the loop
+      if (x == o.div) {
+        chunkOf[x->getResult(0)] = chunkOf.lookup(o.exp->getResult(0));
+        continue;
+      }
+      if (x == o.bm) {
+        Operation *y = b.clone(*x);
+        y->setOperands(ValueRange{shiftX});
+        y->getResult(0).setType(
+            withDim(tensorType(x->getResult(0)), plan.dimOf.lookup(x->getResult(0)), c));
+        chunkOf[x->getResult(0)] = y->getResult(0);
+        continue;
+      }
+    }
     SmallVector<Value> operands;
     for (auto [i, o] : llvm::enumerate(x->getOperands())) {
       int64_t e = plan.operandDims.lookup(x)[i];
@@ -623,7 +932,10 @@ SmallVector<Value> Rewriter::emitChunk(OpBuilder &b, Location loc, IRMapping &ou
     case SinkKind::Dot: {
       Operation *y = b.clone(*x);
       y->setOperands(operands);
-      next.push_back(buildElementwise(b, loc, "stablehlo.add", {state[si], y->getResult(0)}));
+      Value acc = state[si];
+      if (plan.osm && x == plan.osm->dot)
+        acc = buildElementwise(b, loc, "stablehlo.multiply", {acc, corrAcc});
+      next.push_back(buildElementwise(b, loc, "stablehlo.add", {acc, y->getResult(0)}));
       si += 1;
       break;
     }
@@ -633,7 +945,12 @@ SmallVector<Value> Rewriter::emitChunk(OpBuilder &b, Location loc, IRMapping &ou
       Operation *y = b.clone(*x);
       y->setOperands(operands);
       llvm::StringRef comb = combinerName(rv.getReducerKind());
-      if (n == 1 && !comb.empty()) {
+      if (plan.osm && x == plan.osm->maxR) {
+        emitOnlineMax(b, loc, state[si], y->getResult(0), next, shiftX, corrL, corrAcc);
+      } else if (plan.osm && x == plan.osm->sumR) {
+        Value scaled = buildElementwise(b, loc, "stablehlo.multiply", {state[si], corrL});
+        next.push_back(buildElementwise(b, loc, "stablehlo.add", {scaled, y->getResult(0)}));
+      } else if (n == 1 && !comb.empty()) {
         next.push_back(buildElementwise(b, loc, comb, {state[si], y->getResult(0)}));
       } else {
         // Reduce the stacked (accumulator, partial) pairs with the op's body.
@@ -711,6 +1028,8 @@ void Rewriter::apply(int64_t chunk) {
     for (Value o : x->getOperands()) {
       if (plan.dimOf.count(o))
         continue;
+      if (plan.osm && (x == plan.osm->bm || x == plan.osm->bl))
+        continue; // replaced by the running shift / applied after the loop
       Operation *def = o.getDefiningOp();
       if (def && isConstantLike(def))
         continue;
@@ -803,16 +1122,47 @@ void Rewriter::apply(int64_t chunk) {
     });
   };
   unsigned si = 0;
+  Value finalSum;
   for (Operation *op : plan.order)
     if (plan.sinks.contains(op))
-      for (Value v : op->getResults())
+      for (Value v : op->getResults()) {
+        if (plan.osm && op == plan.osm->sumR)
+          finalSum = state[si];
+        if (plan.osm && op == plan.osm->dot) {
+          // out = acc / l; a row whose keys are all masked has l = acc = 0
+          // and gives 0/0 = NaN, as jax's softmax does for an all -inf row.
+          Value l = mapToTarget(b, loc, finalSum, sumDimsOfExp(*plan.osm),
+                                tensorType(v), expToDotResult(*plan.osm));
+          replaceOutside(v, buildElementwise(b, loc, "stablehlo.divide", {state[si++], l}));
+          continue;
+        }
         replaceOutside(v, state[si++]);
+      }
   for (Value v : plan.outputs)
     replaceOutside(v, state[si++]);
 
   for (Operation *op : llvm::reverse(plan.order))
     if (op->use_empty())
       op->erase();
+  if (plan.osm) {
+    SmallVector<Operation *> dead(plan.osm->chainM);
+    dead.append(plan.osm->chainL);
+    llvm::sort(dead, [](Operation *a, Operation *c) { return a->isBeforeInBlock(c); });
+    for (Operation *op : llvm::reverse(dead)) {
+      SmallVector<Operation *> producers;
+      for (Value w : op->getOperands())
+        if (Operation *d = w.getDefiningOp())
+          producers.push_back(d);
+      if (!op->use_empty())
+        continue;
+      op->erase();
+      for (Operation *d : producers) // broadcast constants of the chain
+        if (d->use_empty() && !llvm::is_contained(dead, d) &&
+            getOpKind(d) == OpKind::BroadcastInDim && d->getOperand(0).getDefiningOp() &&
+            getOpKind(d->getOperand(0).getDefiningOp()) == OpKind::Constant)
+          d->erase();
+    }
+  }
   (void)sortTopologically(block);
 }
 
@@ -989,8 +1339,10 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize) {
         }
         if (!ch.feasible)
           continue;
+        // Online softmax (a rescaling per chunk) only when no plain split
+        // fits.
         double score = double(ch.chunk) / double(plan->size) -
-                       (plan->sinks.empty() ? 0.0 : 1e-9);
+                       (plan->sinks.empty() ? 0.0 : 1e-9) - (plan->osm ? 1.0 : 0.0);
         if (score > bestScore) {
           bestScore = score;
           best = plan;
