@@ -7,6 +7,23 @@ from .solution import Solution
 from .validator import validate
 
 
+
+def _resolved(inst, sol):
+    """(buffer, assignment, placement) for each buffer the solution places.
+    Assignments that do not resolve (an invalid solution, which the plot's
+    title already marks INVALID) are left out of the picture."""
+    by = sol.by_id()
+    out = []
+    for b in inst.buffers:
+        a = by.get(b.id)
+        if a is None:
+            continue
+        try:
+            out.append((b, a, resolve(inst, a)))
+        except (IndexError, TypeError, ValueError):
+            continue
+    return out
+
 def plot_assignment(inst: Instance, sol: Solution | None, path: str) -> None:
     import matplotlib
     matplotlib.use("Agg")
@@ -30,16 +47,8 @@ def plot_assignment(inst: Instance, sol: Solution | None, path: str) -> None:
         title += (f"\n{sol.method}: {'valid' if v.valid else 'INVALID'}"
                   + (f", estimated {v.estimated_time:.4g} s vs all-slow {v.all_slow_time:.4g} s"
                      if v.estimated_time is not None else ""))
-        by = sol.by_id()
-        y_stack = 0  # offload: stack rectangles by bytes (XLA picks offsets)
-        for b in inst.buffers:
-            a = by.get(b.id)
-            if a is None:
-                continue
-            try:
-                pl = resolve(inst, a)
-            except Exception:
-                continue
+        placed = _resolved(inst, sol)
+        for b, a, pl in placed:
             for lo, hi in pl.intervals():
                 for t in range(lo, hi + 1):
                     live[t] += b.size
@@ -55,14 +64,7 @@ def plot_assignment(inst: Instance, sol: Solution | None, path: str) -> None:
         if inst.mode == "offload":
             # no offsets: draw resident buffers stacked per op (a bar chart by buffer)
             base = [0] * T
-            for b in inst.buffers:
-                a = by.get(b.id)
-                if a is None:
-                    continue
-                try:
-                    pl = resolve(inst, a)
-                except Exception:
-                    continue
+            for b, a, pl in placed:
                 for lo, hi in pl.intervals():
                     for t in range(lo, hi + 1):
                         ax.add_patch(Rectangle((t - 0.5, base[t]), 1, b.size,
