@@ -331,7 +331,11 @@ std::optional<OpDimRule> memfit::getOpDimRule(Operation *op) {
   }
   case OpKind::Sort: {
     int64_t sd = SortView(op).getDimension();
-    return windowRule(op, b, op->getNumOperands(), [&](int64_t d) { return d != sd; });
+    std::optional<OpDimRule> rule =
+        windowRule(op, b, op->getNumOperands(), [&](int64_t d) { return d != sd; });
+    if (rule && sd >= 0 && sd < int64_t(rule->factors.size()))
+      rule->factors[sd].kind = FactorKind::SortPrefix;
+    return rule;
   }
   case OpKind::TopK: {
     auto in = typeOf(op->getOperand(0));

@@ -427,6 +427,17 @@ std::string CustomCallView::getTarget() const {
 
 //===-- builders -----------------------------------------------------------===//
 
+void memfit::setInherentAttr(Operation *op, llvm::StringRef name, Attribute value) {
+  NamedAttrList attrs;
+  if (auto dict = llvm::dyn_cast_or_null<DictionaryAttr>(op->getPropertiesAsAttribute()))
+    attrs.append(dict.getValue());
+  attrs.set(name, value);
+  LogicalResult ok = op->setPropertiesFromAttribute(
+      attrs.getDictionary(op->getContext()), /*emitError=*/nullptr);
+  if (failed(ok)) // a registered op without such a property
+    op->setAttr(name, value);
+}
+
 Operation *memfit::buildGenericOp(OpBuilder &b, Location loc, llvm::StringRef name,
                                   ValueRange operands, TypeRange resultTypes,
                                   llvm::ArrayRef<NamedAttribute> attrs,

@@ -17,7 +17,9 @@
 //         chunk with dynamic_slice, or are used whole;
 //       - forward, through pass-through users; a user that reduces the
 //         dimension (reduce, dot_general contracting it) or takes its top-k
-//         (chlo.top_k along it) is a sink that accumulates across chunks;
+//         (chlo.top_k along it, or a sort along it whose results are only
+//         read through prefix slices [0:k]) is a sink that accumulates
+//         across chunks;
 //         any other use assembles the chunks (dynamic_update_slice into a
 //         buffer carried by the loop).
 //     A plan is rejected when an op of the region would need a sink's result
@@ -55,6 +57,12 @@
 // (values, indices): the chunk's top-k with indices offset by the chunk
 // start is concatenated after the running set and a stable descending sort
 // keeps the first k, so ties go to the lower index exactly as lax.top_k.
+// A sort-based top-k (sort along the split dimension, every result read only
+// through slices [0:k], as jnp.argsort(d)[:, :k] and torch-mlir write it)
+// keeps a running sorted prefix the same way with the sort's own comparator:
+// the chunk is sorted and its first k kept, appended after the running k
+// and sorted again (stably, so earlier chunks win ties as in the full stable
+// sort); after the loop the slices read the running prefix.
 //
 // Online softmax (matchOnlineSoftmax): when the split dimension is reduced
 // by a reduce-max m and a reduce-add l of e = exp(x - bcast(chain(m))), and
@@ -116,6 +124,26 @@ std::string opLabel(Operation *op) {
   return s;
 }
 
+/// For a sort whose results are read only through slices starting at 0 with
+/// stride 1 along its sort dimension (a sort-based top-k), the longest such
+/// prefix; nullopt otherwise.
+std::optional<int64_t> sortPrefixLength(Operation *sort) {
+  int64_t sd = SortView(sort).getDimension();
+  int64_t k = 0;
+  for (Value r : sort->getResults())
+    for (Operation *u : r.getUsers()) {
+      if (getOpKind(u) != OpKind::Slice)
+        return std::nullopt;
+      SliceView s(u);
+      if (s.getStartIndices()[sd] != 0 || s.getStrides()[sd] != 1)
+        return std::nullopt;
+      k = std::max(k, s.getLimitIndices()[sd]);
+    }
+  if (k == 0)
+    return std::nullopt;
+  return k;
+}
+
 bool isConstantLike(Operation *op) {
   OpKind k = getOpKind(op);
   return k == OpKind::Constant || k == OpKind::ArithConstant;
@@ -125,7 +153,7 @@ bool isConstantLike(Operation *op) {
 // Plan
 //===----------------------------------------------------------------------===//
 
-enum class SinkKind { Reduce, Dot, TopK };
+enum class SinkKind { Reduce, Dot, TopK, SortTopK };
 
 struct Plan {
   Block *block = nullptr;
@@ -437,6 +465,8 @@ private:
       plan.operandDims[op] = SmallVector<int64_t>(f.operandDims.begin(), f.operandDims.end());
       if (k == SinkKind::TopK)
         plan.minChunk = std::max(plan.minChunk, TopKView(op).getK());
+      if (k == SinkKind::SortTopK)
+        plan.minChunk = std::max(plan.minChunk, *sortPrefixLength(op));
       work.push_back(op);
     };
 
@@ -484,7 +514,8 @@ private:
                        (f->kind == FactorKind::PassThrough ||
                         (f->kind == FactorKind::Reduction &&
                          (uk == OpKind::Reduce || uk == OpKind::DotGeneral)) ||
-                        (f->kind == FactorKind::TopK && uk == OpKind::TopK));
+                        (f->kind == FactorKind::TopK && uk == OpKind::TopK) ||
+                        (f->kind == FactorKind::SortPrefix && sortPrefixLength(u)));
           if (!takes) {
             if (!plan.stopper) {
               plan.stopper = u;
@@ -500,6 +531,8 @@ private:
             addSink(u, SinkKind::Dot, *f);
           else if (f->kind == FactorKind::TopK && uk == OpKind::TopK)
             addSink(u, SinkKind::TopK, *f);
+          else if (f->kind == FactorKind::SortPrefix)
+            addSink(u, SinkKind::SortTopK, *f);
         }
       }
     }
@@ -660,6 +693,27 @@ std::pair<Value, Value> sortDescending(OpBuilder &b, Location loc, Value values,
   return {sort->getResult(0), sort->getResult(1)};
 }
 
+/// The first `len` entries of `v` along `dim`.
+Value prefixAlong(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t len) {
+  auto t = tensorType(v);
+  SmallVector<int64_t> lo(t.getRank(), 0), hi(t.getShape()), st(t.getRank(), 1);
+  hi[dim] = len;
+  return buildSlice(b, loc, v, lo, hi, st);
+}
+
+/// `sort` (with its comparator) applied to `operands`, whose extent along
+/// the sort dimension is `len`; always stable, so that among equal keys the
+/// operands' order (running prefix first) decides, as in one stable sort.
+Operation *cloneSortOn(OpBuilder &b, Operation *sort, ValueRange operands, int64_t len) {
+  int64_t sd = SortView(sort).getDimension();
+  Operation *y = b.clone(*sort);
+  y->setOperands(operands);
+  for (OpResult r : y->getResults())
+    r.setType(withDim(tensorType(r), sd, len));
+  setInherentAttr(y, "is_stable", b.getBoolAttr(true));
+  return y;
+}
+
 /// `src`, whose dims are dims `srcE` of a tensor E, broadcast to `target`
 /// where E dim j lands at target dim eToT[j] (transposing as needed).
 Value mapToTarget(OpBuilder &b, Location loc, Value src, ArrayRef<int64_t> srcE,
@@ -812,6 +866,10 @@ SmallVector<Value> Rewriter::initialState(OpBuilder &b, Location loc) {
       ReduceView r(op);
       for (auto [res, init] : llvm::zip(op->getResults(), r.getInitValues()))
         state.push_back(buildBroadcastInDim(b, loc, tensorType(res), init, {}));
+    } else if (it->second == SinkKind::SortTopK) {
+      int64_t sd = SortView(op).getDimension(), k = *sortPrefixLength(op);
+      for (Value res : op->getResults())
+        state.push_back(zerosLike(b, loc, withDim(tensorType(res), sd, k)));
     } else {
       for (Value res : op->getResults())
         state.push_back(zerosLike(b, loc, tensorType(res)));
@@ -1007,6 +1065,27 @@ SmallVector<Value> Rewriter::emitChunk(OpBuilder &b, Location loc, IRMapping &ou
       si += 2;
       break;
     }
+    case SinkKind::SortTopK: {
+      // Sort the chunk, keep its first kk, append them after the running
+      // prefix and sort again; the first iteration takes the chunk's own.
+      int64_t sd = SortView(x).getDimension(), k = *sortPrefixLength(x);
+      int64_t kk = std::min(k, c);
+      Operation *y = cloneSortOn(b, x, operands, c);
+      SmallVector<Value> tops, cat;
+      for (auto [j, r] : llvm::enumerate(y->getResults())) {
+        tops.push_back(prefixAlong(b, loc, r, sd, kk));
+        cat.push_back(buildConcatenate(b, loc, {state[si + j], tops.back()}, sd));
+      }
+      Operation *z = cloneSortOn(b, x, cat, k + kk);
+      for (auto [j, r] : llvm::enumerate(z->getResults())) {
+        Value m = prefixAlong(b, loc, r, sd, k);
+        if (isFirst && kk == k)
+          m = buildSelect(b, loc, isFirst, tops[j], m);
+        next.push_back(m);
+      }
+      si += x->getNumResults();
+      break;
+    }
     }
   }
   for (Value v : plan.outputs) {
@@ -1073,7 +1152,7 @@ void Rewriter::apply(int64_t chunk) {
     Value start = buildElementwise(bb, loc, "stablehlo.multiply", {i, scalarI64(bb, loc, chunk)});
     Value isFirst;
     for (auto &[op, k] : plan.sinks)
-      if (k == SinkKind::TopK)
+      if (k == SinkKind::TopK || k == SinkKind::SortTopK)
         isFirst = buildCompare(bb, loc, i, scalarI64(bb, loc, 0), "EQ", "SIGNED");
     IRMapping outer;
     for (auto [k, v] : llvm::enumerate(liveIns))
@@ -1123,7 +1202,26 @@ void Rewriter::apply(int64_t chunk) {
   };
   unsigned si = 0;
   Value finalSum;
-  for (Operation *op : plan.order)
+  SmallVector<Operation *> deadSlices;
+  for (Operation *op : plan.order) {
+    if (plan.sinks.lookup(op) == SinkKind::SortTopK) {
+      // Its readers are prefix slices: the same slices of the running prefix.
+      for (Value v : op->getResults()) {
+        Value prefix = state[si++];
+        for (Operation *u : llvm::to_vector(v.getUsers())) {
+          Value same = prefix;
+          if (u->getResult(0).getType() != prefix.getType() ||
+              llvm::any_of(SliceView(u).getStartIndices(), [](int64_t i) { return i != 0; })) {
+            Operation *s = b.clone(*u);
+            s->setOperand(0, prefix);
+            same = s->getResult(0);
+          }
+          u->getResult(0).replaceAllUsesWith(same);
+          deadSlices.push_back(u); // erased last: `b` may insert before it
+        }
+      }
+      continue;
+    }
     if (plan.sinks.contains(op))
       for (Value v : op->getResults()) {
         if (plan.osm && op == plan.osm->sumR)
@@ -1138,9 +1236,12 @@ void Rewriter::apply(int64_t chunk) {
         }
         replaceOutside(v, state[si++]);
       }
+  }
   for (Value v : plan.outputs)
     replaceOutside(v, state[si++]);
 
+  for (Operation *op : deadSlices)
+    op->erase();
   for (Operation *op : llvm::reverse(plan.order))
     if (op->use_empty())
       op->erase();

@@ -100,6 +100,20 @@ def knn_transposed(x, y):
     return jax.lax.top_k(-d.T, 3)
 
 
+def knn_argsort(x, y, k=5):
+    # Sort-based top-k, as jnp.argsort and torch-mlir write it: sort over an
+    # iota, then slice the first k (jax's comparator canonicalises -0.0/NaN).
+    d = jnp.sum((x[:, None, :] - y[None, :, :]) ** 2, -1)
+    return jnp.argsort(d, axis=1)[:, :k]
+
+
+def knn_lax_sort(x, y, k=5):
+    d = jnp.sum((x[:, None, :] - y[None, :, :]) ** 2, -1)
+    iota = jax.lax.broadcasted_iota(jnp.int32, d.shape, 1)
+    vals, idx = jax.lax.sort((d, iota), dimension=1, num_keys=1)
+    return vals[:, :k], idx[:, :k]
+
+
 def gaussian_kernel(x, y, v):
     k = jnp.exp(-jnp.sum((x[:, None, :] - y[None, :, :]) ** 2, -1))
     return (k @ v) / jnp.sum(k, 1, keepdims=True)
@@ -194,6 +208,26 @@ def test_top_k_ties_go_to_the_lower_index():
     check(lambda x, y: knn(x, y, k=7), (g, y), 2 * MiB, min_ratio=1.2)
 
 
+@pytest.mark.parametrize("f", [knn_argsort, knn_lax_sort], ids=lambda f: f.__name__)
+def test_sort_based_top_k_database_split(f):
+    # Few queries: only the database dimension fits, so the sort runs as a
+    # running sorted prefix across chunks; 100003 leaves a remainder, and
+    # the coarse grid makes many distances tie within and across chunks.
+    # One row of the sort alone (keys and indices, in and out) exceeds the
+    # limit, so splitting by rows cannot fit.
+    x = jax.random.randint(jax.random.PRNGKey(40), (3, 1), 0, 5).astype(jnp.float32)
+    y = jax.random.randint(jax.random.PRNGKey(41), (100_003, 1), 0, 5).astype(jnp.float32)
+    _, text = compile_split(lambda x, y: f(x, y, k=7), (x, y), 1 * MiB)
+    assert "x100003xi32>" not in text
+    check(lambda x, y: f(x, y, k=7), (x, y), 1 * MiB, min_ratio=2)
+
+
+def test_sort_based_top_k_rows_or_database():
+    # Sort-based kNN at 64x the limit: memfit may split either dimension.
+    x, y = normal(42, (300, 3)), normal(43, (20_011, 3))
+    check(knn_lax_sort, (x, y), 1 * MiB, min_ratio=20)
+
+
 def test_argmin_ties_database_split():
     x = jnp.zeros((3, 2), jnp.float32)
     y = jax.random.randint(jax.random.PRNGKey(27), (120_001, 2), 0, 2).astype(jnp.float32)
@@ -247,7 +281,9 @@ def test_limit_below_arguments_and_outputs():
 def test_unsplittable_op_names_the_user_line():
     def f(x, y):
         p = x[:, None] * y[None, :]       # the big tensor
-        return jnp.sum(jnp.sort(p, axis=1)[:, :10], 1)
+        # The 10 largest via an ascending sort's tail: not a prefix, so the
+        # sort needs its whole dimension.
+        return jnp.sum(jnp.sort(p, axis=1)[:, -10:], 1)
     x, y = normal(37, (4,)), normal(38, (50_000,))
     text = handover.module_text(jax.jit(f).lower(x, y))
     with pytest.raises(memfit.MemfitError) as e:

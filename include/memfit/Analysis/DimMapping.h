@@ -12,8 +12,12 @@
 //   Reduction        accumulate over it: the results do not hold the factor
 //                    (reduced dims of a reduce, contracting dims of a dot).
 //   TopK             the last dimension of chlo.top_k: keep a running top-k.
+//   SortPrefix       the dimension stablehlo.sort sorts along: when every
+//                    result is read only through a prefix slice [0:k] (a
+//                    sort-based top-k), keep a running sorted prefix;
+//                    otherwise the op needs the dimension whole.
 //   NeedReplication  stop: the op needs the whole dimension (sliced or
-//                    padded dims, the sort dimension, concatenation).
+//                    padded dims, concatenation).
 //
 // A dimension that is in no factor (e.g. a size-1 dimension broadcast_in_dim
 // expands) cannot be split either. Splitting a tensor along a dimension is
@@ -30,7 +34,7 @@
 
 namespace memfit {
 
-enum class FactorKind { PassThrough, Reduction, TopK, NeedReplication };
+enum class FactorKind { PassThrough, Reduction, TopK, SortPrefix, NeedReplication };
 
 struct DimFactor {
   FactorKind kind = FactorKind::PassThrough;

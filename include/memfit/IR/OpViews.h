@@ -221,6 +221,11 @@ MEMFIT_VIEW_END
 
 //===-- builders -----------------------------------------------------------===//
 
+/// Sets attribute `name` among `op`'s inherent attributes (the `<{...}>`
+/// properties of a generic op), where parsers of the registered op look for
+/// it; Operation::setAttr makes an attribute missing there discardable.
+void setInherentAttr(mlir::Operation *op, llvm::StringRef name, mlir::Attribute value);
+
 /// Creates a generic op `name`; `attrs` become its inherent attributes
 /// (printed as `<{...}>`), as jax prints them.
 mlir::Operation *buildGenericOp(mlir::OpBuilder &b, mlir::Location loc,
