@@ -27,29 +27,10 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 import memfit  # noqa: E402
+from memfit.examples import attention, cross_entropy, gaussian_kernel, knn  # noqa: E402
 from memfit.measure import interleaved_medians, peak_rss_growth, xla_bytes  # noqa: E402
 
 MiB = 1024 * 1024
-
-
-def knn(x, y):
-    d = jnp.sum((x[:, None, :] - y[None, :, :]) ** 2, -1)
-    return jax.lax.top_k(-d, 10)
-
-
-def gaussian_kernel(x, y, v):
-    k = jnp.exp(-jnp.sum((x[:, None, :] - y[None, :, :]) ** 2, -1))
-    return (k @ v) / jnp.sum(k, 1, keepdims=True)
-
-
-def attention(q, k, v):
-    return jax.nn.softmax(q @ k.T / np.sqrt(q.shape[1]), -1) @ v
-
-
-def cross_entropy(h, w, labels):
-    logits = h @ w
-    return jnp.mean(jax.nn.logsumexp(logits, -1)
-                    - jnp.take_along_axis(logits, labels[:, None], -1)[:, 0])
 
 
 def _normal(key, shape):
