@@ -12,7 +12,7 @@ PY_PACKAGES := jax==0.12.0.1 jaxlib==0.12.0.1 numpy nanobind==3.1.0 scikit-build
 SOURCES := $(shell find lib include python/bindings tools -type f 2>/dev/null) CMakeLists.txt pyproject.toml
 LLVM_BIN := /usr/lib/llvm-22/bin
 
-.PHONY: all deps build demo test lit pytest clean bench
+.PHONY: all deps build demo test lit pytest clean bench bench-deps
 
 all: build
 
@@ -64,6 +64,11 @@ test: build
 
 bench: build
 	@for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+# Optional contenders of bench/bench_race.py (the tests never import them).
+BENCH_PACKAGES := pykeops==2.3 faiss-cpu==1.15.1
+bench-deps: $(PY)
+	$(PIP) install -q $(BENCH_PACKAGES)
 
 clean:
 	rm -rf build .stamp-build

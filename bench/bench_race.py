@@ -1,0 +1,622 @@
+"""The speed race: memfit.jit against hand-chunked jax, KeOps and FAISS.
+
+One table from one run. Every row is a program written plainly (with
+broadcasting, whole matrices) and the contenders that compute the same thing:
+
+* kNN (N data points, M queries, D=32, k=10): plain jax, a hand-chunked
+  ``jax.lax.map`` over query blocks, memfit.jit at 64 MiB, pykeops
+  ``LazyTensor.argKmin`` (CPU) and faiss-cpu ``IndexFlatL2.search``;
+* SGPR collapsed bound (Titsias) + gradient: plain jax (where it fits) and a
+  hand-chunked version that accumulates Kuf Kuf^T, Kuf y and the diagonal term
+  over chunks of N; memfit at 256 MiB;
+* softmax attention, 8 heads, forward, and forward + backward: plain jax where
+  it fits, hand-written query-chunked attention (``lax.map``; under
+  ``jax.checkpoint`` for the backward), memfit at 512 MiB;
+* sizes that jax cannot run on this 24 GiB machine (kNN N=1,000,000
+  M=10,000; attention 1 head S=65,536; memfit at 512 MiB): jax's need from a
+  compile-only ``memory_analysis()`` (never run), then memfit's single run, in
+  the subprocess that measures its RSS (so ynn on).
+
+Columns: the median of interleaved runs (``memfit.measure.interleaved_medians``:
+jax, hand, memfit, ... in turn, ynn fusions off), memfit's time over each
+contender's (the goal says what it has to be), the limit given to memfit,
+XLA's accounted bytes (argument + output + temp - alias, ynn off), the peak
+resident-set growth of a fresh subprocess running the variant once (ynn on, as
+users run XLA; ``memfit.measure.peak_rss_growth``) and memfit's pass time over
+XLA's compile time of the transformed module (``memfit.transform`` on the
+lowered text, timed from outside, against ``Lowered.compile()``).
+
+A row whose memfit variant cannot be built (today: the SGPR gradient) prints
+``not split: <memfit's error>`` and is not timed (``--time-unsplit`` times its
+other contenders anyway); it turns into a timed row once memfit splits it.
+Plain jax is never run when its accounted bytes exceed ``--run-cap`` (the OOM
+killer would end the bench); its need is still listed.
+
+    .venv/bin/python bench/bench_race.py            # full sizes: 29 min on 2 shared cores,
+                                                    # 16 of them attention fwd+bwd
+    .venv/bin/python bench/bench_race.py --quick    # small sizes, < 2 min
+    .venv/bin/python bench/bench_race.py --rows knn,attention_fwd
+
+pykeops and faiss-cpu are optional (``make bench-deps``); without them their
+variants print "not installed".
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from memfit.measure import NO_YNN
+
+if __name__ == "__main__":
+    # Honest accounted bytes and the setting the times are measured in. Not
+    # set when peak_rss_growth's subprocess imports this file: it runs with
+    # ynn fusions on, as users run XLA.
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + NO_YNN).strip()
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+from jax.scipy.linalg import solve_triangular  # noqa: E402
+
+import memfit  # noqa: E402
+from memfit._jax_handover import module_text, replace_module  # noqa: E402
+from memfit.measure import interleaved_medians, peak_rss_growth, xla_bytes  # noqa: E402
+
+MiB = 1024 * 1024
+GiB = 1024 * MiB
+K = 10  # neighbours
+
+
+def _normal(seed, shape):
+    # numpy, not jax.random: XLA's temporaries of generating a big argument
+    # stay resident in the subprocess and the run reuses them, which hid the
+    # RSS growth of memfit's kNN at N=1,000,000 entirely (0 MiB)
+    return jnp.asarray(np.random.default_rng(seed).standard_normal(shape, np.float32))
+
+
+# --------------------------------------------------------------------- kNN
+
+def knn(q, x):
+    """k nearest data points of every query, written with broadcasting."""
+    d = jnp.sum((q[:, None, :] - x[None, :, :]) ** 2, -1)          # [M, N]
+    return jax.lax.top_k(-d, K)
+
+
+def knn_chunked(q, x, block):
+    """Hand-chunked: lax.map over blocks of queries, one [block, N] at a time."""
+    xx = jnp.sum(x * x, -1)
+
+    def one(qb):
+        d = jnp.sum(qb * qb, -1)[:, None] + xx[None, :] - 2.0 * (qb @ x.T)
+        return jax.lax.top_k(-d, K)
+
+    m = q.shape[0]
+    vals, idx = jax.lax.map(one, q.reshape(m // block, block, q.shape[1]))
+    return vals.reshape(m, K), idx.reshape(m, K)
+
+
+def knn_keops(q, x):
+    from pykeops.numpy import LazyTensor
+    d = ((LazyTensor(q[:, None, :]) - LazyTensor(x[None, :, :])) ** 2).sum(-1)
+    return d.argKmin(K, dim=1)
+
+
+def _knn_sizes(big: bool, quick: bool):
+    if big:  # jax needs M * N * 4 bytes for the distances alone
+        return (50_000, 5_000) if quick else (1_000_000, 10_000)
+    return (20_000, 200) if quick else (200_000, 2_000)
+
+
+def _knn_args(big, quick):
+    n, m = _knn_sizes(big, quick)
+    return _normal(1, (m, 32)), _normal(2, (n, 32))
+
+
+def _knn_check(outs: dict) -> str:
+    """Index sets of every contender against the reference, except near-ties."""
+    ref_name = "plain jax" if "plain jax" in outs else "hand-chunked"
+    q, x = outs["_args"]
+    q, x = np.asarray(q, np.float64), np.asarray(x, np.float64)
+
+    def idx_of(o):
+        return np.asarray(o[1] if isinstance(o, (tuple, list)) else o).reshape(q.shape[0], K)
+
+    ref = idx_of(outs[ref_name])
+    notes = []
+    for name, o in outs.items():
+        if name in ("_args", ref_name):
+            continue
+        got = idx_of(o)
+        diff = [i for i in range(q.shape[0]) if set(got[i]) != set(ref[i])]
+        bad = 0
+        for i in diff:  # equal sorted true distances = the sets differ only by ties
+            dg = np.sort(np.sum((x[got[i]] - q[i]) ** 2, -1))
+            dr = np.sort(np.sum((x[ref[i]] - q[i]) ** 2, -1))
+            bad += not np.allclose(dg, dr, rtol=1e-5, atol=1e-5 * max(dr[-1], 1.0))
+        notes.append(f"{name}: {len(diff)} of {q.shape[0]} queries differ"
+                     + (f", {bad} NOT near-ties" if bad else (", all near-ties" if diff else "")))
+    return f"indices vs {ref_name}: " + "; ".join(notes)
+
+
+def row_knn(quick: bool, big: bool = False):
+    n, m = _knn_sizes(big, quick)
+    if big:
+        limit = "32MiB" if quick else "512MiB"
+        name = f"kNN big N={n:,} M={m:,} D=32 k={K}"
+    else:
+        limit = "8MiB" if quick else "64MiB"
+        name = f"kNN N={n:,} M={m:,} D=32 k={K}"
+    block = 50
+    var = [Variant("plain jax", "jax", lambda: (jax.jit(knn), _knn_args(big, quick))),
+           Variant("memfit", "memfit",
+                   lambda: (memfit.jit(knn, memory_limit=limit), _knn_args(big, quick)),
+                   limit=limit)]
+    if big:
+        return Row(f"knn_big", name, var, goals={}, big=True)
+
+    def keops():
+        q, x = (np.asarray(a) for a in _knn_args(big, quick))
+        return (lambda: knn_keops(q, x)), ()
+
+    def faiss_():
+        import faiss
+        q, x = (np.asarray(a) for a in _knn_args(big, quick))
+        index = faiss.IndexFlatL2(x.shape[1])
+        index.add(x)  # building the flat index copies x; only the search is timed
+        return (lambda: index.search(q, K)), ()
+
+    var[1:1] = [Variant(f"hand-chunked (lax.map, {block} queries)", "jax",
+                        lambda: (jax.jit(lambda q, x: knn_chunked(q, x, block)),
+                                 _knn_args(big, quick)), ref="hand-chunked")]
+    var += [Variant("pykeops argKmin (CPU)", "ext", keops, needs="pykeops"),
+            Variant("faiss IndexFlatL2", "ext", faiss_, needs="faiss")]
+    return Row("knn", name, var,
+               goals={"hand-chunked": ("<=", 1.05), "pykeops argKmin (CPU)": ("<=", 0.8),
+                      "faiss IndexFlatL2": ("report", None)},
+               check=_knn_check)
+
+
+def row_knn_big(quick: bool):
+    return row_knn(quick, big=True)
+
+
+# -------------------------------------------------------------------- SGPR
+
+JITTER = 1e-4
+
+
+def _rbf(a, b, ls, var):
+    """RBF kernel written with broadcasting: [len(a), len(b)]."""
+    return var * jnp.exp(-0.5 * jnp.sum(((a[:, None, :] - b[None, :, :]) / ls) ** 2, -1))
+
+
+def _unpack(params):
+    z, log_ls, log_var, log_noise = params
+    return z, jnp.exp(log_ls), jnp.exp(log_var), jnp.exp(log_noise)
+
+
+def _bound_from(n, l, s2, aat, ay, yy, kdiag_sum):
+    """Titsias' collapsed bound from A A^T, A y (A = L^-1 Kuf / sigma)."""
+    m = aat.shape[0]
+    lb = jnp.linalg.cholesky(jnp.eye(m, dtype=aat.dtype) + aat)
+    c = solve_triangular(lb, ay, lower=True) / jnp.sqrt(s2)
+    return (-0.5 * n * jnp.log(2 * jnp.pi) - jnp.sum(jnp.log(jnp.diag(lb)))
+            - 0.5 * n * jnp.log(s2) - 0.5 * yy / s2 + 0.5 * jnp.dot(c, c)
+            - 0.5 * kdiag_sum / s2 + 0.5 * jnp.trace(aat))
+
+
+def sgpr_bound(params, x, y):
+    """Plain: Kuf and A = L^-1 Kuf / sigma are [M, N] matrices."""
+    z, ls, var, s2 = _unpack(params)
+    m = z.shape[0]
+    kuu = _rbf(z, z, ls, var) + JITTER * jnp.eye(m, dtype=z.dtype)
+    l = jnp.linalg.cholesky(kuu)
+    kuf = _rbf(z, x, ls, var)
+    a = solve_triangular(l, kuf, lower=True) / jnp.sqrt(s2)
+    kdiag = var * jnp.exp(-0.5 * jnp.sum(((x - x) / ls) ** 2, -1))  # k(x_i, x_i)
+    return _bound_from(x.shape[0], l, s2, a @ a.T, a @ y, jnp.dot(y, y), jnp.sum(kdiag))
+
+
+def sgpr_bound_chunked(params, x, y, block):
+    """Hand-chunked over N: accumulates Kuf Kuf^T, Kuf y, sum k(x,x) and y.y
+    per chunk (the chunk's contribution under jax.checkpoint, so the gradient
+    recomputes Kuf per chunk instead of keeping it), then forms
+    A A^T = L^-1 (Kuf Kuf^T) L^-T / s2 and A y = L^-1 Kuf y / sigma."""
+    z, ls, var, s2 = _unpack(params)
+    m, n = z.shape[0], x.shape[0]
+    kuu = _rbf(z, z, ls, var) + JITTER * jnp.eye(m, dtype=z.dtype)
+    l = jnp.linalg.cholesky(kuu)
+
+    @jax.checkpoint
+    def part(z, ls, var, xc, yc):
+        kc = _rbf(z, xc, ls, var)
+        kdiag = var * jnp.exp(-0.5 * jnp.sum(((xc - xc) / ls) ** 2, -1))
+        return kc @ kc.T, kc @ yc, jnp.sum(kdiag), jnp.dot(yc, yc)
+
+    def step(acc, chunk):
+        got = part(z, ls, var, *chunk)
+        return tuple(a + g for a, g in zip(acc, got)), None
+
+    zero = (jnp.zeros((m, m), x.dtype), jnp.zeros((m,), x.dtype),
+            jnp.zeros((), x.dtype), jnp.zeros((), x.dtype))
+    chunks = (x.reshape(n // block, block, x.shape[1]), y.reshape(n // block, block))
+    (kk, ky, kdiag_sum, yy), _ = jax.lax.scan(step, zero, chunks)
+    li_kk = solve_triangular(l, kk, lower=True)
+    aat = solve_triangular(l, li_kk.T, lower=True).T / s2  # L^-1 KK L^-T / s2
+    ay = solve_triangular(l, ky, lower=True) / jnp.sqrt(s2)
+    return _bound_from(n, l, s2, aat, ay, yy, kdiag_sum)
+
+
+def _sgpr_sizes(quick):
+    return (20_000, 125) if quick else (500_000, 1_000)
+
+
+def _sgpr_args(quick):
+    n, m = _sgpr_sizes(quick)
+    d = 8
+    x = jnp.asarray(np.random.default_rng(3).random((n, d), np.float32) * 6 - 3)
+    y = jnp.sin(x).sum(-1) + 0.1 * _normal(4, (n,))
+    z = x[:: n // m][:m] + 0.01 * _normal(5, (m, d))
+    params = (z, jnp.log(jnp.full((d,), 1.5, jnp.float32)), jnp.zeros((), jnp.float32),
+              jnp.log(jnp.asarray(0.05, jnp.float32)))
+    return params, x, y
+
+
+def row_sgpr(quick: bool):
+    n, m = _sgpr_sizes(quick)
+    block = 2_000 if quick else 2_500  # 2,500: the gradient fits 256 MiB too (231 MiB)
+    limit = "16MiB" if quick else "256MiB"
+    plain = jax.value_and_grad(sgpr_bound)
+    hand = jax.value_and_grad(lambda p, x, y: sgpr_bound_chunked(p, x, y, block))
+    return Row("sgpr", f"SGPR bound + grad N={n:,} M={m:,} D=8", [
+        Variant("plain jax", "jax", lambda: (jax.jit(plain), _sgpr_args(quick))),
+        Variant(f"hand-chunked (scan, {block:,} points)", "jax",
+                lambda: (jax.jit(hand), _sgpr_args(quick)), ref="hand-chunked"),
+        Variant("memfit", "memfit",
+                lambda: (memfit.jit(plain, memory_limit=limit), _sgpr_args(quick)), limit=limit),
+    ], goals={"hand-chunked": ("<=", 1.05)}, check=_close_check)
+
+
+# --------------------------------------------------------------- attention
+
+def attention(q, k, v):
+    """softmax(Q K^T / sqrt(d)) V per head; q, k, v: [H, S, d]."""
+    s = jnp.einsum("hqd,hkd->hqk", q, k) / np.sqrt(q.shape[-1]).astype(np.float32)
+    return jnp.einsum("hqk,hkd->hqd", jax.nn.softmax(s, -1), v)
+
+
+def attention_chunked(q, k, v, block, remat=False):
+    """Hand-written: lax.map over blocks of queries, [H, block, S] scores each."""
+    h, s, d = q.shape
+    one = (lambda qb: attention(qb, k, v))
+    if remat:
+        one = jax.checkpoint(one)
+    qb = q.reshape(h, s // block, block, d).transpose(1, 0, 2, 3)
+    out = jax.lax.map(one, qb)                                     # [n, H, block, d]
+    return out.transpose(1, 0, 2, 3).reshape(h, s, d)
+
+
+def _attn_sizes(quick, big=False):
+    if big:
+        return (1, 8_192) if quick else (1, 65_536)
+    return (4, 1_024) if quick else (8, 16_384)
+
+
+def _attn_args(quick, big=False, grad=False):
+    h, s = _attn_sizes(quick, big)
+    args = tuple(_normal(i, (h, s, 64)) for i in (6, 7, 8))
+    return args + ((_normal(9, (h, s, 64)),) if grad else ())
+
+
+def _attn_grad(att):
+    def f(q, k, v, g):  # the cotangent g is an input: a real backward pass
+        return jax.grad(lambda q, k, v: jnp.sum(att(q, k, v) * g), argnums=(0, 1, 2))(q, k, v)
+    return f
+
+
+def row_attention(quick: bool, grad: bool = False, big: bool = False):
+    h, s = _attn_sizes(quick, big)
+    block = 128 if grad else 256
+    limit = "16MiB" if quick else "512MiB"
+    plain = _attn_grad(attention) if grad else attention
+    hand = (_attn_grad(lambda q, k, v: attention_chunked(q, k, v, block, remat=True)) if grad
+            else (lambda q, k, v: attention_chunked(q, k, v, block)))
+    what = "forward + backward" if grad else "forward"
+    args = lambda: _attn_args(quick, big, grad)
+    var = [Variant("plain jax", "jax", lambda: (jax.jit(plain), args())),
+           Variant(f"hand-written chunked ({block} queries"
+                   + (", checkpointed)" if grad else ")"), "jax",
+                   lambda: (jax.jit(hand), args()), ref="hand-chunked"),
+           Variant("memfit", "memfit", lambda: (memfit.jit(plain, memory_limit=limit), args()),
+                   limit=limit)]
+    key = "attention_" + ("big" if big else "fwdbwd" if grad else "fwd")
+    name = f"attention {what}, {h} heads S={s:,} d=64"
+    if big:
+        return Row(key, name + " (big)", [var[0], var[2]], goals={}, big=True)
+    return Row(key, name, var, goals={"hand-chunked": ("<=", 1.05)}, check=_close_check)
+
+
+def row_attention_fwd(quick):
+    return row_attention(quick)
+
+
+def row_attention_fwdbwd(quick):
+    return row_attention(quick, grad=True)
+
+
+def row_attention_big(quick):
+    return row_attention(quick, big=True)
+
+
+def _close_check(outs: dict) -> str:
+    ref_name = "plain jax" if "plain jax" in outs else next(
+        k for k in outs if k.startswith("hand"))
+    want = [np.asarray(w, np.float64) for w in jax.tree_util.tree_leaves(outs[ref_name])]
+    notes = []
+    for name, o in outs.items():
+        if name in ("_args", ref_name):
+            continue
+        got = [np.asarray(g, np.float64) for g in jax.tree_util.tree_leaves(o)]
+        err = max(float(np.max(np.abs(w - g))) / max(float(np.max(np.abs(w))), 1e-30)
+                  for w, g in zip(want, got))
+        notes.append(f"{name}: max rel err {err:.1e}")
+    return f"vs {ref_name}: " + "; ".join(notes)
+
+
+# ------------------------------------------------------------------ rows
+
+@dataclass
+class Variant:
+    name: str
+    kind: str                  # "jax" | "memfit" | "ext"
+    make: Callable             # () -> (callable, args)
+    ref: str = ""              # the goal key this variant is ("hand-chunked")
+    limit: str = ""
+    needs: str = ""            # optional module
+
+
+@dataclass
+class Row:
+    key: str
+    program: str
+    variants: list
+    goals: dict = field(default_factory=dict)   # goal key -> (op, bound)
+    check: Callable | None = None
+    big: bool = False          # jax compile-only; memfit timed once in the subprocess
+
+
+# cheapest first: rows print as they finish
+ROWS = [row_knn, row_sgpr, row_knn_big, row_attention_fwd, row_attention_big,
+        row_attention_fwdbwd]
+ROW_KEYS = ["knn", "sgpr", "knn_big", "attention_fwd", "attention_big", "attention_fwdbwd"]
+
+
+def build(row: str, variant: str, quick: bool = False):
+    """(callable, args) for peak_rss_growth's subprocess."""
+    spec = ROWS[ROW_KEYS.index(row)](quick)
+    return next(v for v in spec.variants if v.name == variant).make()
+
+
+def _one_line(e: BaseException) -> str:
+    diags = getattr(e, "diagnostics", None)
+    msg = diags[0].get("message", "") if diags else str(e)
+    msg = " ".join(msg.split()).replace("memfit-split: ", "")
+    msg = msg.replace(os.path.dirname(os.path.abspath(__file__)) + os.sep, "")
+    # the head names the op, the tail the smallest limit memfit can reach
+    return msg if len(msg) <= 260 else msg[:150] + " ... " + msg[-105:]
+
+
+def _compile(fn, args, memfit_pipeline=None):
+    """Compiled executable, plus (pass s, compile s) for memfit."""
+    if memfit_pipeline is None:
+        return fn.lower(*args).compile(), None
+    # what memfit adds between jax's lowering and XLA: print the module, run
+    # the passes, parse the result back in jaxlib (as MemfitJitted.lower does)
+    lowered_jax = jax.jit(fn._fun).lower(*args)
+    t = time.perf_counter()
+    replace_module(lowered_jax, memfit.transform(module_text(lowered_jax), memfit_pipeline))
+    pass_s = time.perf_counter() - t
+    lowered = fn.lower(*args)
+    t = time.perf_counter()
+    compiled = lowered.compile()
+    return compiled, (pass_s, time.perf_counter() - t)
+
+
+def _rss(row: str, variant: str, quick: bool, timeout: float) -> dict:
+    here = os.path.dirname(os.path.abspath(__file__))
+    cwd = os.getcwd()
+    os.chdir(here)  # the subprocess imports this file as `bench_race`
+    try:
+        return peak_rss_growth("bench_race:build", timeout=timeout, row=row,
+                               variant=variant, quick=quick)
+    finally:
+        os.chdir(cwd)
+
+
+def run_row(spec: Row, opts) -> tuple[list[dict], list[str]]:
+    """One table line per variant, and notes (checks, errors)."""
+    lines, notes, runnable, outs = [], [], {}, {}
+    mf_failed = False
+    for v in spec.variants:
+        line = {"program": spec.program, "variant": v.name, "limit": v.limit, "v": v}
+        lines.append(line)
+        if v.needs:
+            try:
+                with contextlib.redirect_stdout(io.StringIO()):  # KeOps' CUDA warning
+                    __import__(v.needs)
+            except ImportError:
+                line["note"] = f"{v.needs} not installed (make bench-deps)"
+                continue
+        try:
+            fn, args = v.make()
+            if v.kind == "ext":
+                runnable[v.name] = (fn, args)
+                continue
+            compiled, times = _compile(fn, args, fn.pipeline if v.kind == "memfit" else None)
+        except memfit.MemfitError as e:
+            line["note"] = f"not split: {_one_line(e)}"
+            mf_failed = True
+            continue
+        except Exception as e:  # noqa: BLE001 - a row must not end the bench
+            line["note"] = f"failed: {type(e).__name__}: {_one_line(e)}"
+            mf_failed |= v.kind == "memfit"
+            continue
+        line["xla"] = xla_bytes(compiled)
+        if times:
+            line["pass_s"], line["compile_s"] = times
+        if v.kind == "jax" and (spec.big or line["xla"] > opts.run_cap * GiB):
+            line["note"] = "compile-only, never run: " + (
+                "needs more than this machine's 24 GiB" if line["xla"] > 24 * GiB else
+                f"needs more than --run-cap {opts.run_cap:g} GiB" if not spec.big else
+                "the big row")
+            continue
+        runnable[v.name] = (compiled, args)
+    if mf_failed and not opts.time_unsplit:
+        for line in lines:
+            if line["variant"] in runnable:
+                line.setdefault("note", "not timed: memfit did not split this row")
+        return lines, notes
+    if spec.big:  # memfit alone: one run, in the subprocess that measures its RSS
+        for line in lines:
+            if line["variant"] in runnable:
+                r = _rss(spec.key, line["variant"], opts.quick, opts.timeout)
+                line["time"], line["rss"], line["runs"] = r["seconds"], r["growth"], 1
+        return lines, notes
+    # results once (and the first run of every contender), then the check
+    # (this first run of every contender is also the timing's warm-up)
+    outs["_args"] = next(a for _, a in runnable.values() if a)
+    for name, (fn, args) in runnable.items():
+        outs[name] = jax.block_until_ready(fn(*args))
+    if spec.check and len(runnable) > 1:
+        try:
+            notes.append(spec.check(outs))
+        except Exception as e:  # noqa: BLE001
+            notes.append(f"check failed: {type(e).__name__}: {e}")
+    del outs
+    med = interleaved_medians({n: (lambda f=f, a=a: f(*a)) for n, (f, a) in runnable.items()},
+                              repeats=opts.rounds, warmup=0)
+    for line in lines:
+        if line["variant"] in med:
+            line["time"], line["runs"] = med[line["variant"]], opts.rounds
+            if not opts.no_rss:
+                try:
+                    line["rss"] = _rss(spec.key, line["variant"], opts.quick,
+                                       opts.timeout)["growth"]
+                except Exception as e:  # noqa: BLE001
+                    notes.append(f"RSS of {line['variant']}: {_one_line(e)[-200:]}")
+    return lines, notes
+
+
+def _fmt_bytes(b):
+    if b is None:
+        return "-"
+    return f"{b / GiB:.2f} GiB" if b >= GiB else f"{b / MiB:.1f} MiB"
+
+
+HEADER = ("| program | variant | time (s) | memfit / this | goal | limit | XLA bytes "
+          "| peak RSS+ | pass / compile |\n|---|---|---|---|---|---|---|---|---|")
+
+
+def table(rows: list[tuple[Row, list[dict]]]) -> tuple[str, list[str]]:
+    """Markdown lines (no header) and the goals missed."""
+    out, missed = [], []
+    for spec, lines in rows:
+        mf = next((ln for ln in lines if ln["v"].kind == "memfit"), None)
+        t_mf = mf.get("time") if mf else None
+        for ln in lines:
+            v = ln["v"]
+            goal = spec.goals.get(v.ref or v.name)
+            ratio = gtxt = ""
+            if v.kind != "memfit" and t_mf and ln.get("time"):
+                r = t_mf / ln["time"]
+                ratio = f"{r:.2f}x"
+                if goal and goal[0] == "<=":
+                    ok = r <= goal[1]
+                    gtxt = f"<= {goal[1]:g}x " + ("met" if ok else "MISSED")
+                    if not ok:
+                        missed.append(f"{spec.program}: memfit / {v.name} = {r:.2f}x "
+                                      f"(goal <= {goal[1]:g}x; {t_mf:.3f} s vs {ln['time']:.3f} s)")
+                elif goal:
+                    gtxt = "report"
+            elif goal:
+                gtxt = (f"<= {goal[1]:g}x" if goal[0] == "<=" else "report")
+            if v.kind == "memfit" and ln.get("xla") is not None:
+                lim = memfit.parse_memory_size(v.limit)
+                ok = ln["xla"] <= lim
+                gtxt = f"fits {v.limit}: " + ("yes" if ok else "NO")
+                if not ok:
+                    missed.append(f"{spec.program}: memfit's XLA bytes "
+                                  f"{_fmt_bytes(ln['xla'])} > limit {v.limit}")
+            pc = ""
+            if "pass_s" in ln:
+                frac = ln["pass_s"] / ln["compile_s"]
+                pc = f"{ln['pass_s']:.2f} / {ln['compile_s']:.2f} s = {frac:.0%}"
+                if frac > 0.10:
+                    missed.append(f"{spec.program}: memfit pass time {ln['pass_s']:.2f} s = "
+                                  f"{frac:.0%} of XLA's compile {ln['compile_s']:.2f} s (goal <= 10%)")
+            t = f"{ln['time']:.3f}" if ln.get("time") is not None else "-"
+            if ln.get("runs") == 1:
+                t += " (1 run, ynn on)"
+            vname = v.name + (f" — {ln['note']}" if ln.get("note") else "")
+            out.append(f"| {spec.program} | {vname} | {t} | {ratio or '-'} | {gtxt or '-'} "
+                       f"| {v.limit or '-'} | {_fmt_bytes(ln.get('xla'))} "
+                       f"| {_fmt_bytes(ln.get('rss'))} | {pc or '-'} |")
+            if v.kind == "memfit" and ln.get("note", "").startswith(("not split", "failed")):
+                missed.append(f"{spec.program}: {ln['note']}")
+    return "\n".join(out), missed
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes (< 2 min)")
+    ap.add_argument("--rows", default=",".join(ROW_KEYS),
+                    help=f"comma-separated subset of {','.join(ROW_KEYS)}")
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved runs (>= 5)")
+    ap.add_argument("--no-rss", action="store_true")
+    ap.add_argument("--run-cap", type=float, default=12.0,
+                    help="GiB of accounted bytes above which plain jax is only compiled")
+    ap.add_argument("--time-unsplit", action="store_true",
+                    help="time the other contenders of rows memfit cannot split")
+    ap.add_argument("--timeout", type=float, default=900, help="per RSS subprocess (s)")
+    opts = ap.parse_args()
+    keys = [k.strip() for k in opts.rows.split(",") if k.strip()]
+    for k in keys:
+        if k not in ROW_KEYS:
+            ap.error(f"unknown row {k!r}; rows: {', '.join(ROW_KEYS)}")
+    t0 = time.perf_counter()
+    print(f"memfit race ({'quick' if opts.quick else 'full'} sizes; time: median of "
+          f"{opts.rounds} interleaved runs after one warm-up, ynn off; memfit / this: "
+          f"memfit's time over the variant's; XLA bytes: argument + output + temp - alias, "
+          f"ynn off; peak RSS+: fresh subprocess, one run, ynn on; pass / compile: "
+          f"memfit.transform vs Lowered.compile(); {os.cpu_count()} cores)\n", flush=True)
+    print(HEADER, flush=True)
+    missed, notes = [], []
+    for key in keys:
+        spec = ROWS[ROW_KEYS.index(key)](opts.quick)
+        t = time.perf_counter()
+        lines, row_notes = run_row(spec, opts)
+        text, row_missed = table([(spec, lines)])
+        print(text, flush=True)
+        missed += row_missed
+        notes += [f"{spec.program}: {n}" for n in row_notes]
+        print(f"... {spec.key} done in {time.perf_counter() - t:.0f} s", file=sys.stderr,
+              flush=True)
+    print(f"\n(total {time.perf_counter() - t0:.0f} s)")
+    if notes:
+        print("\nchecks:")
+        for n in notes:
+            print(f"- {n}")
+    if missed:
+        print("\nmissed:")
+        for m in missed:
+            print(f"- {m}")
+
+
+if __name__ == "__main__":
+    main()
