@@ -245,9 +245,68 @@ std::optional<OpDimRule> gatherRule(Operation *op, RuleBuilder &b) {
   return b.take();
 }
 
+/// scatter (N inputs, indices, N updates): a batch dimension of the indices
+/// (input_batching_dims joined with scatter_indices_batching_dims) is one
+/// factor of every input, result and update (the update's scatter dims are
+/// the indices' dims but index_vector_dim, in order): each chunk scatters
+/// only into its own slice of the inputs, so the indices stay valid. A window
+/// dimension taken whole and never indexed also passes through. Indexed
+/// dimensions are in no factor (a chunk of updates may land anywhere).
+std::optional<OpDimRule> scatterRule(Operation *op, RuleBuilder &b) {
+  Attribute attr = op->getAttr("scatter_dimension_numbers");
+  if (!attr || op->getNumOperands() % 2 != 1)
+    return std::nullopt;
+  std::string text = attrToText(attr);
+  SmallVector<int64_t> windowDims = readField(text, "update_window_dims");
+  SmallVector<int64_t> inserted = readField(text, "inserted_window_dims");
+  SmallVector<int64_t> opBatch = readField(text, "input_batching_dims");
+  SmallVector<int64_t> idxBatch = readField(text, "scatter_indices_batching_dims");
+  SmallVector<int64_t> toOperand = readField(text, "scatter_dims_to_operand_dims");
+  SmallVector<int64_t> ivd = readField(text, "index_vector_dim");
+  unsigned n = op->getNumOperands() / 2;
+  auto in = typeOf(op->getOperand(0)), idx = typeOf(op->getOperand(n)),
+       up = typeOf(op->getOperand(n + 1));
+  if (ivd.size() != 1 || opBatch.size() != idxBatch.size())
+    return std::nullopt;
+  auto addFactor = [&](int64_t size, int64_t opDim, int64_t idxDim, int64_t upDim) {
+    b.add(FactorKind::PassThrough, size);
+    for (unsigned k = 0; k < n; ++k) {
+      b.operand(k, opDim).operand(n + 1 + k, upDim).result(k, opDim);
+    }
+    if (idxDim >= 0)
+      b.operand(n, idxDim);
+  };
+  SmallVector<int64_t> upScatter;
+  for (int64_t d = 0; d < up.getRank(); ++d)
+    if (!llvm::is_contained(windowDims, d))
+      upScatter.push_back(d);
+  unsigned next = 0;
+  for (int64_t i = 0; i < idx.getRank(); ++i) {
+    if (i == ivd[0])
+      continue;
+    if (next >= upScatter.size())
+      return std::nullopt;
+    int64_t u = upScatter[next++];
+    for (auto [ob, ib] : llvm::zip(opBatch, idxBatch))
+      if (ib == i && in.getDimSize(ob) == idx.getDimSize(i))
+        addFactor(idx.getDimSize(i), ob, i, u);
+  }
+  unsigned w = 0;
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    if (llvm::is_contained(inserted, d) || llvm::is_contained(opBatch, d))
+      continue;
+    if (w >= windowDims.size())
+      return std::nullopt;
+    int64_t u = windowDims[w++];
+    if (up.getDimSize(u) == in.getDimSize(d) && !llvm::is_contained(toOperand, d))
+      addFactor(in.getDimSize(d), d, -1, u);
+  }
+  return b.take();
+}
+
 } // namespace
 
-std::optional<OpDimRule> memfit::getOpDimRule(Operation *op) {
+static std::optional<OpDimRule> buildRule(Operation *op) {
   OpKind kind = getOpKind(op);
   RuleBuilder b(op);
   for (Value v : op->getOperands())
@@ -344,8 +403,18 @@ std::optional<OpDimRule> memfit::getOpDimRule(Operation *op) {
   case OpKind::Other:
     if (op->getName().getStringRef() == "stablehlo.gather")
       return gatherRule(op, b);
+    if (op->getName().getStringRef() == "stablehlo.scatter")
+      return scatterRule(op, b);
     return std::nullopt;
   default:
     return std::nullopt;
   }
+}
+
+std::optional<OpDimRule> memfit::getOpDimRule(Operation *op) {
+  std::optional<OpDimRule> rule = buildRule(op);
+  if (rule)
+    rule->scalarRegions = getOpKind(op) == OpKind::Reduce || getOpKind(op) == OpKind::Sort ||
+                          op->getName().getStringRef() == "stablehlo.scatter";
+  return rule;
 }
