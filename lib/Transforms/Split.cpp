@@ -524,8 +524,9 @@ private:
         fail = {opLabel(op) + " needs a split value whole", op};
         return false;
       }
+      std::optional<OpDimRule> rule = getOpDimRule(op);
       if (op->getNumRegions() && !plan.sinks.contains(op) &&
-          getOpKind(op) != OpKind::Reduce && getOpKind(op) != OpKind::Sort) {
+          !(rule && rule->scalarRegions)) {
         fail = {opLabel(op) + " has regions memfit cannot split", op};
         return false;
       }
@@ -736,6 +737,12 @@ public:
 private:
   const Plan &plan;
   SmallVector<Value> liveIns;
+  /// Fusible producers of live-ins recomputed in the loop body (block
+  /// order) instead of carried: see rematerialiseLiveIns.
+  SmallVector<Operation *> remat;
+
+  void rematerialiseLiveIns(llvm::SetVector<Value> &ins);
+  void cloneRemat(OpBuilder &b, IRMapping &outer);
 
   SmallVector<Value> initialState(OpBuilder &b, Location loc);
   SmallVector<Value> emitChunk(OpBuilder &b, Location loc, IRMapping &outer,
@@ -800,6 +807,55 @@ void Rewriter::emitOnlineMax(OpBuilder &b, Location loc, Value mOld, Value parti
   corrL = mapToTarget(b, loc, corr, srcE, tensorType(o.sumR->getResult(0)), expToSum(o));
   corrAcc = mapToTarget(b, loc, corr, srcE, tensorType(o.dot->getResult(0)),
                         expToDotResult(o));
+}
+
+/// A loop operand is a buffer, so a live-in that XLA would have fused into
+/// the region (a transpose, broadcast or reshape of an argument) would be
+/// materialised whole just to enter the loop. Such a value is recomputed in
+/// the body from its operands when they take no more bytes than it does
+/// (operands the loop carries anyway cost nothing). Applied repeatedly.
+void Rewriter::rematerialiseLiveIns(llvm::SetVector<Value> &ins) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Value v : ins.takeVector()) {
+      Operation *def = v.getDefiningOp();
+      const OpInfo *info = def ? lookupOpInfo(def) : nullptr;
+      bool candidate = info && info->fusible && def->getNumRegions() == 0 &&
+                       def->getBlock() == plan.block && !plan.inPlan(def) &&
+                       def->getNumResults() == 1;
+      int64_t added = 0;
+      if (candidate)
+        for (Value o : def->getOperands()) {
+          Operation *d = o.getDefiningOp();
+          if (!(d && isConstantLike(d)) && !ins.contains(o))
+            added += bytesOf(o);
+        }
+      if (!candidate || added > bytesOf(v)) {
+        ins.insert(v);
+        continue;
+      }
+      remat.push_back(def);
+      for (Value o : def->getOperands()) {
+        Operation *d = o.getDefiningOp();
+        if (!(d && isConstantLike(d)))
+          ins.insert(o);
+      }
+      changed = true;
+    }
+  }
+  llvm::sort(remat, [](Operation *a, Operation *c) { return a->isBeforeInBlock(c); });
+}
+
+/// Recomputes the rematerialised live-ins at `b` (a loop body, or the
+/// remainder step: there too the original would stay live across the loop).
+void Rewriter::cloneRemat(OpBuilder &b, IRMapping &outer) {
+  for (Operation *op : remat) {
+    for (Value o : op->getOperands())
+      if (!outer.contains(o))
+        b.clone(*o.getDefiningOp(), outer); // a constant
+    b.clone(*op, outer);
+  }
 }
 
 SmallVector<Value> Rewriter::initialState(OpBuilder &b, Location loc) {
@@ -1035,6 +1091,7 @@ void Rewriter::apply(int64_t chunk) {
         continue;
       ins.insert(o);
     }
+  rematerialiseLiveIns(ins);
   liveIns.assign(ins.begin(), ins.end());
 
   // Insert before the first outside reader of what the region produces.
@@ -1078,6 +1135,7 @@ void Rewriter::apply(int64_t chunk) {
     IRMapping outer;
     for (auto [k, v] : llvm::enumerate(liveIns))
       outer.map(v, body.getArgument(1 + numState + k));
+    cloneRemat(bb, outer);
     SmallVector<Value> next =
         emitChunk(bb, loc, outer, start, chunk, isFirst,
                   body.getArguments().slice(1, numState));
@@ -1093,6 +1151,7 @@ void Rewriter::apply(int64_t chunk) {
     IRMapping outer;
     for (Value v : liveIns)
       outer.map(v, v);
+    cloneRemat(b, outer);
     // The remainder's start comes from the loop's final counter through an
     // optimization_barrier, so that XLA can neither fold it (the trip count
     // is known) nor schedule the remainder step before the loop, where its
@@ -1142,6 +1201,9 @@ void Rewriter::apply(int64_t chunk) {
     replaceOutside(v, state[si++]);
 
   for (Operation *op : llvm::reverse(plan.order))
+    if (op->use_empty())
+      op->erase();
+  for (Operation *op : llvm::reverse(remat))
     if (op->use_empty())
       op->erase();
   if (plan.osm) {
