@@ -304,6 +304,32 @@ std::optional<OpDimRule> scatterRule(Operation *op, RuleBuilder &b) {
   return b.take();
 }
 
+/// LAPACK triangular solve (jax's lapack_?trsm_ffi): op(a) x = b (side 'L')
+/// or x op(a) = b (side 'R'), with leading batch dimensions. Each column of
+/// b (side L; each row for side R) is solved on its own, so that dimension
+/// of b and x is one factor; batch dimensions of a, b and x are one factor
+/// each. The dimension a acts on is in no factor.
+std::optional<OpDimRule> triangularSolveRule(Operation *op, RuleBuilder &b) {
+  CustomCallView call(op);
+  std::string target = call.getTarget();
+  bool trsm = target.size() == 16 && llvm::StringRef(target).starts_with("lapack_") &&
+              llvm::StringRef(target).ends_with("trsm_ffi");
+  std::optional<int64_t> side = call.getBackendConfigInt("side");
+  if (!trsm || !side || op->getNumOperands() != 2 || op->getNumResults() != 1)
+    return std::nullopt;
+  auto a = typeOf(op->getOperand(0)), rhs = typeOf(op->getOperand(1));
+  int64_t nb = call.getNumBatchDims(), r = rhs.getRank();
+  if (r < 2 || a.getRank() != r || nb != r - 2)
+    return std::nullopt;
+  for (int64_t d = 0; d < nb; ++d)
+    b.add(FactorKind::PassThrough, rhs.getDimSize(d)).operand(0, d).operand(1, d).result(0, d);
+  int64_t free = *side == 'L' ? r - 1 : *side == 'R' ? r - 2 : -1;
+  if (free < 0)
+    return std::nullopt;
+  b.add(FactorKind::PassThrough, rhs.getDimSize(free)).operand(1, free).result(0, free);
+  return b.take();
+}
+
 } // namespace
 
 static std::optional<OpDimRule> buildRule(Operation *op) {
@@ -400,6 +426,8 @@ static std::optional<OpDimRule> buildRule(Operation *op) {
     b.add(FactorKind::TopK, in.getDimSize(last)).operand(0, last);
     return b.take();
   }
+  case OpKind::CustomCall:
+    return triangularSolveRule(op, b);
   case OpKind::Other:
     if (op->getName().getStringRef() == "stablehlo.gather")
       return gatherRule(op, b);

@@ -958,6 +958,8 @@ SmallVector<Value> Rewriter::emitChunk(OpBuilder &b, Location loc, IRMapping &ou
       }
       Operation *y = b.clone(*x);
       y->setOperands(operands);
+      // A Shardy rule (jax's LAPACK calls carry one) states the full sizes.
+      y->removeAttr("sdy.sharding_rule");
       for (auto [r, res] : llvm::enumerate(x->getResults())) {
         auto it = plan.dimOf.find(res);
         if (it != plan.dimOf.end())

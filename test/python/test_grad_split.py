@@ -84,3 +84,35 @@ def test_knn_loss_grad_with_rewrites():
     x, y = normal(7, (512, 8)), normal(8, (4096, 8))
     g = jax.grad(knn_loss, argnums=(0, 1))
     check(g, (x, y), 1 * MiB, min_ratio=50, rewrite=True, tol=1e-4)
+
+
+# -- sparse GP (SGPR) collapsed bound ------------------------------------------
+
+def rbf(a, b, ls, var):
+    d = jnp.sum((a[:, None, :] - b[None, :, :]) ** 2, -1)
+    return var * jnp.exp(-0.5 * d / ls ** 2)
+
+
+def sgpr_bound(Z, ls, var, X, y, noise=0.1):
+    """Titsias' collapsed bound; Kuf (M x N) is the big tensor."""
+    N, M = X.shape[0], Z.shape[0]
+    Kuu = rbf(Z, Z, ls, var) + 1e-5 * jnp.eye(M)
+    L = jnp.linalg.cholesky(Kuu)
+    A = jax.scipy.linalg.solve_triangular(L, rbf(Z, X, ls, var), lower=True)
+    A = A / jnp.sqrt(noise)
+    AAT = A @ A.T
+    LB = jnp.linalg.cholesky(jnp.eye(M) + AAT)
+    c = jax.scipy.linalg.solve_triangular(LB, A @ y, lower=True) / jnp.sqrt(noise)
+    return (-0.5 * N * jnp.log(2 * jnp.pi * noise) - jnp.sum(jnp.log(jnp.diag(LB)))
+            - 0.5 * jnp.sum(y ** 2) / noise + 0.5 * jnp.sum(c ** 2)
+            - 0.5 * N * var / noise + 0.5 * jnp.trace(AAT))
+
+
+def sgpr_data(n, m=32, d=4):
+    X = normal(0, (n, d))
+    return X[:m] + 0.01, jnp.float32(1.0), jnp.float32(1.0), X, jnp.sin(X[:, 0])
+
+
+def test_sgpr_bound_split_by_data_points():
+    # L^-1 Kuf is a LAPACK trsm (side L): split along its columns, the data.
+    check(sgpr_bound, sgpr_data(20000), 512 * KiB, min_ratio=10)
