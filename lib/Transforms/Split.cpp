@@ -151,6 +151,11 @@ struct Plan {
     int64_t keyE = -1;                       // split dim of exp's result
   };
   std::optional<OnlineSoftmax> osm;
+  /// Second pass: ops that need what the loop accumulates (a gradient's
+  /// backward part reading the forward's reductions). They stay outside
+  /// the loop, reading the region's values from the original ops, which a
+  /// later split recomputes in chunks.
+  llvm::DenseSet<Operation *> later;
 
   bool inPlan(Operation *op) const {
     return chunked.contains(op) || sinks.contains(op);
@@ -177,6 +182,8 @@ Plan translatePlan(const Plan &p, IRMapping &m) {
     q.operandDims[m.lookup(op)] = dims;
   for (Value v : p.outputs)
     q.outputs.push_back(m.lookup(v));
+  for (Operation *op : p.later)
+    q.later.insert(m.lookup(op));
   if (p.osm) {
     Plan::OnlineSoftmax o = *p.osm;
     for (Operation **x : {&o.maxR, &o.sumR, &o.dot, &o.bm, &o.bl, &o.div, &o.exp})
@@ -200,13 +207,22 @@ public:
   explicit Planner(int64_t limit) : limit(limit) {}
 
   /// Plans splitting `seed` along `dim`; on failure fills `fail`.
+  /// Ops that need a sink's result are left for a second pass (see
+  /// Plan::later) and the region is planned again without them.
   std::optional<Plan> build(Value seed, int64_t dim, PlanFailure &fail) {
     llvm::DenseSet<Value> forcedLeaves;
-    for (int attempt = 0; attempt < 16; ++attempt) {
+    llvm::DenseSet<Operation *> later;
+    for (int attempt = 0; attempt < 32; ++attempt) {
       Plan plan;
+      plan.later = later;
       Value conflict;
-      if (tryBuild(seed, dim, forcedLeaves, plan, conflict, fail))
+      SmallVector<Operation *> dependents;
+      if (tryBuild(seed, dim, forcedLeaves, plan, conflict, dependents, fail))
         return plan;
+      if (!dependents.empty()) {
+        later.insert(dependents.begin(), dependents.end());
+        continue;
+      }
       if (!conflict)
         return std::nullopt;
       forcedLeaves.insert(conflict);
@@ -386,8 +402,36 @@ private:
     return true;
   }
 
+  /// Drops chunked ops that only the second pass reads (the loop would
+  /// compute them for nothing); false when no sink or output is left.
+  static bool pruneUnused(Plan &plan) {
+    llvm::DenseSet<Value> outputs(plan.outputs.begin(), plan.outputs.end());
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (Operation *op : llvm::to_vector(plan.chunked)) {
+        bool used = false;
+        for (Value r : op->getResults()) {
+          used |= outputs.contains(r);
+          for (Operation *u : r.getUsers())
+            used |= plan.inPlan(u);
+        }
+        if (used)
+          continue;
+        plan.chunked.erase(op);
+        plan.backward.erase(op);
+        plan.operandDims.erase(op);
+        for (Value r : op->getResults())
+          plan.dimOf.erase(r);
+        changed = true;
+      }
+    }
+    return !plan.sinks.empty() || !plan.outputs.empty();
+  }
+
   bool tryBuild(Value seed, int64_t dim, const llvm::DenseSet<Value> &forcedLeaves,
-                Plan &plan, Value &conflict, PlanFailure &fail) {
+                Plan &plan, Value &conflict, SmallVectorImpl<Operation *> &dependents,
+                PlanFailure &fail) {
     auto res = llvm::dyn_cast<OpResult>(seed);
     if (!res) {
       fail.why = "it is a block argument";
@@ -451,7 +495,7 @@ private:
           continue;
         auto r = llvm::cast<OpResult>(o);
         Operation *p = r.getOwner();
-        if (plan.inPlan(p))
+        if (plan.inPlan(p) || plan.later.contains(p))
           continue; // consistency is checked below
         std::optional<OpDimRule> rule = getOpDimRule(p);
         if (!rule)
@@ -474,7 +518,7 @@ private:
         for (OpOperand &use : v.getUses()) {
           Operation *u = use.getOwner();
           if (u->getBlock() != plan.block || u->hasTrait<OpTrait::IsTerminator>() ||
-              plan.inPlan(u))
+              plan.inPlan(u) || plan.later.contains(u))
             continue;
           std::optional<OpDimRule> rule = getOpDimRule(u);
           const DimFactor *f =
@@ -537,7 +581,7 @@ private:
     llvm::SetVector<Operation *> frontier;
     auto outsideUser = [&](OpOperand &use) -> Operation * {
       Operation *u = plan.block->findAncestorOpInBlock(*use.getOwner());
-      if (!u)
+      if (!u || plan.later.contains(u))
         return nullptr;
       if (u == use.getOwner() && plan.inPlan(u))
         return nullptr;
@@ -577,15 +621,22 @@ private:
       if (!seen.insert(u).second)
         continue;
       if (plan.inPlan(u)) {
-        fail = {opLabel(u) + " needs a value accumulated over the split "
-                             "dimension (that would take a second pass)",
-                u};
-        return false;
+        if (dependents.empty())
+          fail = {opLabel(u) + " needs a value accumulated over the split "
+                               "dimension (that would take a second pass)",
+                  u};
+        dependents.push_back(u);
       }
       for (Value r : u->getResults())
         for (OpOperand &use : r.getUses())
           if (Operation *w = plan.block->findAncestorOpInBlock(*use.getOwner()))
             stack.push_back(w);
+    }
+    if (!dependents.empty())
+      return false;
+    if (!plan.later.empty() && !pruneUnused(plan)) {
+      fail = {"nothing is left to split before the second pass", p0};
+      return false;
     }
     // Sorted outputs make the rewrite deterministic.
     for (Operation &op : *plan.block)
@@ -1240,6 +1291,47 @@ struct Choice {
   int64_t peak = kInfeasible;
 };
 
+/// In a clone measured for the chunk size, the second pass is cut off: the
+/// function returns splat constants (not counted) in its place and what
+/// only it read is erased, so the originals it keeps alive until a later
+/// split recomputes them do not count against this loop.
+void detachSecondPass(const Plan &q) {
+  if (q.later.empty())
+    return;
+  SmallVector<Operation *> later;
+  for (Operation &op : *q.block)
+    if (q.later.contains(&op))
+      later.push_back(&op);
+  for (Operation *op : later)
+    for (Value r : op->getResults())
+      for (OpOperand &use : llvm::make_early_inc_range(r.getUses())) {
+        Operation *u = q.block->findAncestorOpInBlock(*use.getOwner());
+        if (u && q.later.contains(u))
+          continue;
+        OpBuilder b(use.getOwner());
+        auto t = tensorType(r);
+        Value zero = buildGenericOp(b, op->getLoc(), "stablehlo.constant", {}, {t},
+                                    {b.getNamedAttr("value", DenseElementsAttr::get(
+                                        t, b.getZeroAttr(t.getElementType())))})
+                         ->getResult(0);
+        use.set(zero);
+      }
+  for (Operation *op : llvm::reverse(later))
+    op->erase();
+  llvm::DenseSet<Operation *> planned(q.order.begin(), q.order.end());
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*q.block))) {
+      if (op.hasTrait<OpTrait::IsTerminator>() || planned.contains(&op) ||
+          !op.use_empty() || op.getNumResults() == 0)
+        continue;
+      op.erase();
+      changed = true;
+    }
+  }
+}
+
 /// Peak of the loop the plan becomes with chunks of `c` (rewriting a clone).
 int64_t regionPeak(func::FuncOp f, const Plan &plan, int64_t c) {
   IRMapping m;
@@ -1249,6 +1341,7 @@ int64_t regionPeak(func::FuncOp f, const Plan &plan, int64_t c) {
   auto mark = StringAttr::get(f.getContext(), "memfit.split.pre");
   for (Operation &op : *q.block)
     op.setDiscardableAttr(mark, UnitAttr::get(f.getContext()));
+  detachSecondPass(q);
   Rewriter(q).apply(c);
   int64_t peak = kInfeasible;
   FailureOr<FunctionProfile> prof = profileFunction(clone);
@@ -1338,6 +1431,7 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize) {
   RunResult rr;
   Planner planner(limit);
   int64_t lastPeak = kInfeasible;
+  bool pendingSecondPass = false;
   for (int iter = 0; iter < 32; ++iter) {
     FailureOr<FunctionProfile> prof = profileFunction(f);
     if (failed(prof)) {
@@ -1354,9 +1448,12 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize) {
       rr.belowFixed = true;
       return rr;
     }
-    if (minimize && prof->peakBytes >= lastPeak)
+    // A first pass leaves the originals to its second pass: the peak drops
+    // only once that is split too.
+    if (minimize && prof->peakBytes >= lastPeak && !pendingSecondPass)
       return rr;
-    lastPeak = prof->peakBytes;
+    lastPeak = std::min(lastPeak, prof->peakBytes);
+    pendingSecondPass = false;
 
     llvm::DenseSet<Value> returned;
     for (Value v : f.front().getTerminator()->getOperands())
@@ -1377,7 +1474,7 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize) {
 
     std::optional<Plan> best;
     Choice bestChoice;
-    double bestScore = -1;
+    double bestScore = -std::numeric_limits<double>::infinity();
     Plan minPlan;
     Choice minChoice;
     bool haveMin = false;
@@ -1405,8 +1502,10 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize) {
           continue;
         // Online softmax (a rescaling per chunk) only when no plain split
         // fits.
+        // A second pass (recomputing the region) only when neither fits.
         double score = double(ch.chunk) / double(plan->size) -
-                       (plan->sinks.empty() ? 0.0 : 1e-9) - (plan->osm ? 1.0 : 0.0);
+                       (plan->sinks.empty() ? 0.0 : 1e-9) - (plan->osm ? 1.0 : 0.0) -
+                       (plan->later.empty() ? 0.0 : 2.0);
         if (score > bestScore) {
           bestScore = score;
           best = plan;
@@ -1419,6 +1518,7 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize) {
     if (minimize) {
       if (!haveMin || minChoice.peak >= prof->peakBytes)
         return rr;
+      pendingSecondPass = !minPlan.later.empty();
       Rewriter(minPlan).apply(minChoice.chunk);
       rr.appliedPeak = std::max(rr.appliedPeak, minChoice.peak);
       continue;

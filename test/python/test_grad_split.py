@@ -116,3 +116,11 @@ def sgpr_data(n, m=32, d=4):
 def test_sgpr_bound_split_by_data_points():
     # L^-1 Kuf is a LAPACK trsm (side L): split along its columns, the data.
     check(sgpr_bound, sgpr_data(20000), 512 * KiB, min_ratio=10)
+
+
+def test_sgpr_grad_wrt_inducing_points_and_kernel_parameters():
+    # The backward pass reads what the forward accumulates over the data
+    # (A A^T through chol(I + A A^T), A y): two loops over the data, the
+    # second recomputing Kuf and L^-1 Kuf per chunk (a second pass).
+    g = jax.grad(sgpr_bound, argnums=(0, 1, 2))
+    check(g, sgpr_data(20000), 600 * KiB, min_ratio=20)
