@@ -211,16 +211,22 @@ public:
   /// Plan::later) and the region is planned again without them.
   std::optional<Plan> build(Value seed, int64_t dim, PlanFailure &fail) {
     llvm::DenseSet<Value> forcedLeaves;
-    llvm::DenseSet<Operation *> later;
+    llvm::DenseSet<Operation *> later, keptOut;
     for (int attempt = 0; attempt < 32; ++attempt) {
       Plan plan;
       plan.later = later;
       Value conflict;
+      Operation *keepOut = nullptr;
       SmallVector<Operation *> dependents;
-      if (tryBuild(seed, dim, forcedLeaves, plan, conflict, dependents, fail))
+      if (tryBuild(seed, dim, forcedLeaves, keptOut, plan, conflict, keepOut, dependents,
+                   fail))
         return plan;
       if (!dependents.empty()) {
         later.insert(dependents.begin(), dependents.end());
+        continue;
+      }
+      if (keepOut) {
+        keptOut.insert(keepOut);
         continue;
       }
       if (!conflict)
@@ -429,8 +435,14 @@ private:
     return !plan.sinks.empty() || !plan.outputs.empty();
   }
 
+  /// A user reached forward from a producer pulled in backward may need
+  /// the producer's value whole (attention in a transformer: the keys are
+  /// computed from the same hidden rows as the queries). On such a conflict
+  /// `keepOut` names that user: it stays outside the region and reads the
+  /// original producer.
   bool tryBuild(Value seed, int64_t dim, const llvm::DenseSet<Value> &forcedLeaves,
-                Plan &plan, Value &conflict, SmallVectorImpl<Operation *> &dependents,
+                const llvm::DenseSet<Operation *> &keptOut, Plan &plan, Value &conflict,
+                Operation *&keepOut, SmallVectorImpl<Operation *> &dependents,
                 PlanFailure &fail) {
     auto res = llvm::dyn_cast<OpResult>(seed);
     if (!res) {
@@ -455,6 +467,7 @@ private:
     plan.size = f0->size;
     std::deque<Operation *> work;
     bool ok = true;
+    llvm::DenseMap<Operation *, Operation *> reachedFrom; // forward adds
 
     auto addChunked = [&](Operation *op, const DimFactor &f, bool isBackward) {
       if (plan.inPlan(op))
@@ -518,7 +531,7 @@ private:
         for (OpOperand &use : v.getUses()) {
           Operation *u = use.getOwner();
           if (u->getBlock() != plan.block || u->hasTrait<OpTrait::IsTerminator>() ||
-              plan.inPlan(u) || plan.later.contains(u))
+              plan.inPlan(u) || plan.later.contains(u) || keptOut.contains(u))
             continue;
           std::optional<OpDimRule> rule = getOpDimRule(u);
           const DimFactor *f =
@@ -536,8 +549,10 @@ private:
             }
             continue;
           }
-          if (f->kind == FactorKind::PassThrough)
+          if (f->kind == FactorKind::PassThrough) {
+            reachedFrom[u] = op;
             addChunked(u, *f, /*isBackward=*/false);
+          }
           else if (f->kind == FactorKind::Reduction && uk == OpKind::Reduce)
             addSink(u, SinkKind::Reduce, *f);
           else if (f->kind == FactorKind::Reduction && uk == OpKind::DotGeneral)
@@ -564,6 +579,14 @@ private:
         if (p && plan.backward.contains(p) && p != p0 && !forcedLeaves.contains(o)) {
           conflict = o;
           return false;
+        }
+        for (Operation *q = p; q && reachedFrom.count(q);) {
+          Operation *from = reachedFrom.lookup(q);
+          if (plan.backward.contains(from) && from != p0) {
+            keepOut = q;
+            return false;
+          }
+          q = from;
         }
         fail = {opLabel(op) + " needs a split value whole", op};
         return false;

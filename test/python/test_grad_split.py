@@ -14,6 +14,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 import memfit
 from memfit.measure import xla_bytes
@@ -124,3 +125,46 @@ def test_sgpr_grad_wrt_inducing_points_and_kernel_parameters():
     # second recomputing Kuf and L^-1 Kuf per chunk (a second pass).
     g = jax.grad(sgpr_bound, argnums=(0, 1, 2))
     check(g, sgpr_data(20000), 600 * KiB, min_ratio=20)
+
+
+# -- a transformer block's training step ----------------------------------------
+
+def layernorm(x, g, b):
+    m = jnp.mean(x, -1, keepdims=True)
+    v = jnp.mean((x - m) ** 2, -1, keepdims=True)
+    return (x - m) * jax.lax.rsqrt(v + 1e-5) * g + b
+
+
+def block(p, x):
+    h = layernorm(x, p["g1"], p["b1"])
+    q, k, v = h @ p["wq"], h @ p["wk"], h @ p["wv"]
+    a = jax.nn.softmax(q @ k.T / jnp.sqrt(q.shape[-1]), -1) @ v
+    x = x + a @ p["wo"]
+    h = layernorm(x, p["g2"], p["b2"])
+    return x + jax.nn.gelu(h @ p["w1"]) @ p["w2"]
+
+
+def block_grad(p, x, t):
+    return jax.grad(lambda p: jnp.mean((block(p, x) - t) ** 2))(p)
+
+
+def train_step(p, x, t):
+    return jax.tree_util.tree_map(lambda a, b: a - 0.1 * b, p, block_grad(p, x, t))
+
+
+@pytest.mark.parametrize("program", [train_step, block_grad])
+def test_transformer_block_training_step(program):
+    # One head, layernorm, MLP, SGD. Split by query rows; the keys come from
+    # the same hidden rows (computed before the loop), and the gradient of
+    # the keys (a contraction over query rows) feeds back into the rows:
+    # a second loop. jax needs 50 MiB; the limit is 10x below.
+    S, d = 2048, 32
+    ks = jax.random.split(jax.random.PRNGKey(0), 8)
+    w = lambda k, m, n: jax.random.normal(k, (m, n)) / m ** 0.5
+    p = {"wq": w(ks[0], d, d), "wk": w(ks[1], d, d), "wv": w(ks[2], d, d),
+         "wo": w(ks[3], d, d), "w1": w(ks[4], d, 4 * d), "w2": w(ks[5], 4 * d, d),
+         "g1": jnp.ones(d), "b1": jnp.zeros(d), "g2": jnp.ones(d), "b2": jnp.zeros(d)}
+    x, t = normal(6, (S, d)), normal(7, (S, d))
+    # block_grad compares the gradients themselves (the update hides their
+    # errors behind the parameters' magnitude).
+    check(program, (p, x, t), 5 * MiB, min_ratio=10, rewrite=True, tol=1e-4)
