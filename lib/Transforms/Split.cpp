@@ -20,9 +20,14 @@
 //         (chlo.top_k along it) is a sink that accumulates across chunks;
 //         any other use assembles the chunks (dynamic_update_slice into a
 //         buffer carried by the loop).
-//     A plan is rejected when an op of the region would need a sink's result
-//     (that needs a second pass over the data) or a value both whole and in
-//     chunks.
+//     A plan is rejected when an op of the region needs a value both whole
+//     and in chunks, except that a user reached forward from a pulled-in
+//     producer that needs it whole is kept out of the region (it reads the
+//     original). Ops that need a sink's result (a second pass over the data,
+//     as a gradient's backward part needs its forward's sums) are left out
+//     of the loop reading the original values, and step 5 splits them in a
+//     second loop that recomputes the region; such a plan is chosen only
+//     when no one-pass plan fits.
 //  3. Choose the chunk size (the rule): the largest chunk c in
 //     [minChunk, N) such that, in the rewritten program's profile, the loop
 //     (its body and the remainder step, with everything live around them)
@@ -44,7 +49,9 @@
 //     outside; then, when c does not divide N, a straight-line copy of the
 //     body for the remainder (dynamic_slice clamps its start index, so a
 //     last chunk that ran past the end would silently overlap). Replaced ops
-//     are erased explicitly (MLIR's DCE keeps unregistered ops).
+//     are erased explicitly (MLIR's DCE keeps unregistered ops). Live-ins
+//     that XLA would fuse (a transpose or broadcast of an argument) are
+//     recomputed in the body rather than materialised as loop operands.
 //  5. Repeat from 1 (several oversized regions; regions inside existing
 //     loops are split inside their loop body).
 //
