@@ -228,10 +228,13 @@ public:
       if (tryBuild(seed, dim, forcedLeaves, keptOut, plan, conflict, keepOut, dependents,
                    fail))
         return plan;
-      if (!dependents.empty()) {
+      // The seed itself needing the loop's sums leaves nothing to split.
+      if (!dependents.empty() && !llvm::is_contained(dependents, seed.getDefiningOp())) {
         later.insert(dependents.begin(), dependents.end());
         continue;
       }
+      if (!dependents.empty())
+        return std::nullopt;
       if (keepOut) {
         keptOut.insert(keepOut);
         continue;
@@ -1348,7 +1351,17 @@ void detachSecondPass(const Plan &q) {
       }
   for (Operation *op : llvm::reverse(later))
     op->erase();
+  // Keep what the rewrite still refers to: the plan's ops, its seed (for
+  // the location; pruning may have left it outside the plan) and the
+  // online softmax's outside chains.
   llvm::DenseSet<Operation *> planned(q.order.begin(), q.order.end());
+  planned.insert(q.seedOp);
+  if (q.osm) {
+    planned.insert(q.osm->bm);
+    planned.insert(q.osm->bl);
+    planned.insert(q.osm->chainM.begin(), q.osm->chainM.end());
+    planned.insert(q.osm->chainL.begin(), q.osm->chainL.end());
+  }
   bool changed = true;
   while (changed) {
     changed = false;

@@ -179,3 +179,16 @@ def test_transformer_block_training_step(program, limit):
     # block_grad compares the gradients themselves (the update hides their
     # errors behind the parameters' magnitude).
     check(program, (p, x, t), limit, min_ratio=10, rewrite=True, tol=1e-4)
+
+
+def test_attention_grad_below_reach_is_an_error_naming_the_reachable_limit():
+    # At the issue's 2 MiB the partial products and accumulators of dK and
+    # dV do not fit next to 1.5 MiB of arguments and outputs. The error path
+    # also probes plans whose seed needs the loop's own sums (a loop body's
+    # accumulator): it must report, not crash.
+    q, k, v = (normal(i, (1024, 64)) for i in range(3))
+    g = jax.grad(attention_loss, argnums=(0, 1, 2))
+    with pytest.raises(memfit.MemfitError) as err:
+        memfit.jit(g, memory_limit="2MiB", rewrite=False).lower(q, k, v)
+    assert "cannot be split within the limit" in str(err.value)
+    assert "the smallest limit memfit can reach is 3.00 MiB" in str(err.value)
