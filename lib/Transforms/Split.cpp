@@ -53,7 +53,9 @@
 //     that XLA would fuse (a transpose or broadcast of an argument) are
 //     recomputed in the body rather than materialised as loop operands.
 //  5. Repeat from 1 (several oversized regions; regions inside existing
-//     loops are split inside their loop body).
+//     loops are split inside their loop body). The steps are greedy; when
+//     they get stuck, the probe that finds the smallest reachable limit
+//     (lowest peak each step) is used if it fits.
 //
 // Accumulation: reduce with add/mul/max/min/and/or combines elementwise;
 // any other reducer (variadic argmax/argmin) combines by reducing the stacked
@@ -1627,6 +1629,14 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     auto probe = llvm::cast<func::FuncOp>(f->clone());
     RunResult best = runSplits(probe, 0, /*minimize=*/true);
     int64_t reachable = std::max({best.peak, best.appliedPeak, rr.fixedBytes});
+    // The split steps are greedy (largest chunks first); when they get
+    // stuck, the probe's steps (the lowest peak each time) may still fit.
+    if (reachable <= limit) {
+      f.getBody().takeBody(probe.getBody());
+      probe->erase();
+      work->erase();
+      return success();
+    }
     std::string msg;
     llvm::raw_string_ostream os(msg);
     os << "memfit-split: cannot fit @" << f.getSymName() << " into "

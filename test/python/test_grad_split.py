@@ -161,15 +161,19 @@ def train_step(p, x, t):
     return jax.tree_util.tree_map(lambda a, b: a - 0.1 * b, p, block_grad(p, x, t))
 
 
-@pytest.mark.parametrize("program, limit", [(train_step, 5 * MiB), (block_grad, 5 * MiB),
-                                            (block_grad_2_heads, 8 * MiB)])
-def test_transformer_block_training_step(program, limit):
+@pytest.mark.parametrize("program, S, limit, ratio", [
+    (train_step, 2048, 5 * MiB, 10), (block_grad, 2048, 5 * MiB, 10),
+    (block_grad_2_heads, 2048, 8 * MiB, 10),
+    # Here the greedy split steps get stuck (the first loop's remainder step
+    # is split again); the error probe's steps (lowest peak first) fit.
+    (train_step, 512, int(1.2 * MiB), 3)])
+def test_transformer_block_training_step(program, S, limit, ratio):
     # One head, layernorm, MLP, SGD. Split by query rows; the keys come from
     # the same hidden rows (computed before the loop), and the gradient of
     # the keys (a contraction over query rows) feeds back into the rows:
     # a second loop. jax needs 66 MiB (2 heads: 99 MiB); the limit is 10x
     # below or more.
-    S, d = 2048, 32
+    d = 32
     ks = jax.random.split(jax.random.PRNGKey(0), 8)
     w = lambda k, m, n: jax.random.normal(k, (m, n)) / m ** 0.5
     p = {"wq": w(ks[0], d, d), "wk": w(ks[1], d, d), "wv": w(ks[2], d, d),
@@ -178,7 +182,7 @@ def test_transformer_block_training_step(program, limit):
     x, t = normal(6, (S, d)), normal(7, (S, d))
     # block_grad compares the gradients themselves (the update hides their
     # errors behind the parameters' magnitude).
-    check(program, (p, x, t), limit, min_ratio=10, rewrite=True, tol=1e-4)
+    check(program, (p, x, t), limit, min_ratio=ratio, rewrite=True, tol=1e-4)
 
 
 def test_attention_grad_below_reach_is_an_error_naming_the_reachable_limit():
