@@ -245,9 +245,94 @@ std::optional<OpDimRule> gatherRule(Operation *op, RuleBuilder &b) {
   return b.take();
 }
 
+/// scatter (N inputs, indices, N updates): a batch dimension of the indices
+/// (input_batching_dims joined with scatter_indices_batching_dims) is one
+/// factor of every input, result and update (the update's scatter dims are
+/// the indices' dims but index_vector_dim, in order): each chunk scatters
+/// only into its own slice of the inputs, so the indices stay valid. A window
+/// dimension taken whole and never indexed also passes through. Indexed
+/// dimensions are in no factor (a chunk of updates may land anywhere).
+std::optional<OpDimRule> scatterRule(Operation *op, RuleBuilder &b) {
+  Attribute attr = op->getAttr("scatter_dimension_numbers");
+  if (!attr || op->getNumOperands() % 2 != 1)
+    return std::nullopt;
+  std::string text = attrToText(attr);
+  SmallVector<int64_t> windowDims = readField(text, "update_window_dims");
+  SmallVector<int64_t> inserted = readField(text, "inserted_window_dims");
+  SmallVector<int64_t> opBatch = readField(text, "input_batching_dims");
+  SmallVector<int64_t> idxBatch = readField(text, "scatter_indices_batching_dims");
+  SmallVector<int64_t> toOperand = readField(text, "scatter_dims_to_operand_dims");
+  SmallVector<int64_t> ivd = readField(text, "index_vector_dim");
+  unsigned n = op->getNumOperands() / 2;
+  auto in = typeOf(op->getOperand(0)), idx = typeOf(op->getOperand(n)),
+       up = typeOf(op->getOperand(n + 1));
+  if (ivd.size() != 1 || opBatch.size() != idxBatch.size())
+    return std::nullopt;
+  auto addFactor = [&](int64_t size, int64_t opDim, int64_t idxDim, int64_t upDim) {
+    b.add(FactorKind::PassThrough, size);
+    for (unsigned k = 0; k < n; ++k) {
+      b.operand(k, opDim).operand(n + 1 + k, upDim).result(k, opDim);
+    }
+    if (idxDim >= 0)
+      b.operand(n, idxDim);
+  };
+  SmallVector<int64_t> upScatter;
+  for (int64_t d = 0; d < up.getRank(); ++d)
+    if (!llvm::is_contained(windowDims, d))
+      upScatter.push_back(d);
+  unsigned next = 0;
+  for (int64_t i = 0; i < idx.getRank(); ++i) {
+    if (i == ivd[0])
+      continue;
+    if (next >= upScatter.size())
+      return std::nullopt;
+    int64_t u = upScatter[next++];
+    for (auto [ob, ib] : llvm::zip(opBatch, idxBatch))
+      if (ib == i && in.getDimSize(ob) == idx.getDimSize(i))
+        addFactor(idx.getDimSize(i), ob, i, u);
+  }
+  unsigned w = 0;
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    if (llvm::is_contained(inserted, d) || llvm::is_contained(opBatch, d))
+      continue;
+    if (w >= windowDims.size())
+      return std::nullopt;
+    int64_t u = windowDims[w++];
+    if (up.getDimSize(u) == in.getDimSize(d) && !llvm::is_contained(toOperand, d))
+      addFactor(in.getDimSize(d), d, -1, u);
+  }
+  return b.take();
+}
+
+/// LAPACK triangular solve (jax's lapack_?trsm_ffi): op(a) x = b (side 'L')
+/// or x op(a) = b (side 'R'), with leading batch dimensions. Each column of
+/// b (side L; each row for side R) is solved on its own, so that dimension
+/// of b and x is one factor; batch dimensions of a, b and x are one factor
+/// each. The dimension a acts on is in no factor.
+std::optional<OpDimRule> triangularSolveRule(Operation *op, RuleBuilder &b) {
+  CustomCallView call(op);
+  std::string target = call.getTarget();
+  bool trsm = target.size() == 16 && llvm::StringRef(target).starts_with("lapack_") &&
+              llvm::StringRef(target).ends_with("trsm_ffi");
+  std::optional<int64_t> side = call.getBackendConfigInt("side");
+  if (!trsm || !side || op->getNumOperands() != 2 || op->getNumResults() != 1)
+    return std::nullopt;
+  auto a = typeOf(op->getOperand(0)), rhs = typeOf(op->getOperand(1));
+  int64_t nb = call.getNumBatchDims(), r = rhs.getRank();
+  if (r < 2 || a.getRank() != r || nb != r - 2)
+    return std::nullopt;
+  for (int64_t d = 0; d < nb; ++d)
+    b.add(FactorKind::PassThrough, rhs.getDimSize(d)).operand(0, d).operand(1, d).result(0, d);
+  int64_t free = *side == 'L' ? r - 1 : *side == 'R' ? r - 2 : -1;
+  if (free < 0)
+    return std::nullopt;
+  b.add(FactorKind::PassThrough, rhs.getDimSize(free)).operand(1, free).result(0, free);
+  return b.take();
+}
+
 } // namespace
 
-std::optional<OpDimRule> memfit::getOpDimRule(Operation *op) {
+static std::optional<OpDimRule> buildRule(Operation *op) {
   OpKind kind = getOpKind(op);
   RuleBuilder b(op);
   for (Value v : op->getOperands())
@@ -345,11 +430,23 @@ std::optional<OpDimRule> memfit::getOpDimRule(Operation *op) {
     b.add(FactorKind::TopK, in.getDimSize(last)).operand(0, last);
     return b.take();
   }
+  case OpKind::CustomCall:
+    return triangularSolveRule(op, b);
   case OpKind::Other:
     if (op->getName().getStringRef() == "stablehlo.gather")
       return gatherRule(op, b);
+    if (op->getName().getStringRef() == "stablehlo.scatter")
+      return scatterRule(op, b);
     return std::nullopt;
   default:
     return std::nullopt;
   }
+}
+
+std::optional<OpDimRule> memfit::getOpDimRule(Operation *op) {
+  std::optional<OpDimRule> rule = buildRule(op);
+  if (rule)
+    rule->scalarRegions = getOpKind(op) == OpKind::Reduce || getOpKind(op) == OpKind::Sort ||
+                          op->getName().getStringRef() == "stablehlo.scatter";
+  return rule;
 }

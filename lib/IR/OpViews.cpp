@@ -425,6 +425,23 @@ std::string CustomCallView::getTarget() const {
   return llvm::cast<StringAttr>(op->getAttr("call_target_name")).str();
 }
 
+std::optional<int64_t> CustomCallView::getBackendConfigInt(llvm::StringRef key) const {
+  auto dict = llvm::dyn_cast_or_null<DictionaryAttr>(op->getAttr("mhlo.backend_config"));
+  auto v = dict ? llvm::dyn_cast_or_null<IntegerAttr>(dict.get(key)) : nullptr;
+  if (!v)
+    return std::nullopt;
+  return static_cast<int64_t>(v.getValue().getZExtValue());
+}
+
+int64_t CustomCallView::getNumBatchDims() const {
+  auto dict = llvm::dyn_cast_or_null<DictionaryAttr>(op->getAttr("mhlo.frontend_attributes"));
+  auto v = dict ? llvm::dyn_cast_or_null<StringAttr>(dict.get("num_batch_dims")) : nullptr;
+  int64_t n = 0;
+  if (v && !v.getValue().getAsInteger(10, n))
+    return n;
+  return 0;
+}
+
 //===-- builders -----------------------------------------------------------===//
 
 void memfit::setInherentAttr(Operation *op, llvm::StringRef name, Attribute value) {

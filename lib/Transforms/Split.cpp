@@ -22,9 +22,14 @@
 //         across chunks;
 //         any other use assembles the chunks (dynamic_update_slice into a
 //         buffer carried by the loop).
-//     A plan is rejected when an op of the region would need a sink's result
-//     (that needs a second pass over the data) or a value both whole and in
-//     chunks.
+//     A plan is rejected when an op of the region needs a value both whole
+//     and in chunks, except that a user reached forward from a pulled-in
+//     producer that needs it whole is kept out of the region (it reads the
+//     original). Ops that need a sink's result (a second pass over the data,
+//     as a gradient's backward part needs its forward's sums) are left out
+//     of the loop reading the original values, and step 5 splits them in a
+//     second loop that recomputes the region; such a plan is chosen only
+//     when no one-pass plan fits.
 //  3. Choose the chunk size (the rule): the largest chunk c in
 //     [minChunk, N) such that, in the rewritten program's profile, the loop
 //     (its body and the remainder step, with everything live around them)
@@ -46,9 +51,13 @@
 //     outside; then, when c does not divide N, a straight-line copy of the
 //     body for the remainder (dynamic_slice clamps its start index, so a
 //     last chunk that ran past the end would silently overlap). Replaced ops
-//     are erased explicitly (MLIR's DCE keeps unregistered ops).
+//     are erased explicitly (MLIR's DCE keeps unregistered ops). Live-ins
+//     that XLA would fuse (a transpose or broadcast of an argument) are
+//     recomputed in the body rather than materialised as loop operands.
 //  5. Repeat from 1 (several oversized regions; regions inside existing
-//     loops are split inside their loop body).
+//     loops are split inside their loop body). The steps are greedy; when
+//     they get stuck, the probe that finds the smallest reachable limit
+//     (lowest peak each step) is used if it fits.
 //
 // Accumulation: reduce with add/mul/max/min/and/or combines elementwise;
 // any other reducer (variadic argmax/argmin) combines by reducing the stacked
@@ -179,6 +188,11 @@ struct Plan {
     int64_t keyE = -1;                       // split dim of exp's result
   };
   std::optional<OnlineSoftmax> osm;
+  /// Second pass: ops that need what the loop accumulates (a gradient's
+  /// backward part reading the forward's reductions). They stay outside
+  /// the loop, reading the region's values from the original ops, which a
+  /// later split recomputes in chunks.
+  llvm::DenseSet<Operation *> later;
 
   bool inPlan(Operation *op) const {
     return chunked.contains(op) || sinks.contains(op);
@@ -205,6 +219,8 @@ Plan translatePlan(const Plan &p, IRMapping &m) {
     q.operandDims[m.lookup(op)] = dims;
   for (Value v : p.outputs)
     q.outputs.push_back(m.lookup(v));
+  for (Operation *op : p.later)
+    q.later.insert(m.lookup(op));
   if (p.osm) {
     Plan::OnlineSoftmax o = *p.osm;
     for (Operation **x : {&o.maxR, &o.sumR, &o.dot, &o.bm, &o.bl, &o.div, &o.exp})
@@ -228,13 +244,31 @@ public:
   explicit Planner(int64_t limit) : limit(limit) {}
 
   /// Plans splitting `seed` along `dim`; on failure fills `fail`.
+  /// Ops that need a sink's result are left for a second pass (see
+  /// Plan::later) and the region is planned again without them.
   std::optional<Plan> build(Value seed, int64_t dim, PlanFailure &fail) {
     llvm::DenseSet<Value> forcedLeaves;
-    for (int attempt = 0; attempt < 16; ++attempt) {
+    llvm::DenseSet<Operation *> later, keptOut;
+    for (int attempt = 0; attempt < 32; ++attempt) {
       Plan plan;
+      plan.later = later;
       Value conflict;
-      if (tryBuild(seed, dim, forcedLeaves, plan, conflict, fail))
+      Operation *keepOut = nullptr;
+      SmallVector<Operation *> dependents;
+      if (tryBuild(seed, dim, forcedLeaves, keptOut, plan, conflict, keepOut, dependents,
+                   fail))
         return plan;
+      // The seed itself needing the loop's sums leaves nothing to split.
+      if (!dependents.empty() && !llvm::is_contained(dependents, seed.getDefiningOp())) {
+        later.insert(dependents.begin(), dependents.end());
+        continue;
+      }
+      if (!dependents.empty())
+        return std::nullopt;
+      if (keepOut) {
+        keptOut.insert(keepOut);
+        continue;
+      }
       if (!conflict)
         return std::nullopt;
       forcedLeaves.insert(conflict);
@@ -414,8 +448,42 @@ private:
     return true;
   }
 
+  /// Drops chunked ops that only the second pass reads (the loop would
+  /// compute them for nothing); false when no sink or output is left.
+  static bool pruneUnused(Plan &plan) {
+    llvm::DenseSet<Value> outputs(plan.outputs.begin(), plan.outputs.end());
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (Operation *op : llvm::to_vector(plan.chunked)) {
+        bool used = false;
+        for (Value r : op->getResults()) {
+          used |= outputs.contains(r);
+          for (Operation *u : r.getUsers())
+            used |= plan.inPlan(u);
+        }
+        if (used)
+          continue;
+        plan.chunked.erase(op);
+        plan.backward.erase(op);
+        plan.operandDims.erase(op);
+        for (Value r : op->getResults())
+          plan.dimOf.erase(r);
+        changed = true;
+      }
+    }
+    return !plan.sinks.empty() || !plan.outputs.empty();
+  }
+
+  /// A user reached forward from a producer pulled in backward may need
+  /// the producer's value whole (attention in a transformer: the keys are
+  /// computed from the same hidden rows as the queries). On such a conflict
+  /// `keepOut` names that user: it stays outside the region and reads the
+  /// original producer.
   bool tryBuild(Value seed, int64_t dim, const llvm::DenseSet<Value> &forcedLeaves,
-                Plan &plan, Value &conflict, PlanFailure &fail) {
+                const llvm::DenseSet<Operation *> &keptOut, Plan &plan, Value &conflict,
+                Operation *&keepOut, SmallVectorImpl<Operation *> &dependents,
+                PlanFailure &fail) {
     auto res = llvm::dyn_cast<OpResult>(seed);
     if (!res) {
       fail.why = "it is a block argument";
@@ -439,6 +507,7 @@ private:
     plan.size = f0->size;
     std::deque<Operation *> work;
     bool ok = true;
+    llvm::DenseMap<Operation *, Operation *> reachedFrom; // forward adds
 
     auto addChunked = [&](Operation *op, const DimFactor &f, bool isBackward) {
       if (plan.inPlan(op))
@@ -481,7 +550,7 @@ private:
           continue;
         auto r = llvm::cast<OpResult>(o);
         Operation *p = r.getOwner();
-        if (plan.inPlan(p))
+        if (plan.inPlan(p) || plan.later.contains(p))
           continue; // consistency is checked below
         std::optional<OpDimRule> rule = getOpDimRule(p);
         if (!rule)
@@ -504,7 +573,7 @@ private:
         for (OpOperand &use : v.getUses()) {
           Operation *u = use.getOwner();
           if (u->getBlock() != plan.block || u->hasTrait<OpTrait::IsTerminator>() ||
-              plan.inPlan(u))
+              plan.inPlan(u) || plan.later.contains(u) || keptOut.contains(u))
             continue;
           std::optional<OpDimRule> rule = getOpDimRule(u);
           const DimFactor *f =
@@ -523,8 +592,10 @@ private:
             }
             continue;
           }
-          if (f->kind == FactorKind::PassThrough)
+          if (f->kind == FactorKind::PassThrough) {
+            reachedFrom[u] = op;
             addChunked(u, *f, /*isBackward=*/false);
+          }
           else if (f->kind == FactorKind::Reduction && uk == OpKind::Reduce)
             addSink(u, SinkKind::Reduce, *f);
           else if (f->kind == FactorKind::Reduction && uk == OpKind::DotGeneral)
@@ -554,11 +625,20 @@ private:
           conflict = o;
           return false;
         }
+        for (Operation *q = p; q && reachedFrom.count(q);) {
+          Operation *from = reachedFrom.lookup(q);
+          if (plan.backward.contains(from) && from != p0) {
+            keepOut = q;
+            return false;
+          }
+          q = from;
+        }
         fail = {opLabel(op) + " needs a split value whole", op};
         return false;
       }
+      std::optional<OpDimRule> rule = getOpDimRule(op);
       if (op->getNumRegions() && !plan.sinks.contains(op) &&
-          getOpKind(op) != OpKind::Reduce && getOpKind(op) != OpKind::Sort) {
+          !(rule && rule->scalarRegions)) {
         fail = {opLabel(op) + " has regions memfit cannot split", op};
         return false;
       }
@@ -569,7 +649,7 @@ private:
     llvm::SetVector<Operation *> frontier;
     auto outsideUser = [&](OpOperand &use) -> Operation * {
       Operation *u = plan.block->findAncestorOpInBlock(*use.getOwner());
-      if (!u)
+      if (!u || plan.later.contains(u))
         return nullptr;
       if (u == use.getOwner() && plan.inPlan(u))
         return nullptr;
@@ -609,15 +689,22 @@ private:
       if (!seen.insert(u).second)
         continue;
       if (plan.inPlan(u)) {
-        fail = {opLabel(u) + " needs a value accumulated over the split "
-                             "dimension (that would take a second pass)",
-                u};
-        return false;
+        if (dependents.empty())
+          fail = {opLabel(u) + " needs a value accumulated over the split "
+                               "dimension (that would take a second pass)",
+                  u};
+        dependents.push_back(u);
       }
       for (Value r : u->getResults())
         for (OpOperand &use : r.getUses())
           if (Operation *w = plan.block->findAncestorOpInBlock(*use.getOwner()))
             stack.push_back(w);
+    }
+    if (!dependents.empty())
+      return false;
+    if (!plan.later.empty() && !pruneUnused(plan)) {
+      fail = {"nothing is left to split before the second pass", p0};
+      return false;
     }
     // Sorted outputs make the rewrite deterministic.
     for (Operation &op : *plan.block)
@@ -790,6 +877,12 @@ public:
 private:
   const Plan &plan;
   SmallVector<Value> liveIns;
+  /// Fusible producers of live-ins recomputed in the loop body (block
+  /// order) instead of carried: see rematerialiseLiveIns.
+  SmallVector<Operation *> remat;
+
+  void rematerialiseLiveIns(llvm::SetVector<Value> &ins);
+  void cloneRemat(OpBuilder &b, IRMapping &outer);
 
   SmallVector<Value> initialState(OpBuilder &b, Location loc);
   SmallVector<Value> emitChunk(OpBuilder &b, Location loc, IRMapping &outer,
@@ -854,6 +947,55 @@ void Rewriter::emitOnlineMax(OpBuilder &b, Location loc, Value mOld, Value parti
   corrL = mapToTarget(b, loc, corr, srcE, tensorType(o.sumR->getResult(0)), expToSum(o));
   corrAcc = mapToTarget(b, loc, corr, srcE, tensorType(o.dot->getResult(0)),
                         expToDotResult(o));
+}
+
+/// A loop operand is a buffer, so a live-in that XLA would have fused into
+/// the region (a transpose, broadcast or reshape of an argument) would be
+/// materialised whole just to enter the loop. Such a value is recomputed in
+/// the body from its operands when they take no more bytes than it does
+/// (operands the loop carries anyway cost nothing). Applied repeatedly.
+void Rewriter::rematerialiseLiveIns(llvm::SetVector<Value> &ins) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Value v : ins.takeVector()) {
+      Operation *def = v.getDefiningOp();
+      const OpInfo *info = def ? lookupOpInfo(def) : nullptr;
+      bool candidate = info && info->fusible && def->getNumRegions() == 0 &&
+                       def->getBlock() == plan.block && !plan.inPlan(def) &&
+                       def->getNumResults() == 1;
+      int64_t added = 0;
+      if (candidate)
+        for (Value o : def->getOperands()) {
+          Operation *d = o.getDefiningOp();
+          if (!(d && isConstantLike(d)) && !ins.contains(o))
+            added += bytesOf(o);
+        }
+      if (!candidate || added > bytesOf(v)) {
+        ins.insert(v);
+        continue;
+      }
+      remat.push_back(def);
+      for (Value o : def->getOperands()) {
+        Operation *d = o.getDefiningOp();
+        if (!(d && isConstantLike(d)))
+          ins.insert(o);
+      }
+      changed = true;
+    }
+  }
+  llvm::sort(remat, [](Operation *a, Operation *c) { return a->isBeforeInBlock(c); });
+}
+
+/// Recomputes the rematerialised live-ins at `b` (a loop body, or the
+/// remainder step: there too the original would stay live across the loop).
+void Rewriter::cloneRemat(OpBuilder &b, IRMapping &outer) {
+  for (Operation *op : remat) {
+    for (Value o : op->getOperands())
+      if (!outer.contains(o))
+        b.clone(*o.getDefiningOp(), outer); // a constant
+    b.clone(*op, outer);
+  }
 }
 
 SmallVector<Value> Rewriter::initialState(OpBuilder &b, Location loc) {
@@ -960,6 +1102,8 @@ SmallVector<Value> Rewriter::emitChunk(OpBuilder &b, Location loc, IRMapping &ou
       }
       Operation *y = b.clone(*x);
       y->setOperands(operands);
+      // A Shardy rule (jax's LAPACK calls carry one) states the full sizes.
+      y->removeAttr("sdy.sharding_rule");
       for (auto [r, res] : llvm::enumerate(x->getResults())) {
         auto it = plan.dimOf.find(res);
         if (it != plan.dimOf.end())
@@ -1114,6 +1258,7 @@ void Rewriter::apply(int64_t chunk) {
         continue;
       ins.insert(o);
     }
+  rematerialiseLiveIns(ins);
   liveIns.assign(ins.begin(), ins.end());
 
   // Insert before the first outside reader of what the region produces.
@@ -1157,6 +1302,7 @@ void Rewriter::apply(int64_t chunk) {
     IRMapping outer;
     for (auto [k, v] : llvm::enumerate(liveIns))
       outer.map(v, body.getArgument(1 + numState + k));
+    cloneRemat(bb, outer);
     SmallVector<Value> next =
         emitChunk(bb, loc, outer, start, chunk, isFirst,
                   body.getArguments().slice(1, numState));
@@ -1172,6 +1318,7 @@ void Rewriter::apply(int64_t chunk) {
     IRMapping outer;
     for (Value v : liveIns)
       outer.map(v, v);
+    cloneRemat(b, outer);
     // The remainder's start comes from the loop's final counter through an
     // optimization_barrier, so that XLA can neither fold it (the trip count
     // is known) nor schedule the remainder step before the loop, where its
@@ -1245,6 +1392,9 @@ void Rewriter::apply(int64_t chunk) {
   for (Operation *op : llvm::reverse(plan.order))
     if (op->use_empty())
       op->erase();
+  for (Operation *op : llvm::reverse(remat))
+    if (op->use_empty())
+      op->erase();
   if (plan.osm) {
     SmallVector<Operation *> dead(plan.osm->chainM);
     dead.append(plan.osm->chainL);
@@ -1277,6 +1427,57 @@ struct Choice {
   int64_t peak = kInfeasible;
 };
 
+/// In a clone measured for the chunk size, the second pass is cut off: the
+/// function returns splat constants (not counted) in its place and what
+/// only it read is erased, so the originals it keeps alive until a later
+/// split recomputes them do not count against this loop.
+void detachSecondPass(const Plan &q) {
+  if (q.later.empty())
+    return;
+  SmallVector<Operation *> later;
+  for (Operation &op : *q.block)
+    if (q.later.contains(&op))
+      later.push_back(&op);
+  for (Operation *op : later)
+    for (Value r : op->getResults())
+      for (OpOperand &use : llvm::make_early_inc_range(r.getUses())) {
+        Operation *u = q.block->findAncestorOpInBlock(*use.getOwner());
+        if (u && q.later.contains(u))
+          continue;
+        OpBuilder b(use.getOwner());
+        auto t = tensorType(r);
+        Value zero = buildGenericOp(b, op->getLoc(), "stablehlo.constant", {}, {t},
+                                    {b.getNamedAttr("value", DenseElementsAttr::get(
+                                        t, b.getZeroAttr(t.getElementType())))})
+                         ->getResult(0);
+        use.set(zero);
+      }
+  for (Operation *op : llvm::reverse(later))
+    op->erase();
+  // Keep what the rewrite still refers to: the plan's ops, its seed (for
+  // the location; pruning may have left it outside the plan) and the
+  // online softmax's outside chains.
+  llvm::DenseSet<Operation *> planned(q.order.begin(), q.order.end());
+  planned.insert(q.seedOp);
+  if (q.osm) {
+    planned.insert(q.osm->bm);
+    planned.insert(q.osm->bl);
+    planned.insert(q.osm->chainM.begin(), q.osm->chainM.end());
+    planned.insert(q.osm->chainL.begin(), q.osm->chainL.end());
+  }
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*q.block))) {
+      if (op.hasTrait<OpTrait::IsTerminator>() || planned.contains(&op) ||
+          !op.use_empty() || op.getNumResults() == 0)
+        continue;
+      op.erase();
+      changed = true;
+    }
+  }
+}
+
 /// Peak of the loop the plan becomes with chunks of `c` (rewriting a clone).
 int64_t regionPeak(func::FuncOp f, const Plan &plan, int64_t c) {
   IRMapping m;
@@ -1286,6 +1487,7 @@ int64_t regionPeak(func::FuncOp f, const Plan &plan, int64_t c) {
   auto mark = StringAttr::get(f.getContext(), "memfit.split.pre");
   for (Operation &op : *q.block)
     op.setDiscardableAttr(mark, UnitAttr::get(f.getContext()));
+  detachSecondPass(q);
   Rewriter(q).apply(c);
   int64_t peak = kInfeasible;
   FailureOr<FunctionProfile> prof = profileFunction(clone);
@@ -1375,6 +1577,7 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize) {
   RunResult rr;
   Planner planner(limit);
   int64_t lastPeak = kInfeasible;
+  bool pendingSecondPass = false;
   for (int iter = 0; iter < 32; ++iter) {
     FailureOr<FunctionProfile> prof = profileFunction(f);
     if (failed(prof)) {
@@ -1391,9 +1594,12 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize) {
       rr.belowFixed = true;
       return rr;
     }
-    if (minimize && prof->peakBytes >= lastPeak)
+    // A first pass leaves the originals to its second pass: the peak drops
+    // only once that is split too.
+    if (minimize && prof->peakBytes >= lastPeak && !pendingSecondPass)
       return rr;
-    lastPeak = prof->peakBytes;
+    lastPeak = std::min(lastPeak, prof->peakBytes);
+    pendingSecondPass = false;
 
     llvm::DenseSet<Value> returned;
     for (Value v : f.front().getTerminator()->getOperands())
@@ -1414,7 +1620,7 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize) {
 
     std::optional<Plan> best;
     Choice bestChoice;
-    double bestScore = -1;
+    double bestScore = -std::numeric_limits<double>::infinity();
     Plan minPlan;
     Choice minChoice;
     bool haveMin = false;
@@ -1442,8 +1648,10 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize) {
           continue;
         // Online softmax (a rescaling per chunk) only when no plain split
         // fits.
+        // A second pass (recomputing the region) only when neither fits.
         double score = double(ch.chunk) / double(plan->size) -
-                       (plan->sinks.empty() ? 0.0 : 1e-9) - (plan->osm ? 1.0 : 0.0);
+                       (plan->sinks.empty() ? 0.0 : 1e-9) - (plan->osm ? 1.0 : 0.0) -
+                       (plan->later.empty() ? 0.0 : 2.0);
         if (score > bestScore) {
           bestScore = score;
           best = plan;
@@ -1456,6 +1664,7 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize) {
     if (minimize) {
       if (!haveMin || minChoice.peak >= prof->peakBytes)
         return rr;
+      pendingSecondPass = !minPlan.later.empty();
       Rewriter(minPlan).apply(minChoice.chunk);
       rr.appliedPeak = std::max(rr.appliedPeak, minChoice.peak);
       continue;
@@ -1521,6 +1730,14 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     auto probe = llvm::cast<func::FuncOp>(f->clone());
     RunResult best = runSplits(probe, 0, /*minimize=*/true);
     int64_t reachable = std::max({best.peak, best.appliedPeak, rr.fixedBytes});
+    // The split steps are greedy (largest chunks first); when they get
+    // stuck, the probe's steps (the lowest peak each time) may still fit.
+    if (reachable <= limit) {
+      f.getBody().takeBody(probe.getBody());
+      probe->erase();
+      work->erase();
+      return success();
+    }
     std::string msg;
     llvm::raw_string_ostream os(msg);
     os << "memfit-split: cannot fit @" << f.getSymName() << " into "

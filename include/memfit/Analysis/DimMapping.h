@@ -47,6 +47,9 @@ struct DimFactor {
 
 struct OpDimRule {
   llvm::SmallVector<DimFactor, 4> factors;
+  /// The op's regions combine scalars (reduce, sort, scatter): they see no
+  /// dimension, so a chunked op keeps them unchanged.
+  bool scalarRegions = false;
 
   /// The factor that holds dimension `dim` of operand `operand`; null if none.
   const DimFactor *forOperand(unsigned operand, int64_t dim) const;

@@ -214,6 +214,11 @@ MEMFIT_VIEW_END
 
 MEMFIT_VIEW(CustomCallView, CustomCall)
   std::string getTarget() const;
+  /// An integer of the `mhlo.backend_config` dictionary (jax's LAPACK calls
+  /// write their options there, e.g. trsm's side = 'L' or 'R').
+  std::optional<int64_t> getBackendConfigInt(llvm::StringRef key) const;
+  /// `mhlo.frontend_attributes.num_batch_dims` (LAPACK calls); 0 if absent.
+  int64_t getNumBatchDims() const;
 MEMFIT_VIEW_END
 
 #undef MEMFIT_VIEW
