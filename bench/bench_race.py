@@ -65,6 +65,7 @@ import numpy as np  # noqa: E402
 from jax.scipy.linalg import solve_triangular  # noqa: E402
 
 import memfit  # noqa: E402
+from memfit import examples  # noqa: E402
 from memfit._jax_handover import module_text, replace_module  # noqa: E402
 from memfit.measure import interleaved_medians, peak_rss_growth, xla_bytes  # noqa: E402
 
@@ -354,6 +355,32 @@ def row_attention_big(quick):
     return row_attention(quick, big=True)
 
 
+# ------------------------------------------------------------- transformer
+
+def _transformer_params(d):
+    """examples.transformer_params' shapes, drawn with numpy (see _normal)."""
+    shapes = {"wq": (d, d), "wk": (d, d), "wv": (d, d), "wo": (d, d),
+              "w1": (d, 4 * d), "w2": (4 * d, d)}
+    p = {k: _normal(20 + i, sh) / np.float32(np.sqrt(sh[0]))
+         for i, (k, sh) in enumerate(shapes.items())}
+    p.update(g1=jnp.ones(d), b1=jnp.zeros(d), g2=jnp.ones(d), b2=jnp.zeros(d))
+    return p
+
+
+def row_transformer(quick: bool):
+    """A transformer block's SGD step (2 heads, d=64) at a limit 10x below
+    jax's need (jax: 1.53 GiB at S=8,192, measured compile-only)."""
+    s, d = (1_024, 64) if quick else (8_192, 64)
+    limit = "5MiB" if quick else "150MiB"
+    step = lambda p, x, t: examples.transformer_train_step(p, x, t, heads=2)
+    args = lambda: (_transformer_params(d), _normal(10, (s, d)), _normal(11, (s, d)))
+    return Row("transformer", f"transformer block SGD step, 2 heads S={s:,} d={d}", [
+        Variant("plain jax", "jax", lambda: (jax.jit(step), args())),
+        Variant("memfit", "memfit", lambda: (memfit.jit(step, memory_limit=limit), args()),
+                limit=limit),
+    ], goals={}, check=_close_check)
+
+
 def _close_check(outs: dict) -> str:
     ref_name = "plain jax" if "plain jax" in outs else next(
         k for k in outs if k.startswith("hand"))
@@ -392,9 +419,10 @@ class Row:
 
 
 # cheapest first: rows print as they finish
-ROWS = [row_knn, row_sgpr, row_knn_big, row_attention_fwd, row_attention_big,
-        row_attention_fwdbwd]
-ROW_KEYS = ["knn", "sgpr", "knn_big", "attention_fwd", "attention_big", "attention_fwdbwd"]
+ROWS = [row_knn, row_transformer, row_sgpr, row_knn_big, row_attention_fwd,
+        row_attention_big, row_attention_fwdbwd]
+ROW_KEYS = ["knn", "transformer", "sgpr", "knn_big", "attention_fwd", "attention_big",
+            "attention_fwdbwd"]
 
 
 def build(row: str, variant: str, quick: bool = False):

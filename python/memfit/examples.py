@@ -29,3 +29,39 @@ def cross_entropy(h, w, labels):
     logits = h @ w
     return jnp.mean(jax.nn.logsumexp(logits, -1)
                     - jnp.take_along_axis(logits, labels[:, None], -1)[:, 0])
+
+
+def layernorm(x, g, b):
+    m = jnp.mean(x, -1, keepdims=True)
+    v = jnp.mean((x - m) ** 2, -1, keepdims=True)
+    return (x - m) * jax.lax.rsqrt(v + 1e-5) * g + b
+
+
+def transformer_block(p, x, heads=1):
+    """Pre-layernorm block: softmax attention over the rows of x, then a GELU
+    MLP; p holds wq, wk, wv, wo, w1, w2 and the layernorms' g1, b1, g2, b2."""
+    h = layernorm(x, p["g1"], p["b1"])
+    q, k, v = (z.reshape(x.shape[0], heads, -1) for z in (h @ p["wq"], h @ p["wk"], h @ p["wv"]))
+    s = jnp.einsum("qhd,khd->hqk", q, k) / jnp.sqrt(q.shape[-1])
+    a = jnp.einsum("hqk,khd->qhd", jax.nn.softmax(s, -1), v).reshape(x.shape)
+    x = x + a @ p["wo"]
+    h = layernorm(x, p["g2"], p["b2"])
+    return x + jax.nn.gelu(h @ p["w1"]) @ p["w2"]
+
+
+def transformer_grad(p, x, t, heads=1):
+    """Gradient of the block's mean squared error against targets t."""
+    return jax.grad(lambda p: jnp.mean((transformer_block(p, x, heads) - t) ** 2))(p)
+
+
+def transformer_train_step(p, x, t, heads=1, lr=0.1):
+    """One SGD step: forward, backward, update."""
+    return jax.tree_util.tree_map(lambda a, b: a - lr * b, p, transformer_grad(p, x, t, heads))
+
+
+def transformer_params(key, d):
+    ks = jax.random.split(key, 6)
+    w = lambda k, m, n: jax.random.normal(k, (m, n)) / m ** 0.5
+    return {"wq": w(ks[0], d, d), "wk": w(ks[1], d, d), "wv": w(ks[2], d, d),
+            "wo": w(ks[3], d, d), "w1": w(ks[4], d, 4 * d), "w2": w(ks[5], 4 * d, d),
+            "g1": jnp.ones(d), "b1": jnp.zeros(d), "g2": jnp.ones(d), "b2": jnp.zeros(d)}

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 import pytest
 
 import memfit
+from memfit import examples
 from memfit.measure import xla_bytes
+from numerics import assert_matches
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -41,13 +42,7 @@ def check(g, args, limit, *, min_ratio, rewrite=False, tol=1e-5):
     base_bytes, split_bytes = xla_bytes(base), xla_bytes(split)
     assert split_bytes <= limit, (split_bytes, limit)
     assert base_bytes >= min_ratio * limit, (base_bytes, limit)
-    want = jax.tree_util.tree_leaves(base(*args))
-    got = jax.tree_util.tree_leaves(fitted(*args))
-    for w, gv in zip(want, got):
-        w64, g64 = np.asarray(w, np.float64), np.asarray(gv, np.float64)
-        assert w64.shape == g64.shape
-        scale = max(float(np.max(np.abs(w64))), 1e-30)
-        assert float(np.max(np.abs(w64 - g64))) <= tol * scale
+    assert_matches(base(*args), fitted(*args), tol)
     return base_bytes, split_bytes
 
 
@@ -133,32 +128,15 @@ def test_sgpr_grad_wrt_inducing_points_and_kernel_parameters():
 
 # -- a transformer block's training step ----------------------------------------
 
-def layernorm(x, g, b):
-    m = jnp.mean(x, -1, keepdims=True)
-    v = jnp.mean((x - m) ** 2, -1, keepdims=True)
-    return (x - m) * jax.lax.rsqrt(v + 1e-5) * g + b
-
-
-def block(p, x, heads=1):
-    h = layernorm(x, p["g1"], p["b1"])
-    q, k, v = (z.reshape(x.shape[0], heads, -1) for z in (h @ p["wq"], h @ p["wk"], h @ p["wv"]))
-    s = jnp.einsum("qhd,khd->hqk", q, k) / jnp.sqrt(q.shape[-1])
-    a = jnp.einsum("hqk,khd->qhd", jax.nn.softmax(s, -1), v).reshape(x.shape)
-    x = x + a @ p["wo"]
-    h = layernorm(x, p["g2"], p["b2"])
-    return x + jax.nn.gelu(h @ p["w1"]) @ p["w2"]
-
-
-def block_grad(p, x, t, heads=1):
-    return jax.grad(lambda p: jnp.mean((block(p, x, heads) - t) ** 2))(p)
+def block_grad(p, x, t):
+    return examples.transformer_grad(p, x, t)
 
 
 def block_grad_2_heads(p, x, t):
-    return block_grad(p, x, t, heads=2)
+    return examples.transformer_grad(p, x, t, heads=2)
 
 
-def train_step(p, x, t):
-    return jax.tree_util.tree_map(lambda a, b: a - 0.1 * b, p, block_grad(p, x, t))
+train_step = examples.transformer_train_step
 
 
 @pytest.mark.parametrize("program, S, limit, ratio", [
@@ -174,11 +152,7 @@ def test_transformer_block_training_step(program, S, limit, ratio):
     # a second loop. jax needs 66 MiB (2 heads: 99 MiB); the limit is 10x
     # below or more.
     d = 32
-    ks = jax.random.split(jax.random.PRNGKey(0), 8)
-    w = lambda k, m, n: jax.random.normal(k, (m, n)) / m ** 0.5
-    p = {"wq": w(ks[0], d, d), "wk": w(ks[1], d, d), "wv": w(ks[2], d, d),
-         "wo": w(ks[3], d, d), "w1": w(ks[4], d, 4 * d), "w2": w(ks[5], 4 * d, d),
-         "g1": jnp.ones(d), "b1": jnp.zeros(d), "g2": jnp.ones(d), "b2": jnp.zeros(d)}
+    p = examples.transformer_params(jax.random.PRNGKey(0), d)
     x, t = normal(6, (S, d)), normal(7, (S, d))
     # block_grad compares the gradients themselves (the update hides their
     # errors behind the parameters' magnitude).

@@ -25,6 +25,7 @@ from memfit import _jax_handover as handover
 from memfit import examples
 from memfit.examples import attention, cross_entropy, gaussian_kernel
 from memfit.measure import xla_bytes
+from numerics import assert_matches
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -52,17 +53,7 @@ def check(f, args, limit, *, min_ratio=4.0, exact_ints=True):
     base_bytes, split_bytes = xla_bytes(base), xla_bytes(split)
     assert split_bytes <= limit, (split_bytes, limit)
     assert base_bytes >= min_ratio * limit, (base_bytes, limit)
-    want = jax.tree_util.tree_leaves(base(*args))
-    got = jax.tree_util.tree_leaves(split(*args))
-    for w, g in zip(want, got):
-        w, g = np.asarray(w), np.asarray(g)
-        assert w.shape == g.shape and w.dtype == g.dtype
-        if np.issubdtype(w.dtype, np.integer) and exact_ints:
-            np.testing.assert_array_equal(g, w)
-        else:
-            w64, g64 = w.astype(np.float64), g.astype(np.float64)
-            scale = max(float(np.max(np.abs(w64))), 1e-30)
-            assert float(np.max(np.abs(w64 - g64))) <= 1e-5 * scale
+    assert_matches(base(*args), split(*args), 1e-5, exact_ints)
     return base_bytes, split_bytes
 
 
