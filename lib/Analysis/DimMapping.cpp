@@ -211,6 +211,16 @@ SmallVector<int64_t> readField(llvm::StringRef text, llvm::StringRef key) {
   return out;
 }
 
+/// The dims of a rank-`rank` tensor not in `excluded`, in order (a gather
+/// result's or scatter update's dims that follow the indices' batch dims).
+SmallVector<int64_t> dimsExcept(int64_t rank, ArrayRef<int64_t> excluded) {
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(excluded, d))
+      dims.push_back(d);
+  return dims;
+}
+
 /// gather: the batch dimensions of the indices (all but index_vector_dim)
 /// are the result's non-offset dimensions, in order; an operand batching
 /// dimension joins its indices batching dimension.
@@ -226,10 +236,7 @@ std::optional<OpDimRule> gatherRule(Operation *op, RuleBuilder &b) {
   auto idx = typeOf(op->getOperand(1)), rt = typeOf(op->getResult(0));
   if (ivd.size() != 1 || opBatch.size() != idxBatch.size())
     return std::nullopt;
-  SmallVector<int64_t> batchResultDims;
-  for (int64_t d = 0; d < rt.getRank(); ++d)
-    if (!llvm::is_contained(offsetDims, d))
-      batchResultDims.push_back(d);
+  SmallVector<int64_t> batchResultDims = dimsExcept(rt.getRank(), offsetDims);
   unsigned next = 0;
   for (int64_t i = 0; i < idx.getRank(); ++i) {
     if (i == ivd[0])
@@ -276,10 +283,7 @@ std::optional<OpDimRule> scatterRule(Operation *op, RuleBuilder &b) {
     if (idxDim >= 0)
       b.operand(n, idxDim);
   };
-  SmallVector<int64_t> upScatter;
-  for (int64_t d = 0; d < up.getRank(); ++d)
-    if (!llvm::is_contained(windowDims, d))
-      upScatter.push_back(d);
+  SmallVector<int64_t> upScatter = dimsExcept(up.getRank(), windowDims);
   unsigned next = 0;
   for (int64_t i = 0; i < idx.getRank(); ++i) {
     if (i == ivd[0])

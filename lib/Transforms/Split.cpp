@@ -756,8 +756,8 @@ llvm::StringRef combinerName(ReducerKind k) {
 }
 
 /// A stable sort of (values, indices) along `dim`, largest value first.
-std::pair<Value, Value> sortDescending(OpBuilder &b, Location loc, Value values,
-                                       Value indices, int64_t dim) {
+Operation *sortDescending(OpBuilder &b, Location loc, Value values, Value indices,
+                          int64_t dim) {
   Operation *sort = buildGenericOp(
       b, loc, "stablehlo.sort", {values, indices},
       {values.getType(), indices.getType()},
@@ -777,7 +777,7 @@ std::pair<Value, Value> sortDescending(OpBuilder &b, Location loc, Value values,
     buildReturn(b, loc, gt);
   }
   b.setInsertionPointAfter(sort);
-  return {sort->getResult(0), sort->getResult(1)};
+  return sort;
 }
 
 /// The first `len` entries of `v` along `dim`.
@@ -799,6 +799,22 @@ Operation *cloneSortOn(OpBuilder &b, Operation *sort, ValueRange operands, int64
     r.setType(withDim(tensorType(r), sd, len));
   setInherentAttr(y, "is_stable", b.getBoolAttr(true));
   return y;
+}
+
+/// The running top-k's next state (chlo.top_k and sort-based top-k alike):
+/// the first k along `dim` of `merged` (a stable sort of the running k
+/// followed by the chunk's best, `top`); on the first iteration, when the
+/// chunk holds k, the chunk's own (the running state starts as zeros).
+SmallVector<Value> keepFirstK(OpBuilder &b, Location loc, Operation *merged, ValueRange top,
+                              int64_t dim, int64_t k, Value isFirst) {
+  SmallVector<Value> next;
+  for (auto [r, t] : llvm::zip(merged->getResults(), top)) {
+    Value m = prefixAlong(b, loc, r, dim, k);
+    if (isFirst && tensorType(t).getDimSize(dim) == k)
+      m = buildSelect(b, loc, isFirst, t, m);
+    next.push_back(m);
+  }
+  return next;
 }
 
 /// `src`, whose dims are dims `srcE` of a tensor E, broadcast to `target`
@@ -1196,16 +1212,8 @@ SmallVector<Value> Rewriter::emitChunk(OpBuilder &b, Location loc, IRMapping &ou
           {y->getResult(1), broadcastStart(b, loc, start, tensorType(y->getResult(1)))});
       Value catV = buildConcatenate(b, loc, {state[si], vals}, last);
       Value catI = buildConcatenate(b, loc, {state[si + 1], idx}, last);
-      auto [sv, sidx] = sortDescending(b, loc, catV, catI, last);
-      SmallVector<int64_t> lo(vt.getRank(), 0), hi(vt.getShape()), st(vt.getRank(), 1);
-      Value mv = buildSlice(b, loc, sv, lo, hi, st);
-      Value mi = buildSlice(b, loc, sidx, lo, hi, st);
-      if (isFirst && kk == k) {
-        mv = buildSelect(b, loc, isFirst, vals, mv);
-        mi = buildSelect(b, loc, isFirst, idx, mi);
-      }
-      next.push_back(mv);
-      next.push_back(mi);
+      Operation *merged = sortDescending(b, loc, catV, catI, last);
+      next.append(keepFirstK(b, loc, merged, {vals, idx}, last, k, isFirst));
       si += 2;
       break;
     }
@@ -1220,13 +1228,8 @@ SmallVector<Value> Rewriter::emitChunk(OpBuilder &b, Location loc, IRMapping &ou
         tops.push_back(prefixAlong(b, loc, r, sd, kk));
         cat.push_back(buildConcatenate(b, loc, {state[si + j], tops.back()}, sd));
       }
-      Operation *z = cloneSortOn(b, x, cat, k + kk);
-      for (auto [j, r] : llvm::enumerate(z->getResults())) {
-        Value m = prefixAlong(b, loc, r, sd, k);
-        if (isFirst && kk == k)
-          m = buildSelect(b, loc, isFirst, tops[j], m);
-        next.push_back(m);
-      }
+      Operation *merged = cloneSortOn(b, x, cat, k + kk);
+      next.append(keepFirstK(b, loc, merged, tops, sd, k, isFirst));
       si += x->getNumResults();
       break;
     }
