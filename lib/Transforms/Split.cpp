@@ -97,6 +97,7 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cmath>
 #include <deque>
 #include <functional>
 #include <limits>
@@ -1523,10 +1524,11 @@ int64_t alignUpLike(int64_t c, int64_t ref) {
 /// materialises what the model fuses (a reduce and the transpose or negate
 /// of its result both get buffers) and adds scratch the model does not see.
 /// The chunk size therefore budgets the loop's temporaries (its modelled
-/// peak beyond the arguments and outputs) twice over.
-constexpr int64_t kTempMargin = 2;
-
-Choice chooseChunk(func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixed) {
+/// peak beyond the arguments and outputs) `margin` times over: 2 by default
+/// (the pass option temp-margin); memfit.jit calibrates it against XLA's
+/// own memory analysis of the compiled result.
+Choice chooseChunk(func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixed,
+                   double margin) {
   Choice ch;
   int64_t lo = plan.minChunk, hi = plan.size - 1;
   if (lo > hi)
@@ -1535,7 +1537,7 @@ Choice chooseChunk(func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixe
     int64_t p = regionPeak(f, plan, c);
     if (p == kInfeasible || p <= fixed)
       return p;
-    return fixed + kTempMargin * (p - fixed);
+    return fixed + static_cast<int64_t>(std::ceil(margin * double(p - fixed)));
   };
   int64_t pLo = peakAt(lo);
   ch.chunk = lo;
@@ -1576,7 +1578,7 @@ struct RunResult {
 
 /// Splits `f` (a clone) until it fits `limit`. With `minimize`, instead
 /// applies whatever lowers the peak most, until nothing does.
-RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize) {
+RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize, double margin) {
   RunResult rr;
   Planner planner(limit);
   int64_t lastPeak = kInfeasible;
@@ -1641,7 +1643,7 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize) {
           }
           continue;
         }
-        Choice ch = chooseChunk(f, *plan, minimize ? 0 : limit, rr.fixedBytes);
+        Choice ch = chooseChunk(f, *plan, minimize ? 0 : limit, rr.fixedBytes, margin);
         if (ch.peak < minChoice.peak) {
           minChoice = ch;
           minPlan = *plan;
@@ -1711,6 +1713,11 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
                          << "': " << error;
       return signalPassFailure();
     }
+    if (!(tempMargin > 0.0) || !std::isfinite(tempMargin)) {
+      module.emitError() << "memfit-split: invalid temp-margin " << tempMargin
+                         << ": it must be a positive number (default 2)";
+      return signalPassFailure();
+    }
     if (failed(verifyOpInvariants(module)))
       return signalPassFailure();
     for (auto f : llvm::to_vector(module.getOps<func::FuncOp>())) {
@@ -1723,7 +1730,7 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
 
   LogicalResult splitFunction(func::FuncOp f, int64_t limit) {
     auto work = llvm::cast<func::FuncOp>(f->clone());
-    RunResult rr = runSplits(work, limit, /*minimize=*/false);
+    RunResult rr = runSplits(work, limit, /*minimize=*/false, tempMargin);
     if (rr.ok) {
       f.getBody().takeBody(work.getBody());
       work->erase();
@@ -1731,7 +1738,7 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     }
     // Report, from a fresh clone, the smallest limit memfit can reach.
     auto probe = llvm::cast<func::FuncOp>(f->clone());
-    RunResult best = runSplits(probe, 0, /*minimize=*/true);
+    RunResult best = runSplits(probe, 0, /*minimize=*/true, tempMargin);
     int64_t reachable = std::max({best.peak, best.appliedPeak, rr.fixedBytes});
     // The split steps are greedy (largest chunks first); when they get
     // stuck, the probe's steps (the lowest peak each time) may still fit.

@@ -45,7 +45,8 @@ class MemfitJitted:
     """A function compiled by XLA after memfit's passes. Made by memfit.jit."""
 
     def __init__(self, fun: Callable, *, passes: str | None, memory_limit,
-                 rewrite: bool = True, offload: str | None = None, **jit_kwargs):
+                 rewrite: bool = True, offload: str | None = None,
+                 calibrate: bool = True, **jit_kwargs):
         self._fun = fun
         if offload is not None:
             if offload not in ("heuristic", "exact"):
@@ -56,7 +57,12 @@ class MemfitJitted:
         # With offload, the limit is the device capacity the placement must
         # respect; buffers move to host memory instead of being split.
         self.pipeline = pipeline_for(passes, None if offload else memory_limit, rewrite)
+        self._passes, self._rewrite = passes, rewrite
         self.memory_limit = memory_limit
+        self.calibrate = calibrate and memory_limit is not None and offload is None
+        #: memfit.calibrate.Calibration of the latest compile (None when not
+        #: calibrated): the margins tried and what XLA accounted for each.
+        self.last_calibration = None
         self._jit_kwargs = jit_kwargs
         self._jitted = jax.jit(fun, **jit_kwargs)
         self._static_nums, self._static_names = _normalize_static(
@@ -67,14 +73,31 @@ class MemfitJitted:
     # -- lowering ---------------------------------------------------------
     def lower(self, *args, **kwargs):
         """Like jax.jit(f).lower(...), with memfit's pipeline applied to the
-        module (``.as_text()`` shows the transformed StableHLO)."""
+        module (``.as_text()`` shows the transformed StableHLO). With a
+        memory limit this already compiles (see ``calibrate``), so that the
+        module shown is the one that runs."""
+        return self._lower_and_compile(args, kwargs)[0]
+
+    def _lower_and_compile(self, args, kwargs):
+        """(lowered, compiled or None): the calibrated split compiles."""
         from . import _jax_handover as handover
         lowered = self._jitted.lower(*args, **kwargs)
-        text = transform(handover.module_text(lowered), self.pipeline)
-        if self.offload:
-            from .msa.offload import offload_pipeline
-            text = offload_pipeline(text, self.memory_limit, self.offload)
-        return handover.replace_module(lowered, text)
+        base = handover.module_text(lowered)
+        if not self.calibrate:
+            text = transform(base, self.pipeline)
+            if self.offload:
+                from .msa.offload import offload_pipeline
+                text = offload_pipeline(text, self.memory_limit, self.offload)
+            return handover.replace_module(lowered, text), None
+        from .calibrate import calibrate
+        from .units import parse_memory_size
+        cal = calibrate(
+            lambda m: transform(base, pipeline_for(self._passes, self.memory_limit,
+                                                   self._rewrite, temp_margin=m)),
+            lambda text: handover.replace_module(lowered, text).compile(),
+            parse_memory_size(self.memory_limit))
+        self.last_calibration = cal
+        return handover.replace_module(lowered, cal.kept.text), cal.kept.compiled
 
     def _split_static(self, args, kwargs):
         dyn_args = tuple(a for i, a in enumerate(args) if i not in self._static_nums)
@@ -107,7 +130,9 @@ class MemfitJitted:
             key = None
         compiled = self._cache.get(key) if key is not None else None
         if compiled is None:
-            compiled = self.lower(*args, **kwargs).compile()
+            lowered, compiled = self._lower_and_compile(args, kwargs)
+            if compiled is None:
+                compiled = lowered.compile()
             if key is not None:
                 self._cache[key] = compiled
         return compiled(*dyn_args, **dyn_kwargs)
@@ -115,7 +140,7 @@ class MemfitJitted:
 
 def jit(fun: Callable | None = None, *, passes: str | None = None,
         memory_limit: int | str | None = None, rewrite: bool = True,
-        offload: str | None = None, **jit_kwargs):
+        offload: str | None = None, calibrate: bool = True, **jit_kwargs):
     """Like ``jax.jit``, with memfit's passes between lowering and XLA.
 
     ``memory_limit`` (bytes, or "256MiB", "1GB") makes memfit split what does
@@ -124,16 +149,21 @@ def jit(fun: Callable | None = None, *, passes: str | None = None,
     list. ``offload="heuristic"|"exact"`` instead keeps the program whole and
     moves buffers to host memory so that device memory stays within
     ``memory_limit`` (jax's ``annotate_device_placement``; honoured by XLA on
-    GPUs). Every other keyword
+    GPUs). With a ``memory_limit``, memfit checks the compiled program
+    against XLA's memory analysis and re-splits with calibrated chunk sizes
+    when XLA holds much less than the limit (bigger chunks are faster) or
+    more (see memfit.calibrate; up to 3 compiles, ``calibrate=False`` for
+    one). Every other keyword
     (static_argnums, static_argnames, donate_argnums, in_shardings,
     out_shardings, ...) goes to ``jax.jit``. Usable as a decorator with or
     without arguments.
     """
     if fun is None:
         return lambda f: MemfitJitted(f, passes=passes, memory_limit=memory_limit,
-                                      rewrite=rewrite, offload=offload, **jit_kwargs)
+                                      rewrite=rewrite, offload=offload,
+                                      calibrate=calibrate, **jit_kwargs)
     return MemfitJitted(fun, passes=passes, memory_limit=memory_limit, rewrite=rewrite,
-                        offload=offload, **jit_kwargs)
+                        offload=offload, calibrate=calibrate, **jit_kwargs)
 
 
 @dataclass

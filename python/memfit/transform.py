@@ -7,12 +7,14 @@ from .units import parse_memory_size
 
 
 def pipeline_for(passes: str | None = None, memory_limit: int | str | None = None,
-                 rewrite: bool = True) -> str:
+                 rewrite: bool = True, temp_margin: float | None = None) -> str:
     """The pass pipeline for a memory limit and/or an explicit pass list.
 
     ``passes`` is an MLIR pass list ("memfit-inline,memfit-profile"); with a
     ``memory_limit``, memfit inlines calls, applies its algebraic rewrites
-    (unless ``rewrite=False``) and splits what does not fit.
+    (unless ``rewrite=False``) and splits what does not fit, budgeting loop
+    temporaries ``temp_margin`` times over (memfit-split's default, 2, when
+    None).
     """
     parts = []
     if memory_limit is not None:
@@ -20,7 +22,8 @@ def pipeline_for(passes: str | None = None, memory_limit: int | str | None = Non
         parts.append("memfit-inline")
         if rewrite:
             parts.append("memfit-rewrite")
-        parts.append(f"memfit-split{{memory-limit={limit}}}")
+        margin = "" if temp_margin is None else f" temp-margin={float(temp_margin)!r}"
+        parts.append(f"memfit-split{{memory-limit={limit}{margin}}}")
     if passes:
         parts.append(passes.strip().strip(","))
     return ",".join(parts)

@@ -67,6 +67,10 @@ def MemfitSplit : Pass<"memfit-split", "::mlir::ModuleOp"> {
   let options = [
     Option<"memoryLimit", "memory-limit", "std::string", /*default=*/"\"\"",
            "Memory limit: bytes, or with a unit (KB/MB/GB = 1000^n, KiB/MiB/GiB = 1024^n)">,
+    Option<"tempMargin", "temp-margin", "double", /*default=*/"2.0",
+           "How many times over a loop's modelled temporaries are budgeted "
+           "when choosing its chunk size (> 0; memfit.jit calibrates it "
+           "against XLA's memory analysis)">,
   ];
 }
 

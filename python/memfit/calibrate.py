@@ -1,0 +1,153 @@
+"""Calibrating memfit-split's chunk sizes against XLA's own memory analysis.
+
+memfit-split chooses chunk sizes with its fusion model of XLA and budgets a
+loop's modelled temporaries ``temp-margin`` times over (2 by default), because
+XLA sometimes materialises inside a loop body what the model fuses. The
+margin is right for some programs and twice too careful for others (kNN: the
+first compile holds 44 of 64 MiB). memfit.jit therefore compiles, reads what
+XLA really allocates (arguments + outputs + temporaries - aliases), and, when
+that is far from the limit or over it, splits again with the margin that
+would land just under the limit:
+
+    temporaries(margin) ~ c / margin   (chunk size ~ 1 / margin)
+    margin' = margin * measured_temporaries / target_temporaries
+
+where the target leaves 5 % of the limit's room free. Every candidate is
+compiled and measured; the kept one is the largest that XLA says fits (larger
+chunks are faster). At most ``MAX_COMPILES`` compiles; when none fits, the
+smallest is kept and a warning says by how much XLA exceeds the limit.
+"""
+from __future__ import annotations
+
+import re
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .errors import MemfitError
+
+DEFAULT_MARGIN = 2.0
+MIN_MARGIN, MAX_MARGIN = 0.25, 16.0
+HEADROOM = 0.05        # aim for limit - 5 % of the room above args + outputs
+WORTH_IT = 0.9         # re-split only for a margin at least 10 % smaller
+MAX_COMPILES = 3
+
+
+class MemoryLimitWarning(UserWarning):
+    """XLA's accounted bytes for memfit's program exceed the memory limit."""
+
+
+@dataclass
+class Attempt:
+    margin: float
+    text: str
+    compiled: Any
+    xla_bytes: int | None       # argument + output + temp - alias
+    fixed_bytes: int | None     # argument + output - alias
+    pass_s: float
+    compile_s: float
+
+
+@dataclass
+class Calibration:
+    """What memfit.jit tried: one Attempt per compile, and the one kept."""
+    limit: int
+    attempts: list[Attempt] = field(default_factory=list)
+    chosen: int = 0
+
+    @property
+    def kept(self) -> Attempt:
+        return self.attempts[self.chosen]
+
+    def summary(self) -> str:
+        parts = []
+        for i, a in enumerate(self.attempts):
+            mb = "?" if a.xla_bytes is None else f"{a.xla_bytes / 2**20:.1f} MiB"
+            parts.append(f"margin {a.margin:.3g}: {mb}" + (" (kept)" if i == self.chosen else ""))
+        return f"limit {self.limit / 2**20:.1f} MiB; " + ", ".join(parts)
+
+
+def _xla_bytes(compiled) -> tuple[int | None, int | None]:
+    try:
+        m = compiled.memory_analysis()
+    except Exception:  # noqa: BLE001 - a backend without memory analysis
+        return None, None
+    if m is None:
+        return None, None
+    fixed = m.argument_size_in_bytes + m.output_size_in_bytes - m.alias_size_in_bytes
+    return int(fixed + m.temp_size_in_bytes), int(fixed)
+
+
+def next_margin(a: Attempt, limit: int) -> float | None:
+    """The margin that would bring `a`'s temporaries to the target, or None
+    when `a` cannot tell (no analysis, no temporaries, no room)."""
+    if a.xla_bytes is None or a.fixed_bytes is None:
+        return None
+    temps = a.xla_bytes - a.fixed_bytes
+    room = (limit - a.fixed_bytes) / (1.0 + HEADROOM)
+    if temps <= 0 or room <= 0:
+        return None
+    return min(MAX_MARGIN, max(MIN_MARGIN, a.margin * temps / room))
+
+
+def _program(text: str) -> str:
+    """The module without the memfit.pipeline attribute (which names the margin)."""
+    return re.sub(r'memfit\.pipeline = "[^"]*"', "", text)
+
+
+def _fits(a: Attempt, limit: int) -> bool:
+    return a.xla_bytes is not None and a.xla_bytes <= limit
+
+
+def calibrate(split: Callable[[float], str], compile_text: Callable[[str], Any],
+              limit: int) -> Calibration:
+    """Splits with the default margin, then re-splits with calibrated ones.
+
+    ``split(margin)`` returns the transformed module text (it raises
+    MemfitError when the limit cannot be met); ``compile_text(text)`` returns
+    XLA's executable for it.
+    """
+    cal = Calibration(limit)
+    margin = DEFAULT_MARGIN
+    while True:
+        t0 = time.perf_counter()
+        try:
+            text = split(margin)
+        except MemfitError:
+            if not cal.attempts:
+                raise
+            break  # a more careful margin that cannot fit: keep what we have
+        t1 = time.perf_counter()
+        same = next((a for a in cal.attempts if _program(a.text) == _program(text)), None)
+        if same is not None:  # the margin did not change the program
+            break
+        compiled = compile_text(text)
+        t2 = time.perf_counter()
+        total, fixed = _xla_bytes(compiled)
+        cal.attempts.append(Attempt(margin, text, compiled, total, fixed, t1 - t0, t2 - t1))
+        if len(cal.attempts) == MAX_COMPILES:
+            break
+        last = cal.attempts[-1]
+        m = next_margin(last, limit)
+        if m is None:
+            break
+        if _fits(last, limit) and m > last.margin * WORTH_IT:
+            break  # already close to the limit
+        if any(abs(a.margin - m) < 1e-3 * m for a in cal.attempts):
+            break
+        margin = m
+    fitting = [i for i, a in enumerate(cal.attempts) if _fits(a, limit)]
+    if fitting:
+        cal.chosen = max(fitting, key=lambda i: cal.attempts[i].xla_bytes)
+    else:
+        known = [i for i, a in enumerate(cal.attempts) if a.xla_bytes is not None]
+        cal.chosen = min(known, key=lambda i: cal.attempts[i].xla_bytes) if known else 0
+        kept = cal.kept
+        if kept.xla_bytes is not None:
+            warnings.warn(
+                f"memfit: XLA accounts {kept.xla_bytes / 2**20:.1f} MiB for the split "
+                f"program, over the memory limit of {limit / 2**20:.1f} MiB "
+                f"({cal.summary()}); memfit's model underestimated XLA's temporaries",
+                MemoryLimitWarning, stacklevel=4)
+    return cal

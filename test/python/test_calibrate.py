@@ -1,0 +1,143 @@
+"""memfit.jit's calibration of chunk sizes against XLA's memory analysis.
+
+Unit tests drive memfit.calibrate.calibrate with stand-ins for the split and
+the compile (their "XLA bytes" follow temporaries ~ 1 / margin); the
+end-to-end tests compile real split programs and check that the calibrated
+one is bigger (faster chunks) yet still within the limit by XLA's count, and
+that its results equal jax's.
+"""
+from __future__ import annotations
+
+import re
+import types
+import warnings
+
+import jax
+import numpy as np
+import pytest
+
+import memfit
+from memfit import calibrate as cal_mod
+from memfit import examples
+from memfit.measure import xla_bytes
+from numerics import assert_matches
+
+MiB = 1024 * 1024
+
+
+class FakeCompiled:
+    def __init__(self, fixed, temp):
+        self._m = types.SimpleNamespace(argument_size_in_bytes=fixed, output_size_in_bytes=0,
+                                        alias_size_in_bytes=0, temp_size_in_bytes=temp)
+
+    def memory_analysis(self):
+        return self._m
+
+
+def fake_program(fixed, temps_at_margin_1):
+    """split(margin) -> text naming the temporaries XLA will hold; compile
+    -> an executable reporting them."""
+    def split(m):
+        return f"module {{ temps = {int(temps_at_margin_1 / m)} }}"
+
+    def compile_text(text):
+        return FakeCompiled(fixed, int(text.split("temps = ")[1].split(" ")[0]))
+    return split, compile_text
+
+
+def test_margin_for_a_careful_model_grows_the_chunks():
+    # the default margin (2) leaves half the room unused: one more compile,
+    # with margin ~1, lands at the target just under the limit
+    split, comp = fake_program(fixed=40 * MiB, temps_at_margin_1=60 * MiB)
+    cal = cal_mod.calibrate(split, comp, 100 * MiB)
+    assert [round(a.margin, 2) for a in cal.attempts][0] == 2.0
+    assert len(cal.attempts) == 2
+    assert cal.kept.margin == pytest.approx(1.05, rel=1e-6)
+    assert 95 * MiB <= cal.kept.xla_bytes <= 100 * MiB
+
+
+def test_margin_for_an_optimistic_model_shrinks_the_chunks():
+    # XLA holds more than the limit at margin 2: memfit re-splits more
+    # carefully instead of handing over a program that does not fit
+    split, comp = fake_program(fixed=40 * MiB, temps_at_margin_1=180 * MiB)
+    cal = cal_mod.calibrate(split, comp, 100 * MiB)
+    assert cal.attempts[0].xla_bytes > 100 * MiB
+    assert cal.kept.margin > 2.0
+    assert cal.kept.xla_bytes <= 100 * MiB
+
+
+def test_close_enough_stays_with_one_compile():
+    split, comp = fake_program(fixed=40 * MiB, temps_at_margin_1=110 * MiB)
+    cal = cal_mod.calibrate(split, comp, 100 * MiB)
+    assert len(cal.attempts) == 1 and cal.chosen == 0
+
+
+def test_same_program_is_not_compiled_twice():
+    # a split that the margin does not change (one chunk size fits any
+    # margin): the new margin's program is the same, so it is not compiled
+    _, comp = fake_program(fixed=40 * MiB, temps_at_margin_1=60 * MiB)
+    seen = []
+
+    def split(m):
+        seen.append(m)
+        return f'module attributes {{memfit.pipeline = "temp-margin={m!r}"}} {{ temps = {30 * MiB} }}'
+    cal = cal_mod.calibrate(split, comp, 100 * MiB)
+    assert len(seen) == 2 and len(cal.attempts) == 1
+
+
+def test_nothing_fits_keeps_the_smallest_and_warns():
+    split, comp = fake_program(fixed=99 * MiB, temps_at_margin_1=400 * MiB)
+    with pytest.warns(cal_mod.MemoryLimitWarning, match="over the memory limit"):
+        cal = cal_mod.calibrate(split, comp, 100 * MiB)
+    assert len(cal.attempts) >= 2
+    assert cal.kept.xla_bytes == min(a.xla_bytes for a in cal.attempts)
+
+
+def test_a_later_split_error_keeps_the_earlier_program():
+    split, comp = fake_program(fixed=40 * MiB, temps_at_margin_1=180 * MiB)
+
+    def failing(m):
+        if m != cal_mod.DEFAULT_MARGIN:
+            raise memfit.MemfitError("cannot fit")
+        return split(m)
+    with pytest.warns(cal_mod.MemoryLimitWarning):
+        cal = cal_mod.calibrate(failing, comp, 100 * MiB)
+    assert len(cal.attempts) == 1
+
+
+def test_the_first_split_error_reaches_the_user():
+    def failing(m):
+        raise memfit.MemfitError("cannot fit")
+    with pytest.raises(memfit.MemfitError, match="cannot fit"):
+        cal_mod.calibrate(failing, lambda t: None, 100 * MiB)
+
+
+def _knn_args():
+    rng = np.random.default_rng(0)
+    return (jax.numpy.asarray(rng.standard_normal((200, 16), np.float32)),
+            jax.numpy.asarray(rng.standard_normal((20_000, 16), np.float32)))
+
+
+def test_knn_calibrated_chunks_are_bigger_and_fit():
+    q, x = _knn_args()
+    limit = 4 * MiB
+    once = memfit.jit(examples.knn, memory_limit=limit, calibrate=False)
+    tuned = memfit.jit(examples.knn, memory_limit=limit)
+    c_once, c_tuned = once.lower(q, x).compile(), tuned.lower(q, x).compile()
+    assert once.last_calibration is None
+    cal = tuned.last_calibration
+    assert len(cal.attempts) >= 2 and cal.kept.margin < cal_mod.DEFAULT_MARGIN
+    assert xla_bytes(c_once) < xla_bytes(c_tuned) <= limit
+    assert cal.kept.xla_bytes == xla_bytes(c_tuned)
+    want = jax.jit(examples.knn)(q, x)
+    assert_matches(want, tuned(q, x), 1e-5, True)
+
+
+def test_calibrated_margin_is_in_the_pipeline_shown():
+    q, x = _knn_args()
+    tuned = memfit.jit(examples.knn, memory_limit=4 * MiB)
+    text = tuned.lower(q, x).as_text()
+    shown = re.search(r"temp-margin=([0-9.e+-]+)", text)
+    assert shown, "the module's memfit.pipeline attribute names the margin"
+    assert float(shown.group(1)) == pytest.approx(tuned.last_calibration.kept.margin, rel=1e-6)
+    assert float(shown.group(1)) < cal_mod.DEFAULT_MARGIN
