@@ -33,7 +33,10 @@ def _write(path: str | None, text: str) -> None:
 
 def cmd_opt(args) -> int:
     from .transform import pipeline_for, transform
-    pipeline = pipeline_for(args.pipeline, args.memory_limit, rewrite=not args.no_rewrite)
+    if args.temp_margin is not None and args.memory_limit is None:
+        raise SystemExit("memfit opt: --temp-margin needs --memory-limit")
+    pipeline = pipeline_for(args.pipeline, args.memory_limit, rewrite=not args.no_rewrite,
+                            temp_margin=args.temp_margin)
     out = transform(_read(args.file), pipeline, generic=not args.pretty)
     _write(args.output, out)
     return 0
@@ -69,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help='pass list, e.g. "memfit-inline,memfit-profile"')
     o.add_argument("--memory-limit", default=None,
                    help="split the program to fit this many bytes (e.g. 256MiB)")
+    o.add_argument("--temp-margin", type=float, default=None,
+                   help="with --memory-limit: budget loop temporaries this many times over "
+                        "(default 2; memfit.jit calibrates it against XLA, this command cannot)")
     o.add_argument("--no-rewrite", action="store_true",
                    help="with --memory-limit: skip the algebraic rewrites (they change rounding)")
     o.add_argument("--pretty", action="store_true", help="print func/arith in pretty form")

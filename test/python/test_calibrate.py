@@ -9,8 +9,10 @@ that its results equal jax's.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import types
-import warnings
+from pathlib import Path
 
 import jax
 import numpy as np
@@ -141,3 +143,27 @@ def test_calibrated_margin_is_in_the_pipeline_shown():
     assert shown, "the module's memfit.pipeline attribute names the margin"
     assert float(shown.group(1)) == pytest.approx(tuned.last_calibration.kept.margin, rel=1e-6)
     assert float(shown.group(1)) < cal_mod.DEFAULT_MARGIN
+
+
+MEMFIT_CLI = str(Path(sys.executable).parent / "memfit")
+MARGIN_MLIR = Path(__file__).parents[1] / "lit" / "split" / "temp-margin.mlir"
+
+
+def _cli_chunk(*extra):
+    r = subprocess.run([MEMFIT_CLI, "opt", str(MARGIN_MLIR), "--memory-limit", "100KB", *extra],
+                       capture_output=True, text=True, timeout=120)
+    return r, re.findall(r"slice_sizes = array<i64: (\d+)>", r.stdout)
+
+
+def test_cli_temp_margin():
+    _, default = _cli_chunk()
+    r, half = _cli_chunk("--temp-margin", "0.5")
+    assert r.returncode == 0, r.stderr
+    assert "temp-margin=5.000000e-01" in r.stdout
+    assert int(half[0]) > int(default[0])
+
+
+def test_cli_temp_margin_not_positive_is_a_clear_error():
+    r, _ = _cli_chunk("--temp-margin", "-1")
+    assert r.returncode != 0
+    assert "invalid temp-margin" in r.stderr and "Traceback" not in r.stderr
