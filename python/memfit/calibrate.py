@@ -14,7 +14,9 @@ would land just under the limit:
 
 where the target leaves 5 % of the limit's room free. Every candidate is
 compiled and measured; the kept one is the largest that XLA says fits (larger
-chunks are faster). At most ``MAX_COMPILES`` compiles; when none fits, the
+chunks are faster). A candidate is only bigger chunks of the same loops: when
+a smaller margin makes the split steps choose more loops (more recomputation,
+which measured slower on a transformer step), it is not compiled. At most ``MAX_COMPILES`` compiles; when none fits, the
 smallest is kept and a warning says by how much XLA exceeds the limit.
 """
 from __future__ import annotations
@@ -55,6 +57,7 @@ class Calibration:
     limit: int
     attempts: list[Attempt] = field(default_factory=list)
     chosen: int = 0
+    skipped: list[tuple[float, str]] = field(default_factory=list)  # (margin, why)
 
     @property
     def kept(self) -> Attempt:
@@ -65,6 +68,7 @@ class Calibration:
         for i, a in enumerate(self.attempts):
             mb = "?" if a.xla_bytes is None else f"{a.xla_bytes / 2**20:.1f} MiB"
             parts.append(f"margin {a.margin:.3g}: {mb}" + (" (kept)" if i == self.chosen else ""))
+        parts += [f"margin {m:.3g}: {why}" for m, why in self.skipped]
         return f"limit {self.limit / 2**20:.1f} MiB; " + ", ".join(parts)
 
 
@@ -96,6 +100,10 @@ def _program(text: str) -> str:
     return re.sub(r'memfit\.pipeline = "[^"]*"', "", text)
 
 
+def _loops(text: str) -> int:
+    return text.count('"stablehlo.while"') + text.count("stablehlo.while(")
+
+
 def _fits(a: Attempt, limit: int) -> bool:
     return a.xla_bytes is not None and a.xla_bytes <= limit
 
@@ -121,6 +129,13 @@ def calibrate(split: Callable[[float], str], compile_text: Callable[[str], Any],
         t1 = time.perf_counter()
         same = next((a for a in cal.attempts if _program(a.text) == _program(text)), None)
         if same is not None:  # the margin did not change the program
+            break
+        if cal.attempts and _fits(cal.attempts[0], limit) and (
+                _loops(text) > _loops(cal.attempts[0].text)):
+            # Not just bigger chunks: the split steps chose other, more loops
+            # (more recomputation), which can be slower. Bigger chunks are
+            # only worth it as bigger chunks of the same loops.
+            cal.skipped.append((margin, "more loops than margin 2's split; not compiled"))
             break
         compiled = compile_text(text)
         t2 = time.perf_counter()
