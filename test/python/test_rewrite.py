@@ -94,6 +94,24 @@ def test_power_form_from_other_producers():
     _close(g(x, q), jax.jit(f)(x, q))
 
 
+@pytest.mark.parametrize("square", [
+    jnp.square,                                   # chlo.square
+    lambda d: jnp.abs(d) ** 2,                    # multiply(abs(d), abs(d))
+    lambda d: jnp.square(jnp.abs(d)),             # chlo.square(abs(d))
+    lambda d: lax.integer_pow(d, 2),              # multiply(d, d)
+], ids=["jnp.square", "abs_pow", "square_abs", "integer_pow"])
+def test_every_way_jax_writes_a_square(square):
+    x = _rng(8).standard_normal((300, 8), dtype=np.float32)
+    q = _rng(9).standard_normal((30, 8), dtype=np.float32)
+
+    def f(x, q):
+        return jnp.sum(square(q[:, None] - x[None]), -1)
+
+    g, text = _rewritten(f, x, q)
+    assert "dot_general" in text and "30x300x8" not in text
+    _close(g(x, q), jax.jit(f)(x, q))
+
+
 def test_reduce_of_product_becomes_dot():
     a = _rng(8).standard_normal((64, 16), dtype=np.float32)
     b = _rng(9).standard_normal((96, 16), dtype=np.float32)

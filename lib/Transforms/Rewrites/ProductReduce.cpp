@@ -40,14 +40,27 @@ bool isSplatConstant(Value v, double value) {
   return c && c->getSplatValue() == value;
 }
 
-/// `v` = d*d or d^2: returns d.
+/// `v` = |d| of a real (not complex) d, whose square is d's: returns d.
+Value throughRealAbs(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!isOp(def, "stablehlo.abs"))
+    return v;
+  auto t = llvm::cast<RankedTensorType>(def->getOperand(0).getType());
+  return llvm::isa<FloatType>(t.getElementType()) ? def->getOperand(0) : v;
+}
+
+/// `v` = d*d, d^2 (stablehlo.power, torch-mlir's form) or chlo.square(d)
+/// (jnp.square), also of |d| (jnp.abs(d) ** 2): returns d.
 Value matchSquare(Value v) {
   Operation *def = v.getDefiningOp();
+  Value base;
   if (isOp(def, "stablehlo.multiply") && def->getOperand(0) == def->getOperand(1))
-    return def->getOperand(0);
-  if (isOp(def, "stablehlo.power") && isSplatConstant(def->getOperand(1), 2.0))
-    return def->getOperand(0);
-  return Value();
+    base = def->getOperand(0);
+  else if (isOp(def, "stablehlo.power") && isSplatConstant(def->getOperand(1), 2.0))
+    base = def->getOperand(0);
+  else if (isOp(def, "chlo.square"))
+    base = def->getOperand(0);
+  return base ? throughRealAbs(base) : Value();
 }
 
 } // namespace
@@ -61,6 +74,7 @@ bool memfit::rewriteSquaredDistance(Operation *op) {
   if (!diff || !isOp(diff.getDefiningOp(), "stablehlo.subtract"))
     return false;
   Operation *sub = diff.getDefiningOp();
+  Operation *abs = square->getOperand(0).getDefiningOp();
   auto plan = ContractionPlan::make(sub->getOperand(0), sub->getOperand(1),
                                     reduce->getDimensions());
   if (!plan)
@@ -76,7 +90,7 @@ bool memfit::rewriteSquaredDistance(Operation *op) {
   Value twice = buildElementwise(b, loc, "stablehlo.multiply", {two, cross});
   Value dist = buildElementwise(b, loc, "stablehlo.subtract", {norms, twice});
   op->getResult(0).replaceAllUsesWith(dist);
-  eraseIfDead({op, square, sub});
+  eraseIfDead({op, square, abs == sub ? nullptr : abs, sub});
   return true;
 }
 

@@ -81,3 +81,60 @@ func.func @one_sided(%arg0: tensor<64x8xf32>, %arg1: tensor<16xf32>) -> tensor<1
   }) : (tensor<16x64x8xf32>, tensor<f32>) -> tensor<16x64xf32>
   return %7 : tensor<16x64xf32>
 }
+
+// jnp.square writes chlo.square.
+// CHECK-LABEL: func.func @knn_chlo_square
+// CHECK: "stablehlo.dot_general"
+// CHECK-NOT: "chlo.square"
+func.func @knn_chlo_square(%arg0: tensor<64x8xf32>, %arg1: tensor<16x8xf32>) -> tensor<16x64xf32> {
+  %0 = "stablehlo.broadcast_in_dim"(%arg1) <{broadcast_dimensions = array<i64: 0, 2>}> : (tensor<16x8xf32>) -> tensor<16x64x8xf32>
+  %1 = "stablehlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = array<i64: 1, 2>}> : (tensor<64x8xf32>) -> tensor<16x64x8xf32>
+  %2 = "stablehlo.subtract"(%0, %1) : (tensor<16x64x8xf32>, tensor<16x64x8xf32>) -> tensor<16x64x8xf32>
+  %3 = "chlo.square"(%2) : (tensor<16x64x8xf32>) -> tensor<16x64x8xf32>
+  %6 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+  %7 = "stablehlo.reduce"(%3, %6) <{dimensions = array<i64: 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "stablehlo.return"(%s) : (tensor<f32>) -> ()
+  }) : (tensor<16x64x8xf32>, tensor<f32>) -> tensor<16x64xf32>
+  return %7 : tensor<16x64xf32>
+}
+
+// |d|^2 of a real d is d^2 (jnp.abs(d) ** 2): the abs goes too.
+// CHECK-LABEL: func.func @knn_abs_squared
+// CHECK: "stablehlo.dot_general"
+// CHECK-NOT: "stablehlo.abs"
+func.func @knn_abs_squared(%arg0: tensor<64x8xf32>, %arg1: tensor<16x8xf32>) -> tensor<16x64xf32> {
+  %0 = "stablehlo.broadcast_in_dim"(%arg1) <{broadcast_dimensions = array<i64: 0, 2>}> : (tensor<16x8xf32>) -> tensor<16x64x8xf32>
+  %1 = "stablehlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = array<i64: 1, 2>}> : (tensor<64x8xf32>) -> tensor<16x64x8xf32>
+  %2 = "stablehlo.subtract"(%0, %1) : (tensor<16x64x8xf32>, tensor<16x64x8xf32>) -> tensor<16x64x8xf32>
+  %a = "stablehlo.abs"(%2) : (tensor<16x64x8xf32>) -> tensor<16x64x8xf32>
+  %3 = "stablehlo.multiply"(%a, %a) : (tensor<16x64x8xf32>, tensor<16x64x8xf32>) -> tensor<16x64x8xf32>
+  %6 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+  %7 = "stablehlo.reduce"(%3, %6) <{dimensions = array<i64: 2>}> ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = "stablehlo.add"(%x, %y) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "stablehlo.return"(%s) : (tensor<f32>) -> ()
+  }) : (tensor<16x64x8xf32>, tensor<f32>) -> tensor<16x64xf32>
+  return %7 : tensor<16x64xf32>
+}
+
+// The square of a complex difference is not a squared distance: |d|^2 of a
+// complex d is not d^2, so nothing changes.
+// CHECK-LABEL: func.func @complex_abs_kept
+// CHECK: "stablehlo.abs"
+// CHECK-NOT: "stablehlo.dot_general"
+func.func @complex_abs_kept(%arg0: tensor<64x8xcomplex<f32>>, %arg1: tensor<16x8xcomplex<f32>>) -> tensor<16x64xf32> {
+  %0 = "stablehlo.broadcast_in_dim"(%arg1) <{broadcast_dimensions = array<i64: 0, 2>}> : (tensor<16x8xcomplex<f32>>) -> tensor<16x64x8xcomplex<f32>>
+  %1 = "stablehlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = array<i64: 1, 2>}> : (tensor<64x8xcomplex<f32>>) -> tensor<16x64x8xcomplex<f32>>
+  %2 = "stablehlo.subtract"(%0, %1) : (tensor<16x64x8xcomplex<f32>>, tensor<16x64x8xcomplex<f32>>) -> tensor<16x64x8xcomplex<f32>>
+  %a = "stablehlo.abs"(%2) : (tensor<16x64x8xcomplex<f32>>) -> tensor<16x64x8xf32>
+  %3 = "stablehlo.multiply"(%a, %a) : (tensor<16x64x8xf32>, tensor<16x64x8xf32>) -> tensor<16x64x8xf32>
+  %6 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+  %7 = "stablehlo.reduce"(%3, %6) <{dimensions = array<i64: 2>}> ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = "stablehlo.add"(%x, %y) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "stablehlo.return"(%s) : (tensor<f32>) -> ()
+  }) : (tensor<16x64x8xf32>, tensor<f32>) -> tensor<16x64xf32>
+  return %7 : tensor<16x64xf32>
+}
