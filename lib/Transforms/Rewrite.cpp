@@ -31,7 +31,8 @@ struct MemfitRewritePass : memfit::impl::MemfitRewriteBase<MemfitRewritePass> {
       SmallVector<Operation *> candidates;
       getOperation().walk([&](Operation *op) {
         memfit::OpKind k = memfit::getOpKind(op);
-        if (k == memfit::OpKind::Reduce || k == memfit::OpKind::DotGeneral)
+        if (k == memfit::OpKind::Reduce || k == memfit::OpKind::DotGeneral ||
+            op->getName().getStringRef() == "stablehlo.add")
           candidates.push_back(op);
       });
       for (Operation *op : candidates) {
@@ -49,6 +50,8 @@ struct MemfitRewritePass : memfit::impl::MemfitRewriteBase<MemfitRewritePass> {
     if (reduceToDot && memfit::rewriteReduceOfProduct(op))
       return true;
     if (matrixChain && memfit::rewriteMatrixChain(op))
+      return true;
+    if (factorSums && memfit::rewriteFactorSum(op))
       return true;
     return false;
   }

@@ -57,18 +57,23 @@ class Calibration:
     limit: int
     attempts: list[Attempt] = field(default_factory=list)
     chosen: int = 0
-    skipped: list[tuple[float, str]] = field(default_factory=list)  # (margin, why)
+    skipped: list[tuple[float, str, float]] = field(default_factory=list)  # margin, why, pass s
 
     @property
     def kept(self) -> Attempt:
         return self.attempts[self.chosen]
+
+    @property
+    def pass_seconds(self) -> float:
+        """memfit's passes over every margin tried, compiled or not."""
+        return sum(a.pass_s for a in self.attempts) + sum(s for _, _, s in self.skipped)
 
     def summary(self) -> str:
         parts = []
         for i, a in enumerate(self.attempts):
             mb = "?" if a.xla_bytes is None else f"{a.xla_bytes / 2**20:.1f} MiB"
             parts.append(f"margin {a.margin:.3g}: {mb}" + (" (kept)" if i == self.chosen else ""))
-        parts += [f"margin {m:.3g}: {why}" for m, why in self.skipped]
+        parts += [f"margin {m:.3g}: {why}" for m, why, _ in self.skipped]
         return f"limit {self.limit / 2**20:.1f} MiB; " + ", ".join(parts)
 
 
@@ -101,11 +106,52 @@ def _program(text: str) -> str:
 
 
 def _loops(text: str) -> int:
-    return text.count('"stablehlo.while"') + text.count("stablehlo.while(")
+    return len(re.findall(r"\bstablehlo\.while\b", text))
 
 
 def _fits(a: Attempt, limit: int) -> bool:
     return a.xla_bytes is not None and a.xla_bytes <= limit
+
+
+def _why_not_compile(cal: Calibration, text: str) -> str | None:
+    """Why the program split with a new margin is not worth a compile."""
+    if any(_program(a.text) == _program(text) for a in cal.attempts):
+        return "same program"
+    first = cal.attempts[0]
+    if _fits(first, cal.limit) and _loops(text) > _loops(first.text):
+        # Not just bigger chunks: the split steps chose other, more loops
+        # (more recomputation), which measured slower on a transformer step.
+        return "more loops than margin 2's split; not compiled"
+    return None
+
+
+def _next_margin_to_try(cal: Calibration) -> float | None:
+    last = cal.attempts[-1]
+    if len(cal.attempts) == MAX_COMPILES:
+        return None
+    m = next_margin(last, cal.limit)
+    if m is None or (_fits(last, cal.limit) and m > last.margin * WORTH_IT):
+        return None  # cannot tell, or already close to the limit
+    if any(abs(a.margin - m) < 1e-3 * m for a in cal.attempts):
+        return None
+    return m
+
+
+def _choose(cal: Calibration) -> None:
+    """Keeps the largest program that fits; else the smallest, with a warning."""
+    fitting = [i for i, a in enumerate(cal.attempts) if _fits(a, cal.limit)]
+    if fitting:
+        cal.chosen = max(fitting, key=lambda i: cal.attempts[i].xla_bytes)
+        return
+    known = [i for i, a in enumerate(cal.attempts) if a.xla_bytes is not None]
+    cal.chosen = min(known, key=lambda i: cal.attempts[i].xla_bytes) if known else 0
+    kept = cal.kept
+    if kept.xla_bytes is not None:
+        warnings.warn(
+            f"memfit: XLA accounts {kept.xla_bytes / 2**20:.1f} MiB for the split "
+            f"program, over the memory limit of {cal.limit / 2**20:.1f} MiB "
+            f"({cal.summary()}); memfit's model underestimated XLA's temporaries",
+            MemoryLimitWarning, stacklevel=5)
 
 
 def calibrate(split: Callable[[float], str], compile_text: Callable[[str], Any],
@@ -118,7 +164,7 @@ def calibrate(split: Callable[[float], str], compile_text: Callable[[str], Any],
     """
     cal = Calibration(limit)
     margin = DEFAULT_MARGIN
-    while True:
+    while margin is not None:
         t0 = time.perf_counter()
         try:
             text = split(margin)
@@ -127,42 +173,14 @@ def calibrate(split: Callable[[float], str], compile_text: Callable[[str], Any],
                 raise
             break  # a more careful margin that cannot fit: keep what we have
         t1 = time.perf_counter()
-        same = next((a for a in cal.attempts if _program(a.text) == _program(text)), None)
-        if same is not None:  # the margin did not change the program
-            break
-        if cal.attempts and _fits(cal.attempts[0], limit) and (
-                _loops(text) > _loops(cal.attempts[0].text)):
-            # Not just bigger chunks: the split steps chose other, more loops
-            # (more recomputation), which can be slower. Bigger chunks are
-            # only worth it as bigger chunks of the same loops.
-            cal.skipped.append((margin, "more loops than margin 2's split; not compiled"))
+        why = _why_not_compile(cal, text) if cal.attempts else None
+        if why:
+            cal.skipped.append((margin, why, t1 - t0))
             break
         compiled = compile_text(text)
         t2 = time.perf_counter()
         total, fixed = _xla_bytes(compiled)
         cal.attempts.append(Attempt(margin, text, compiled, total, fixed, t1 - t0, t2 - t1))
-        if len(cal.attempts) == MAX_COMPILES:
-            break
-        last = cal.attempts[-1]
-        m = next_margin(last, limit)
-        if m is None:
-            break
-        if _fits(last, limit) and m > last.margin * WORTH_IT:
-            break  # already close to the limit
-        if any(abs(a.margin - m) < 1e-3 * m for a in cal.attempts):
-            break
-        margin = m
-    fitting = [i for i, a in enumerate(cal.attempts) if _fits(a, limit)]
-    if fitting:
-        cal.chosen = max(fitting, key=lambda i: cal.attempts[i].xla_bytes)
-    else:
-        known = [i for i, a in enumerate(cal.attempts) if a.xla_bytes is not None]
-        cal.chosen = min(known, key=lambda i: cal.attempts[i].xla_bytes) if known else 0
-        kept = cal.kept
-        if kept.xla_bytes is not None:
-            warnings.warn(
-                f"memfit: XLA accounts {kept.xla_bytes / 2**20:.1f} MiB for the split "
-                f"program, over the memory limit of {limit / 2**20:.1f} MiB "
-                f"({cal.summary()}); memfit's model underestimated XLA's temporaries",
-                MemoryLimitWarning, stacklevel=4)
+        margin = _next_margin_to_try(cal)
+    _choose(cal)
     return cal

@@ -87,6 +87,20 @@ def test_same_program_is_not_compiled_twice():
     assert len(seen) == 2 and len(cal.attempts) == 1
 
 
+def test_a_margin_that_adds_loops_is_not_compiled():
+    # below margin 1.5 the split steps would choose an extra loop (more
+    # recomputation): that program is not compiled, margin 2's is kept
+    _, comp = fake_program(fixed=40 * MiB, temps_at_margin_1=60 * MiB)
+
+    def split(m):
+        loops = '"stablehlo.while"' * (1 if m >= 1.5 else 2)
+        return f"module {{ temps = {int(60 * MiB / m)} {loops} }}"
+    cal = cal_mod.calibrate(split, comp, 100 * MiB)
+    assert len(cal.attempts) == 1 and cal.kept.margin == cal_mod.DEFAULT_MARGIN
+    assert cal.skipped and "more loops" in cal.skipped[0][1]
+    assert "more loops" in cal.summary()
+
+
 def test_nothing_fits_keeps_the_smallest_and_warns():
     split, comp = fake_program(fixed=99 * MiB, temps_at_margin_1=400 * MiB)
     with pytest.warns(cal_mod.MemoryLimitWarning, match="over the memory limit"):

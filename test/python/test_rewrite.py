@@ -147,3 +147,24 @@ def test_options_switch_rewrites_off():
     q = _rng(1).standard_normal((16, 8), dtype=np.float32)
     g = memfit.jit(sqdist, passes="memfit-rewrite{distance=false reduce-to-dot=false}")
     assert "dot_general" not in g.lower(x, q).as_text()
+
+
+def test_gram_gradient_shares_one_gemm():
+    # jax's gradient of A A^T is G A + G^T A: factor-sums makes it (G + G^T) A,
+    # one GEMM over the wide A instead of two
+    a = _rng(10).standard_normal((16, 2048), dtype=np.float32)
+    w = _rng(11).standard_normal((16, 16), dtype=np.float32)
+    y = _rng(12).standard_normal((2048,), dtype=np.float32)
+
+    def loss(a, w, y):
+        return jnp.sum(w * (a @ a.T)) + jnp.sum((a @ y) ** 2)
+
+    grad = jax.grad(loss)
+    g, text = _rewritten(grad, a, w, y)
+    off = memfit.jit(grad, passes="memfit-rewrite{factor-sums=false}")
+    wide = "x2048xf32>) -> tensor<16x2048xf32>"
+    n_on = sum(wide in ln for ln in text.splitlines() if "dot_general" in ln)
+    n_off = sum(wide in ln for ln in off.lower(a, w, y).as_text().splitlines()
+                if "dot_general" in ln)
+    assert n_on < n_off, (n_on, n_off)
+    _close(g(a, w, y), jax.jit(grad)(a, w, y))

@@ -80,10 +80,13 @@ def MemfitRewrite : Pass<"memfit-rewrite", "::mlir::ModuleOp"> {
     Rewrites that keep the math and avoid big temporaries (each switchable):
      * `distance`: sum((x - y)^2) over a dimension both carry, with x and y
        broadcasts of smaller tensors -> |x|^2 + |y|^2 - 2 x.y (one GEMM),
-       for squares written as multiply(d, d) or power(d, 2), batch dims too;
+       for squares written as multiply(d, d), power(d, 2) or chlo.square,
+       also of |d| for real d, batch dims too;
      * `matrix-chain`: chains of matrix products (through transposes)
        re-associated by dynamic programming on FLOPs ((A B) v -> A (B v));
-     * `reduce-to-dot`: sum(a * b) over a shared dimension -> dot_general.
+     * `reduce-to-dot`: sum(a * b) over a shared dimension -> dot_general;
+     * `factor-sums`: a sum of matrix products sharing a factor,
+       G1 A + G2 A -> (G1 + G2) A (jax's gradient of a Gram matrix A A^T).
     Rewrites change rounding (see README for the contract). Ops they replace
     are erased.
   }];
@@ -94,6 +97,8 @@ def MemfitRewrite : Pass<"memfit-rewrite", "::mlir::ModuleOp"> {
            "Re-associate chains of matrix products">,
     Option<"reduceToDot", "reduce-to-dot", "bool", /*default=*/"true",
            "Turn sums of broadcast products into dot_general">,
+    Option<"factorSums", "factor-sums", "bool", /*default=*/"true",
+           "Factor a shared matrix out of a sum of products (G1 A + G2 A -> (G1 + G2) A)">,
   ];
 }
 

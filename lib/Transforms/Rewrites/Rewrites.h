@@ -25,6 +25,10 @@ bool rewriteReduceOfProduct(mlir::Operation *reduce);
 /// programming on FLOPs, ties broken by the largest intermediate.
 bool rewriteMatrixChain(mlir::Operation *dot);
 
+/// A sum of matrix products (through transposes) sharing a factor,
+/// `G1 A + G2 A`  ->  `(G1 + G2) A`, when the shared factor is the big one.
+bool rewriteFactorSum(mlir::Operation *add);
+
 /// Erases `ops` (and what they alone fed) when nothing uses them any more.
 /// memfit erases replaced ops itself: MLIR's DCE must assume unregistered
 /// ops have side effects.
