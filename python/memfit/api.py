@@ -95,7 +95,7 @@ class MemfitJitted:
             lambda m: transform(base, pipeline_for(self._passes, self.memory_limit,
                                                    self._rewrite, temp_margin=m)),
             lambda text: handover.replace_module(lowered, text).compile(),
-            parse_memory_size(self.memory_limit))
+            parse_memory_size(self.memory_limit), original=base)
         self.last_calibration = cal
         return handover.replace_module(lowered, cal.kept.text), cal.kept.compiled
 

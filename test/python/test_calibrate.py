@@ -101,6 +101,22 @@ def test_a_margin_that_adds_loops_is_not_compiled():
     assert "more loops" in cal.summary()
 
 
+def test_a_split_into_several_loops_is_not_resplit():
+    _, comp = fake_program(fixed=40 * MiB, temps_at_margin_1=60 * MiB)
+    calls = []
+
+    def split(m):
+        calls.append(m)
+        return f'module {{ temps = {int(60 * MiB / m)} "stablehlo.while" "stablehlo.while" }}'
+    cal = cal_mod.calibrate(split, comp, 100 * MiB)
+    assert calls == [cal_mod.DEFAULT_MARGIN] and len(cal.attempts) == 1
+    assert "several loops" in cal.summary()
+    # loops the program had before memfit are not memfit's
+    calls.clear()
+    cal = cal_mod.calibrate(split, comp, 100 * MiB, original='"stablehlo.while"')
+    assert len(calls) == 2 and cal.kept.margin < cal_mod.DEFAULT_MARGIN
+
+
 def test_nothing_fits_keeps_the_smallest_and_warns():
     split, comp = fake_program(fixed=99 * MiB, temps_at_margin_1=400 * MiB)
     with pytest.warns(cal_mod.MemoryLimitWarning, match="over the memory limit"):
