@@ -36,11 +36,17 @@ class FakeCompiled:
         return self._m
 
 
-def fake_program(fixed, temps_at_margin_1):
-    """split(margin) -> text naming the temporaries XLA will hold; compile
-    -> an executable reporting them."""
+def fake_program(fixed, temps_at_margin_1=0, *, temps=None, loops=lambda m: 0, calls=None):
+    """split(margin) -> text naming the temporaries XLA will hold (by default
+    ~ 1 / margin), with loops(margin) while ops and memfit.pipeline naming
+    the margin; compile -> an executable reporting those temporaries."""
+    temps = temps or (lambda m: int(temps_at_margin_1 / m))
+
     def split(m):
-        return f"module {{ temps = {int(temps_at_margin_1 / m)} }}"
+        if calls is not None:
+            calls.append(m)
+        return (f'module attributes {{memfit.pipeline = "temp-margin={m!r}"}} '
+                f'{{ temps = {temps(m)} ' + '"stablehlo.while" ' * loops(m) + "}")
 
     def compile_text(text):
         return FakeCompiled(fixed, int(text.split("temps = ")[1].split(" ")[0]))
@@ -77,24 +83,16 @@ def test_close_enough_stays_with_one_compile():
 def test_same_program_is_not_compiled_twice():
     # a split that the margin does not change (one chunk size fits any
     # margin): the new margin's program is the same, so it is not compiled
-    _, comp = fake_program(fixed=40 * MiB, temps_at_margin_1=60 * MiB)
-    seen = []
-
-    def split(m):
-        seen.append(m)
-        return f'module attributes {{memfit.pipeline = "temp-margin={m!r}"}} {{ temps = {30 * MiB} }}'
+    calls = []
+    split, comp = fake_program(40 * MiB, temps=lambda m: 30 * MiB, calls=calls)
     cal = cal_mod.calibrate(split, comp, 100 * MiB)
-    assert len(seen) == 2 and len(cal.attempts) == 1
+    assert len(calls) == 2 and len(cal.attempts) == 1
 
 
 def test_a_margin_that_adds_loops_is_not_compiled():
     # below margin 1.5 the split steps would choose an extra loop (more
     # recomputation): that program is not compiled, margin 2's is kept
-    _, comp = fake_program(fixed=40 * MiB, temps_at_margin_1=60 * MiB)
-
-    def split(m):
-        loops = '"stablehlo.while"' * (1 if m >= 1.5 else 2)
-        return f"module {{ temps = {int(60 * MiB / m)} {loops} }}"
+    split, comp = fake_program(40 * MiB, 60 * MiB, loops=lambda m: 1 if m >= 1.5 else 2)
     cal = cal_mod.calibrate(split, comp, 100 * MiB)
     assert len(cal.attempts) == 1 and cal.kept.margin == cal_mod.DEFAULT_MARGIN
     assert cal.skipped and "more loops" in cal.skipped[0][1]
@@ -102,12 +100,8 @@ def test_a_margin_that_adds_loops_is_not_compiled():
 
 
 def test_a_split_into_several_loops_is_not_resplit():
-    _, comp = fake_program(fixed=40 * MiB, temps_at_margin_1=60 * MiB)
     calls = []
-
-    def split(m):
-        calls.append(m)
-        return f'module {{ temps = {int(60 * MiB / m)} "stablehlo.while" "stablehlo.while" }}'
+    split, comp = fake_program(40 * MiB, 60 * MiB, loops=lambda m: 2, calls=calls)
     cal = cal_mod.calibrate(split, comp, 100 * MiB)
     assert calls == [cal_mod.DEFAULT_MARGIN] and len(cal.attempts) == 1
     assert "several loops" in cal.summary()
