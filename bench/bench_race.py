@@ -486,14 +486,10 @@ def _compile(fn, args, is_memfit=False):
 
 
 def _rss(row: str, variant: str, quick: bool, timeout: float) -> dict:
-    here = os.path.dirname(os.path.abspath(__file__))
-    cwd = os.getcwd()
-    os.chdir(here)  # the subprocess imports this file as `bench_race`
-    try:
-        return peak_rss_growth("bench_race:build", timeout=timeout, row=row,
-                               variant=variant, quick=quick)
-    finally:
-        os.chdir(cwd)
+    # the subprocess imports this file as `bench_race` from its folder
+    return peak_rss_growth("bench_race:build", timeout=timeout,
+                           cwd=os.path.dirname(os.path.abspath(__file__)),
+                           row=row, variant=variant, quick=quick)
 
 
 def run_row(spec: Row, opts) -> tuple[list[dict], list[str]]:

@@ -116,13 +116,9 @@ def main():
 
 
 def _rss(here: str, name: str, which: str, quick: bool, limit: int) -> dict:
-    cwd = os.getcwd()
-    os.chdir(here)  # the subprocess imports this file as `bench_split`
-    try:
-        return peak_rss_growth("bench_split:build", name=name, which=which,
-                               quick=quick, limit=limit)
-    finally:
-        os.chdir(cwd)
+    # the subprocess imports this file as `bench_split` from `here`
+    return peak_rss_growth("bench_split:build", cwd=here, name=name, which=which,
+                           quick=quick, limit=limit)
 
 
 if __name__ == "__main__":

@@ -81,11 +81,13 @@ def _child(target: str, kwargs: dict) -> dict:
 
 
 def peak_rss_growth(target: str, ynn: bool = True, timeout: float = 600,
-                    **kwargs) -> dict:
+                    cwd: str | None = None, **kwargs) -> dict:
     """Runs ``module:function(**kwargs) -> (callable, args)`` in a subprocess.
 
     Returns {"growth", "rss_before", "rss_peak", "seconds"} in bytes/seconds.
-    ``ynn=True`` runs XLA as users run it (ynn fusions on).
+    ``ynn=True`` runs XLA as users run it (ynn fusions on). ``cwd`` is the
+    subprocess's directory (default: this one), from which ``module`` is
+    imported: a bench script's own folder.
     """
     env = dict(os.environ)
     flags = env.get("XLA_FLAGS", "").replace(NO_YNN, "").strip()
@@ -94,7 +96,7 @@ def peak_rss_growth(target: str, ynn: bool = True, timeout: float = 600,
             "print('MEMFIT-RESULT', json.dumps(_child(sys.argv[1], json.loads(sys.argv[2]))))")
     proc = subprocess.run([sys.executable, "-c", code, target, json.dumps(kwargs)],
                           capture_output=True, text=True, env=env, timeout=timeout,
-                          cwd=os.getcwd())
+                          cwd=cwd or os.getcwd())
     for line in proc.stdout.splitlines():
         if line.startswith("MEMFIT-RESULT "):
             return json.loads(line.split(" ", 1)[1])
