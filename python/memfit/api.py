@@ -54,11 +54,9 @@ class MemfitJitted:
             if memory_limit is None:
                 raise ValueError("offload= needs memory_limit= (the device capacity)")
         self.offload = offload
-        # With offload, the limit is the device capacity the placement must
-        # respect; buffers move to host memory instead of being split.
-        self.pipeline = pipeline_for(passes, None if offload else memory_limit, rewrite)
         self._passes, self._rewrite = passes, rewrite
         self.memory_limit = memory_limit
+        self.pipeline = self._pipeline()
         self.calibrate = calibrate and memory_limit is not None and offload is None
         #: memfit.calibrate.Calibration of the latest compile (None when not
         #: calibrated): the margins tried and what XLA accounted for each.
@@ -92,12 +90,17 @@ class MemfitJitted:
         from .calibrate import calibrate
         from .units import parse_memory_size
         cal = calibrate(
-            lambda m: transform(base, pipeline_for(self._passes, self.memory_limit,
-                                                   self._rewrite, temp_margin=m)),
+            lambda m: transform(base, self._pipeline(temp_margin=m)),
             lambda text: handover.replace_module(lowered, text).compile(),
             parse_memory_size(self.memory_limit), original=base)
         self.last_calibration = cal
         return handover.replace_module(lowered, cal.kept.text), cal.kept.compiled
+
+    def _pipeline(self, temp_margin: float | None = None) -> str:
+        # With offload, the limit is the device capacity the placement must
+        # respect; buffers move to host memory instead of being split.
+        limit = None if self.offload else self.memory_limit
+        return pipeline_for(self._passes, limit, self._rewrite, temp_margin=temp_margin)
 
     def _split_static(self, args, kwargs):
         dyn_args = tuple(a for i, a in enumerate(args) if i not in self._static_nums)

@@ -59,7 +59,8 @@ class Calibration:
     attempts: list[Attempt] = field(default_factory=list)
     chosen: int = 0
     original_loops: int = 0  # stablehlo.while ops of the program before memfit
-    skipped: list[tuple[float, str, float]] = field(default_factory=list)  # margin, why, pass s
+    # (margin or None when no split was run, why, pass seconds)
+    skipped: list[tuple[float | None, str, float]] = field(default_factory=list)
 
     @property
     def kept(self) -> Attempt:
@@ -75,7 +76,7 @@ class Calibration:
         for i, a in enumerate(self.attempts):
             mb = "?" if a.xla_bytes is None else f"{a.xla_bytes / 2**20:.1f} MiB"
             parts.append(f"margin {a.margin:.3g}: {mb}" + (" (kept)" if i == self.chosen else ""))
-        parts += [f"margin {m:.3g}: {why}" if m else why for m, why, _ in self.skipped]
+        parts += [why if m is None else f"margin {m:.3g}: {why}" for m, why, _ in self.skipped]
         return f"limit {self.limit / 2**20:.1f} MiB; " + ", ".join(parts)
 
 
@@ -138,7 +139,7 @@ def _next_margin_to_try(cal: Calibration) -> float | None:
         # measured (transformer step, SGPR gradient) a smaller margin made
         # the steps choose other loops, so the re-split would only cost pass
         # time (21 % of XLA's compile on the SGPR gradient).
-        cal.skipped.append((0.0, "several loops: margin 2 kept without a re-split", 0.0))
+        cal.skipped.append((None, "several loops: margin 2 kept without a re-split", 0.0))
         return None
     m = next_margin(last, cal.limit)
     if m is None or (_fits(last, cal.limit) and m > last.margin * WORTH_IT):

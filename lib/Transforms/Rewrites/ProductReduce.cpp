@@ -74,7 +74,6 @@ bool memfit::rewriteSquaredDistance(Operation *op) {
   if (!diff || !isOp(diff.getDefiningOp(), "stablehlo.subtract"))
     return false;
   Operation *sub = diff.getDefiningOp();
-  Operation *abs = square->getOperand(0).getDefiningOp();
   auto plan = ContractionPlan::make(sub->getOperand(0), sub->getOperand(1),
                                     reduce->getDimensions());
   if (!plan)
@@ -90,7 +89,7 @@ bool memfit::rewriteSquaredDistance(Operation *op) {
   Value twice = buildElementwise(b, loc, "stablehlo.multiply", {two, cross});
   Value dist = buildElementwise(b, loc, "stablehlo.subtract", {norms, twice});
   op->getResult(0).replaceAllUsesWith(dist);
-  eraseIfDead({op, square, abs == sub ? nullptr : abs, sub});
+  eraseIfDead({op, square, sub}); // and an abs between them: producers follow
   return true;
 }
 
