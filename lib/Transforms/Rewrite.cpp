@@ -1,8 +1,9 @@
 //===- Rewrite.cpp - memfit-rewrite ----------------------------------------===//
 //
 // Applies the algebraic rewrites of lib/Transforms/Rewrites to every function
-// until none applies. Squared distances go first: their cross term would
-// otherwise be claimed by reduce-to-dot without the norms.
+// until none applies. Nearest neighbours and squared distances go first:
+// their cross term would otherwise be claimed by reduce-to-dot without the
+// norms.
 //
 //===----------------------------------------------------------------------===//
 #include "Rewrites/Rewrites.h"
@@ -32,6 +33,7 @@ struct MemfitRewritePass : memfit::impl::MemfitRewriteBase<MemfitRewritePass> {
       getOperation().walk([&](Operation *op) {
         memfit::OpKind k = memfit::getOpKind(op);
         if (k == memfit::OpKind::Reduce || k == memfit::OpKind::DotGeneral ||
+            k == memfit::OpKind::TopK ||
             op->getName().getStringRef() == "stablehlo.add")
           candidates.push_back(op);
       });
@@ -45,7 +47,9 @@ struct MemfitRewritePass : memfit::impl::MemfitRewriteBase<MemfitRewritePass> {
   }
 
   bool applyOne(Operation *op) {
-    if (distance && memfit::rewriteSquaredDistance(op))
+    if (distance && memfit::rewriteNearestNeighbours(op))
+      return true;
+    if (fastDistance && memfit::rewriteSquaredDistance(op))
       return true;
     if (reduceToDot && memfit::rewriteReduceOfProduct(op))
       return true;

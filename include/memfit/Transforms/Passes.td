@@ -77,11 +77,18 @@ def MemfitSplit : Pass<"memfit-split", "::mlir::ModuleOp"> {
 def MemfitRewrite : Pass<"memfit-rewrite", "::mlir::ModuleOp"> {
   let summary = "Algebraic rewrites that shrink intermediates";
   let description = [{
-    Rewrites that keep the math and avoid big temporaries (each switchable):
-     * `distance`: sum((x - y)^2) over a dimension both carry, with x and y
-       broadcasts of smaller tensors -> |x|^2 + |y|^2 - 2 x.y (one GEMM),
-       for squares written as multiply(d, d), power(d, 2) or chlo.square,
-       also of |d| for real d, batch dims too;
+    Rewrites that keep the math and avoid big temporaries (each switchable).
+    None may make a result less accurate against float64 than the program
+    was (README, "numerics contract"):
+     * `distance`: the k nearest neighbours top_k(-sum((q - x)^2)) through
+       one GEMM, exactly: candidates from the expanded distances of centred
+       data, their distances recomputed as written, a rounding-error
+       certificate per row, and an exact loop over rows it does not certify;
+     * `fast-distance` (off by default): every sum((x - y)^2) over a
+       dimension both carry, with x and y broadcasts of smaller tensors,
+       -> |x|^2 + |y|^2 - 2 x.y (one GEMM), for squares written as
+       multiply(d, d), power(d, 2) or chlo.square, also of |d| for real d,
+       batch dims too. Its error grows with |x|^2 + |y|^2: opt-in;
      * `matrix-chain`: chains of matrix products (through transposes)
        re-associated by dynamic programming on FLOPs ((A B) v -> A (B v));
      * `reduce-to-dot`: sum(a * b) over a shared dimension -> dot_general;
@@ -92,7 +99,9 @@ def MemfitRewrite : Pass<"memfit-rewrite", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"distance", "distance", "bool", /*default=*/"true",
-           "Expand squared distances into norms and a dot product">,
+           "Exact k nearest neighbours through a GEMM (certified candidates)">,
+    Option<"fastDistance", "fast-distance", "bool", /*default=*/"false",
+           "Expand every squared distance into norms and a dot product (less accurate)">,
     Option<"matrixChain", "matrix-chain", "bool", /*default=*/"true",
            "Re-associate chains of matrix products">,
     Option<"reduceToDot", "reduce-to-dot", "bool", /*default=*/"true",

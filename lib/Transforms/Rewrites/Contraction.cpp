@@ -138,6 +138,11 @@ Value ContractionPlan::buildDot(OpBuilder &b, Location loc,
   return placeInto(b, loc, dot, outDims, reduced, resultType);
 }
 
+Value ContractionPlan::squeezedSource(OpBuilder &b, Location loc, bool lhsSide,
+                                      SmallVectorImpl<int64_t> &dims) const {
+  return squeeze(b, loc, lhsSide ? lhs : rhs, &dims);
+}
+
 Value ContractionPlan::buildSquaredNorm(OpBuilder &b, Location loc, bool lhsSide,
                                         RankedTensorType resultType) const {
   SmallVector<int64_t> dims;

@@ -27,6 +27,10 @@ struct ContractionPlan {
   /// dot_general(a, b) shaped and ordered like reduce(A*B, reduced).
   mlir::Value buildDot(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::RankedTensorType resultType) const;
+  /// One side's source without its broadcast unit dims; `dims` receives the
+  /// product dim each remaining dim carries.
+  mlir::Value squeezedSource(mlir::OpBuilder &b, mlir::Location loc, bool lhsSide,
+                             llvm::SmallVectorImpl<int64_t> &dims) const;
   /// sum over the reduced dims of side^2, placed like the reduce result.
   mlir::Value buildSquaredNorm(mlir::OpBuilder &b, mlir::Location loc,
                                bool lhsSide,

@@ -65,31 +65,41 @@ Value matchSquare(Value v) {
 
 } // namespace
 
-bool memfit::rewriteSquaredDistance(Operation *op) {
+std::optional<SquaredDistance> memfit::matchSquaredDistance(Operation *op) {
   auto reduce = matchSumReduce(op);
-  if (!reduce)
-    return false;
+  if (!reduce || op->hasAttr(kExactDistanceAttr))
+    return std::nullopt;
   Operation *square = reduce->getInputs()[0].getDefiningOp();
   Value diff = matchSquare(reduce->getInputs()[0]);
   if (!diff || !isOp(diff.getDefiningOp(), "stablehlo.subtract"))
-    return false;
+    return std::nullopt;
   Operation *sub = diff.getDefiningOp();
   auto plan = ContractionPlan::make(sub->getOperand(0), sub->getOperand(1),
                                     reduce->getDimensions());
   if (!plan)
-    return false;
-  auto resultType = reduce->getResultType();
-  OpBuilder b(op);
-  Location loc = op->getLoc();
-  Value cross = plan->buildDot(b, loc, resultType);
-  Value lhsNorm = plan->buildSquaredNorm(b, loc, /*lhsSide=*/true, resultType);
-  Value rhsNorm = plan->buildSquaredNorm(b, loc, /*lhsSide=*/false, resultType);
+    return std::nullopt;
+  return SquaredDistance{op, square, sub, *plan};
+}
+
+Value SquaredDistance::buildExpanded(OpBuilder &b, Location loc) const {
+  auto resultType = llvm::cast<RankedTensorType>(reduce->getResult(0).getType());
+  Value cross = plan.buildDot(b, loc, resultType);
+  Value lhsNorm = plan.buildSquaredNorm(b, loc, /*lhsSide=*/true, resultType);
+  Value rhsNorm = plan.buildSquaredNorm(b, loc, /*lhsSide=*/false, resultType);
   Value two = buildConstantSplat(b, loc, resultType, 2.0);
   Value norms = buildElementwise(b, loc, "stablehlo.add", {lhsNorm, rhsNorm});
   Value twice = buildElementwise(b, loc, "stablehlo.multiply", {two, cross});
-  Value dist = buildElementwise(b, loc, "stablehlo.subtract", {norms, twice});
+  return buildElementwise(b, loc, "stablehlo.subtract", {norms, twice});
+}
+
+bool memfit::rewriteSquaredDistance(Operation *op) {
+  auto match = matchSquaredDistance(op);
+  if (!match)
+    return false;
+  OpBuilder b(op);
+  Value dist = match->buildExpanded(b, op->getLoc());
   op->getResult(0).replaceAllUsesWith(dist);
-  eraseIfDead({op, square, sub}); // and an abs between them: producers follow
+  eraseIfDead({op, match->square, match->sub}); // and an abs between them
   return true;
 }
 

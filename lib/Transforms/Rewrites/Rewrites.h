@@ -8,14 +8,36 @@
 #ifndef MEMFIT_TRANSFORMS_REWRITES_H
 #define MEMFIT_TRANSFORMS_REWRITES_H
 
+#include "Contraction.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 
 namespace memfit {
 
 /// reduce(add, (A - B)^2) over dims both A and B carry, where A and B are
-/// broadcasts of smaller tensors a and b  ->  |a|^2 + |b|^2 - 2 a.b
+/// broadcasts of smaller tensors a and b: the ops and how a.b is a GEMM.
+struct SquaredDistance {
+  mlir::Operation *reduce, *square, *sub;
+  ContractionPlan plan;
+  /// |a|^2 + |b|^2 - 2 a.b, shaped like the reduce's result.
+  mlir::Value buildExpanded(mlir::OpBuilder &b, mlir::Location loc) const;
+};
+/// Squared distances that must keep their formula (the exact stages of the
+/// nearest-neighbour rewrite) carry this unit attribute and never match.
+inline constexpr llvm::StringLiteral kExactDistanceAttr = "memfit.exact_distance";
+std::optional<SquaredDistance> matchSquaredDistance(mlir::Operation *reduce);
+
+/// The squared distance expanded, whatever reads it (`fast-distance`): its
+/// rounding error grows with |a|^2 + |b|^2, not with the distance, so it is
+/// opt-in; see README's numerics contract.
 bool rewriteSquaredDistance(mlir::Operation *reduce);
+
+/// top_k(-d, k) of squared distances d, exactly: candidates from the
+/// expanded form (one GEMM, data centred), their distances recomputed as the
+/// program writes them, and a certificate from a rounding-error bound; rows
+/// whose certificate fails are recomputed exactly in a loop.
+bool rewriteNearestNeighbours(mlir::Operation *topK);
 
 /// reduce(add, A * B) over dims both carry, A and B broadcasts of a and b
 ///  ->  dot_general(a, b)

@@ -1,4 +1,13 @@
-// RUN: memfit-opt %s --memfit-rewrite="matrix-chain=false reduce-to-dot=false" | FileCheck %s
+// RUN: memfit-opt %s --memfit-rewrite="fast-distance=true matrix-chain=false reduce-to-dot=false" | FileCheck %s
+// RUN: memfit-opt %s --memfit-rewrite="matrix-chain=false reduce-to-dot=false" | FileCheck %s --check-prefix=EXACT
+
+// fast-distance (opt-in) expands every squared distance. By default a
+// distance that no top_k orders keeps the program's own formula: the
+// expanded form's error grows with |x|^2 + |y|^2 (README, numerics).
+// EXACT-LABEL: func.func @knn_multiply
+// EXACT-NOT: dot_general
+// EXACT: "stablehlo.subtract"
+// EXACT: "stablehlo.reduce"
 
 // The kNN distance: sum over D of (q[:, None] - x[None])^2 becomes
 // |q|^2 + |x|^2 - 2 q.x, and the M x N x D tensor disappears.
