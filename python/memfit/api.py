@@ -92,9 +92,14 @@ class MemfitJitted:
         cal = calibrate(
             lambda m: transform(base, self._pipeline(temp_margin=m)),
             lambda text: handover.replace_module(lowered, text).compile(),
-            parse_memory_size(self.memory_limit), original=base)
+            parse_memory_size(self.memory_limit), original=self._before_split(base))
         self.last_calibration = cal
         return handover.replace_module(lowered, cal.kept.text), cal.kept.compiled
+
+    def _before_split(self, base: str) -> str:
+        """The module as memfit-split receives it: loops that the rewrites
+        made (the exact kNN's repair loop) are not the split's."""
+        return transform(base, "memfit-inline,memfit-rewrite") if self._rewrite else base
 
     def _pipeline(self, temp_margin: float | None = None) -> str:
         # With offload, the limit is the device capacity the placement must

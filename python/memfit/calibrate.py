@@ -172,8 +172,8 @@ def calibrate(split: Callable[[float], str], compile_text: Callable[[str], Any],
 
     ``split(margin)`` returns the transformed module text (it raises
     MemfitError when the limit cannot be met); ``compile_text(text)`` returns
-    XLA's executable for it; ``original`` is the module before memfit (its
-    own loops are not memfit's).
+    XLA's executable for it; ``original`` is the module before memfit-split
+    (its own loops, and those the rewrites made, are not the split's).
     """
     cal = Calibration(limit, original_loops=_loops(original))
     margin = DEFAULT_MARGIN
