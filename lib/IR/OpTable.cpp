@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "memfit/IR/OpTable.h"
 
+#include "mlir/IR/OpDefinition.h"
 #include "llvm/ADT/StringMap.h"
 
 using namespace memfit;
@@ -140,4 +141,9 @@ bool memfit::isKnownDialect(mlir::Operation *op) {
   llvm::StringRef d = op->getName().getDialectNamespace();
   return d == "stablehlo" || d == "chlo" || d == "func" || d == "arith" ||
          d == "sdy" || d == "mhlo" || d == "builtin";
+}
+
+bool memfit::isTerminatorLike(mlir::Operation *op) {
+  return op->getBlock() && op == &op->getBlock()->back() &&
+         op->mightHaveTrait<mlir::OpTrait::IsTerminator>();
 }

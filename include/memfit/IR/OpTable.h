@@ -77,6 +77,17 @@ inline bool isElementwise(OpKind k) {
          k == OpKind::Convert;
 }
 
+/// A constant (stablehlo.constant or arith.constant): XLA keeps constants
+/// outside the temp allocation, and memfit clones them where needed.
+inline bool isConstantLike(mlir::Operation *op) {
+  OpKind k = getOpKind(op);
+  return k == OpKind::Constant || k == OpKind::ArithConstant;
+}
+
+/// The last op of its block and a terminator (stablehlo.return is
+/// unregistered, so only `mightHaveTrait` knows it may be one).
+bool isTerminatorLike(mlir::Operation *op);
+
 /// Is the op one memfit understands as part of a StableHLO program
 /// (stablehlo, chlo, func, arith.constant)?
 bool isKnownDialect(mlir::Operation *op);

@@ -20,6 +20,8 @@
 #include "Reductions.h"
 #include "TopK.h"
 
+#include "memfit/Analysis/FusionModel.h"
+
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -263,8 +265,7 @@ void LoopEmitter::rematerialiseLiveIns(llvm::SetVector<Value> &ins) {
     changed = false;
     for (Value v : ins.takeVector()) {
       Operation *def = v.getDefiningOp();
-      const OpInfo *info = def ? lookupOpInfo(def) : nullptr;
-      bool candidate = info && info->fusible && def->getNumRegions() == 0 &&
+      bool candidate = def && FusionModel::isFusible(def) && def->getNumRegions() == 0 &&
                        def->getBlock() == plan.block && !plan.inPlan(def) &&
                        def->getNumResults() == 1;
       int64_t added = 0;

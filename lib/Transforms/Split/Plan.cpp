@@ -21,11 +21,6 @@ std::string opLabel(Operation *op) {
   return s;
 }
 
-bool isConstantLike(Operation *op) {
-  OpKind k = getOpKind(op);
-  return k == OpKind::Constant || k == OpKind::ArithConstant;
-}
-
 Value zerosLike(OpBuilder &b, Location loc, RankedTensorType t) {
   Value zero = buildConstantSplat(b, loc, RankedTensorType::get({}, t.getElementType()), 0);
   return buildBroadcastInDim(b, loc, t, zero, {});

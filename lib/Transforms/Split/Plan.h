@@ -41,8 +41,6 @@ mlir::RankedTensorType withDim(mlir::RankedTensorType t, int64_t dim, int64_t si
 /// "'op.name' (at file:line)" for diagnostics.
 std::string opLabel(Operation *op);
 
-bool isConstantLike(Operation *op);
-
 /// Zeros of type `t` (a broadcast splat).
 Value zerosLike(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType t);
 

@@ -27,6 +27,7 @@
 #include "TopK.h"
 
 #include "memfit/Analysis/DimMapping.h"
+#include "memfit/Analysis/FusionModel.h"
 
 #include "llvm/ADT/SetVector.h"
 #include <deque>
@@ -158,8 +159,7 @@ bool RegionBuilder::shouldPull(Value o) const {
     return false;
   if (kind == OpKind::Iota)
     return true;
-  const OpInfo *info = lookupOpInfo(p);
-  if (info && info->fusible)
+  if (FusionModel::isFusible(p))
     return true;
   if (bytesOf(o) * 4 >= limit)
     return true;
