@@ -30,7 +30,6 @@
 #include "memfit/IR/OpTable.h"
 #include "memfit/IR/OpViews.h"
 
-#include "llvm/ADT/StringSet.h"
 #include <algorithm>
 
 using namespace mlir;
@@ -38,24 +37,18 @@ using namespace memfit;
 
 namespace {
 
-/// Elementwise ops XLA's fusion does not duplicate into several consumers
-/// (xla::HloInstruction::IsOpElementwise + InstructionFusion::IsExpensive).
 bool isConstantExpr(Value v, unsigned depth);
 
+/// Elementwise ops XLA's fusion does not duplicate into several consumers
+/// (OpTable's `costly`: xla::InstructionFusion::IsExpensive).
 bool isExpensiveToDuplicate(Operation *op) {
   // XLA's algebraic simplifier rewrites a division by a constant into a
   // multiplication by its reciprocal, which is cheap.
   if (op->getName().getStringRef() == "stablehlo.divide" &&
       op->getNumOperands() == 2 && isConstantExpr(op->getOperand(1), 0))
     return false;
-  static const llvm::StringSet<> expensive = {
-      "stablehlo.divide", "stablehlo.remainder", "stablehlo.power",
-      "stablehlo.exponential", "stablehlo.exponential_minus_one",
-      "stablehlo.log", "stablehlo.log_plus_one", "stablehlo.logistic",
-      "stablehlo.sqrt", "stablehlo.rsqrt", "stablehlo.cbrt", "stablehlo.tanh",
-      "stablehlo.tan", "stablehlo.sine", "stablehlo.cosine", "stablehlo.atan2",
-      "chlo.erf", "chlo.erfc", "chlo.erf_inv", "chlo.lgamma", "chlo.digamma"};
-  return expensive.contains(op->getName().getStringRef());
+  const OpInfo *info = lookupOpInfo(op);
+  return info && info->costly;
 }
 
 bool isFusible(Operation *op) { return FusionModel::isFusible(op); }

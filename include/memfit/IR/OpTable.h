@@ -64,6 +64,10 @@ struct OpInfo {
   /// its result is not materialised when it has a single fusible consumer.
   bool fusible;
   llvm::ArrayRef<RequiredAttr> requiredAttrs;
+  /// Elementwise work XLA will not duplicate into several consumers
+  /// (InstructionFusion::IsExpensive: transcendentals, division): a value
+  /// read by several fusions is materialised once instead.
+  bool costly = false;
 };
 
 /// Looks up an op by name; null when memfit does not know it.
