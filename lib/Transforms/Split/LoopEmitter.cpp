@@ -348,6 +348,9 @@ Operation *LoopEmitter::buildLoop(OpBuilder &b, Location loc, ValueRange init, i
   Value i = body.getArgument(0);
   Value start =
       buildElementwise(bb, loc, "stablehlo.multiply", {i, buildScalarI64(bb, loc, chunk)});
+  // Running top-k states start as zeros: the first chunk replaces them. The
+  // flag is built once per such accumulator (all equal; the extra ones are
+  // dead scalars).
   Value isFirst;
   for (auto &[op, acc] : accumulators)
     if (acc->needsFirstFlag())
