@@ -1,6 +1,6 @@
 //===- BufferSchedule.cpp - a function as scheduled buffers -----------------===//
 //
-//  * The schedule follows the FusionModel of MemoryProfile.h: one entry per
+//  * The schedule follows the FusionModel (FusionModel.h): one entry per
 //    fusion root (dot_general, reduce, sort, custom_call, ...) and per
 //    fusible op whose result XLA materialises; fused producers are folded
 //    into their consumer's entry (their FLOPs too). Constants are not
@@ -28,7 +28,7 @@
 //===----------------------------------------------------------------------===//
 #include "memfit/Analysis/BufferSchedule.h"
 
-#include "memfit/Analysis/MemoryProfile.h"
+#include "memfit/Analysis/FusionModel.h"
 #include "memfit/IR/OpTable.h"
 #include "memfit/IR/OpViews.h"
 #include "memfit/Support/Diagnostics.h"
@@ -45,21 +45,6 @@ using namespace mlir;
 using namespace memfit;
 
 namespace {
-
-bool isConstantLike(Operation *op) {
-  OpKind k = getOpKind(op);
-  return k == OpKind::Constant || k == OpKind::ArithConstant;
-}
-
-bool isFusibleOp(Operation *op) {
-  const OpInfo *info = lookupOpInfo(op);
-  return info && info->fusible;
-}
-
-/// A consumer XLA fuses its fusible producers into.
-bool fusesOperands(Operation *op) {
-  return isFusibleOp(op) || getOpKind(op) == OpKind::Reduce;
-}
 
 std::string locationText(Location loc) {
   std::string name = getRecordedOpName(loc);
@@ -191,10 +176,6 @@ private:
     valuesOf[id].push_back(v);
   }
   bool aliasWithoutCopy(Operation *op, const FusionModel &m);
-  double fusedFlops(Operation *root, const FusionModel &m) const;
-  void collectInputs(Operation *op, const FusionModel &m,
-                     llvm::SmallVectorImpl<Value> &out,
-                     llvm::SmallPtrSetImpl<Operation *> &seen) const;
   std::string valueName(Value v) const;
   int findDonor(Operation *op, Value result, const FusionModel &m,
                 llvm::ArrayRef<Value> inputs,
@@ -246,25 +227,6 @@ int Exporter::newBuffer(Value v, llvm::StringRef kind, int producer) {
   int id = buffers.size() - 1;
   setBuffer(v, id);
   return id;
-}
-
-/// Materialised values (and block arguments) `op` reads, through the fused
-/// producers it absorbs.
-void Exporter::collectInputs(Operation *op, const FusionModel &m,
-                             llvm::SmallVectorImpl<Value> &out,
-                             llvm::SmallPtrSetImpl<Operation *> &seen) const {
-  for (Value v : op->getOperands()) {
-    Operation *def = v.getDefiningOp();
-    // A duplicated cheap producer is recomputed inside fusing consumers.
-    bool recomputed = m.isDuplicated(v) && fusesOperands(op);
-    if (!def || (m.isMaterialised(v) && !recomputed) ||
-        def->getBlock() != op->getBlock() || isConstantLike(def)) {
-      out.push_back(v);
-      continue;
-    }
-    if (seen.insert(def).second)
-      collectInputs(def, m, out, seen);
-  }
 }
 
 /// Ops XLA turns into aliases of their operands' buffers: a reshape, or a
@@ -342,26 +304,6 @@ int Exporter::findDonor(Operation *op, Value result, const FusionModel &m,
   return -1;
 }
 
-double Exporter::fusedFlops(Operation *root, const FusionModel &m) const {
-  double total = opFlops(root);
-  llvm::SmallVector<Operation *> work{root};
-  llvm::SmallPtrSet<Operation *, 8> seen;
-  while (!work.empty()) {
-    Operation *op = work.pop_back_val();
-    for (Value v : op->getOperands()) {
-      Operation *def = v.getDefiningOp();
-      bool recomputed = m.isDuplicated(v) && fusesOperands(op);
-      if (!def || (m.isMaterialised(v) && !recomputed) ||
-          def->getBlock() != root->getBlock() || isConstantLike(def) ||
-          !seen.insert(def).second)
-        continue;
-      total += opFlops(def);
-      work.push_back(def);
-    }
-  }
-  return total;
-}
-
 void Exporter::exportBlock(Block &block, double weight) {
   FusionModel m(block);
   for (Operation *op : m.getOps()) {
@@ -375,7 +317,7 @@ void Exporter::exportBlock(Block &block, double weight) {
     }
     bool anyMaterialised = llvm::any_of(
         op->getResults(), [&](Value r) { return m.isMaterialised(r); });
-    if (isFusibleOp(op) && !anyMaterialised)
+    if (FusionModel::isFusible(op) && !anyMaterialised)
       continue; // fused into its consumer's entry
     if (aliasWithoutCopy(op, m))
       continue; // a bitcast or optimization_barrier: no new buffer, no work
@@ -384,7 +326,13 @@ void Exporter::exportBlock(Block &block, double weight) {
     rec.op = op;
     rec.name = op->getName().getStringRef().str();
     rec.location = locationText(op->getLoc());
-    rec.flops = fusedFlops(op, m);
+    // The fused producers' work and inputs belong to this entry.
+    llvm::SmallVector<Value> inputs;
+    llvm::SmallVector<Operation *> fused;
+    m.collectFusionInputs(op, inputs, &fused);
+    rec.flops = opFlops(op);
+    for (Operation *f : fused)
+      rec.flops += opFlops(f);
     rec.weight = weight;
     if (getOpKind(op) == OpKind::DotGeneral || rec.name == "stablehlo.convolution") {
       auto t = llvm::dyn_cast<RankedTensorType>(op->getOperand(0).getType());
@@ -392,9 +340,6 @@ void Exporter::exportBlock(Block &block, double weight) {
                                                     : out.otherDotFlops) +=
           opFlops(op) * weight;
     }
-    llvm::SmallVector<Value> inputs;
-    llvm::SmallPtrSet<Operation *, 8> seen;
-    collectInputs(op, m, inputs, seen);
     auto addOperand = [&](int id) {
       if (id < 0 || llvm::is_contained(rec.operands, id))
         return;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "memfit/IR/OpTable.h"
 
+#include "mlir/IR/OpDefinition.h"
 #include "llvm/ADT/StringMap.h"
 
 using namespace memfit;
@@ -35,6 +36,8 @@ constexpr RequiredAttr kCallAttrs[] = {{"callee", A::Any}};
 
 #define UNARY(n) {n, OpKind::ElementwiseUnary, 1, 1, 0, true, {}}
 #define BINARY(n) {n, OpKind::ElementwiseBinary, 2, 1, 0, true, {}}
+#define COSTLY_UNARY(n) {n, OpKind::ElementwiseUnary, 1, 1, 0, true, {}, /*costly=*/true}
+#define COSTLY_BINARY(n) {n, OpKind::ElementwiseBinary, 2, 1, 0, true, {}, /*costly=*/true}
 
 const OpInfo kOpTable[] = {
     {"stablehlo.constant", OpKind::Constant, 0, 1, 0, true, kConstantAttrs},
@@ -45,23 +48,26 @@ const OpInfo kOpTable[] = {
     {"stablehlo.transpose", OpKind::Transpose, 1, 1, 0, true, kTransposeAttrs},
     {"stablehlo.convert", OpKind::Convert, 1, 1, 0, true, {}},
     {"stablehlo.bitcast_convert", OpKind::ElementwiseUnary, 1, 1, 0, true, {}},
-    UNARY("stablehlo.abs"), UNARY("stablehlo.cbrt"), UNARY("stablehlo.ceil"),
-    UNARY("stablehlo.cosine"), UNARY("stablehlo.count_leading_zeros"),
-    UNARY("stablehlo.exponential"), UNARY("stablehlo.exponential_minus_one"),
+    UNARY("stablehlo.abs"), COSTLY_UNARY("stablehlo.cbrt"), UNARY("stablehlo.ceil"),
+    COSTLY_UNARY("stablehlo.cosine"), UNARY("stablehlo.count_leading_zeros"),
+    COSTLY_UNARY("stablehlo.exponential"), COSTLY_UNARY("stablehlo.exponential_minus_one"),
     UNARY("stablehlo.floor"), UNARY("stablehlo.imag"), UNARY("stablehlo.is_finite"),
-    UNARY("stablehlo.log"), UNARY("stablehlo.log_plus_one"), UNARY("stablehlo.logistic"),
-    UNARY("stablehlo.not"), UNARY("stablehlo.negate"), UNARY("stablehlo.popcnt"),
-    UNARY("stablehlo.real"), UNARY("stablehlo.round_nearest_afz"),
-    UNARY("stablehlo.round_nearest_even"), UNARY("stablehlo.rsqrt"),
-    UNARY("stablehlo.sign"), UNARY("stablehlo.sine"), UNARY("stablehlo.sqrt"),
-    UNARY("stablehlo.tan"), UNARY("stablehlo.tanh"), UNARY("stablehlo.reduce_precision"),
-    UNARY("chlo.erf"), UNARY("chlo.erfc"), UNARY("chlo.erf_inv"), UNARY("chlo.lgamma"),
-    UNARY("chlo.digamma"), UNARY("chlo.asin"), UNARY("chlo.acos"), UNARY("chlo.atan"),
-    UNARY("chlo.sinh"), UNARY("chlo.cosh"), UNARY("chlo.asinh"), UNARY("chlo.acosh"),
-    UNARY("chlo.atanh"), UNARY("chlo.square"),
+    COSTLY_UNARY("stablehlo.log"), COSTLY_UNARY("stablehlo.log_plus_one"),
+    COSTLY_UNARY("stablehlo.logistic"), UNARY("stablehlo.not"), UNARY("stablehlo.negate"),
+    UNARY("stablehlo.popcnt"), UNARY("stablehlo.real"),
+    UNARY("stablehlo.round_nearest_afz"), UNARY("stablehlo.round_nearest_even"),
+    COSTLY_UNARY("stablehlo.rsqrt"), UNARY("stablehlo.sign"),
+    COSTLY_UNARY("stablehlo.sine"), COSTLY_UNARY("stablehlo.sqrt"),
+    COSTLY_UNARY("stablehlo.tan"), COSTLY_UNARY("stablehlo.tanh"),
+    UNARY("stablehlo.reduce_precision"), COSTLY_UNARY("chlo.erf"),
+    COSTLY_UNARY("chlo.erfc"), COSTLY_UNARY("chlo.erf_inv"), COSTLY_UNARY("chlo.lgamma"),
+    COSTLY_UNARY("chlo.digamma"), COSTLY_UNARY("chlo.bessel_i1e"), UNARY("chlo.asin"),
+    UNARY("chlo.acos"), UNARY("chlo.atan"), UNARY("chlo.sinh"), UNARY("chlo.cosh"),
+    UNARY("chlo.asinh"), UNARY("chlo.acosh"), UNARY("chlo.atanh"), UNARY("chlo.square"),
     BINARY("stablehlo.add"), BINARY("stablehlo.subtract"), BINARY("stablehlo.multiply"),
-    BINARY("stablehlo.divide"), BINARY("stablehlo.remainder"), BINARY("stablehlo.maximum"),
-    BINARY("stablehlo.minimum"), BINARY("stablehlo.power"), BINARY("stablehlo.atan2"),
+    COSTLY_BINARY("stablehlo.divide"), COSTLY_BINARY("stablehlo.remainder"),
+    BINARY("stablehlo.maximum"), BINARY("stablehlo.minimum"),
+    COSTLY_BINARY("stablehlo.power"), COSTLY_BINARY("stablehlo.atan2"),
     BINARY("stablehlo.and"), BINARY("stablehlo.or"), BINARY("stablehlo.xor"),
     BINARY("stablehlo.shift_left"), BINARY("stablehlo.shift_right_arithmetic"),
     BINARY("stablehlo.shift_right_logical"), BINARY("stablehlo.complex"),
@@ -140,4 +146,9 @@ bool memfit::isKnownDialect(mlir::Operation *op) {
   llvm::StringRef d = op->getName().getDialectNamespace();
   return d == "stablehlo" || d == "chlo" || d == "func" || d == "arith" ||
          d == "sdy" || d == "mhlo" || d == "builtin";
+}
+
+bool memfit::isTerminatorLike(mlir::Operation *op) {
+  return op->getBlock() && op == &op->getBlock()->back() &&
+         op->mightHaveTrait<mlir::OpTrait::IsTerminator>();
 }

@@ -1,4 +1,7 @@
-"""The ``memfit`` command line: opt, profile, demo, pack, --plugin-path."""
+"""The ``memfit`` command line: opt, profile, demo, pack, --plugin-path.
+
+It parses arguments and calls library functions; the subcommands of a
+feature (pack, msa) are added by that feature's module."""
 from __future__ import annotations
 
 import argparse
@@ -7,6 +10,7 @@ import sys
 from pathlib import Path
 
 from .errors import MemfitError
+from .textio import read_text, write_text
 
 
 def plugin_path() -> Path:
@@ -15,41 +19,25 @@ def plugin_path() -> Path:
     return Path(_core.__file__).resolve().parent / "lib" / "libMemfitPlugin.so"
 
 
-def _read(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    try:
-        return Path(path).read_text()
-    except OSError as e:
-        raise MemfitError(f"cannot read {path}: {e.strerror}") from None
-
-
-def _write(path: str | None, text: str) -> None:
-    if path in (None, "-"):
-        sys.stdout.write(text)
-    else:
-        Path(path).write_text(text)
-
-
 def cmd_opt(args) -> int:
     from .transform import pipeline_for, transform
     if args.temp_margin is not None and args.memory_limit is None:
         raise SystemExit("memfit opt: --temp-margin needs --memory-limit")
     pipeline = pipeline_for(args.pipeline, args.memory_limit, rewrite=not args.no_rewrite,
                             temp_margin=args.temp_margin)
-    out = transform(_read(args.file), pipeline, generic=not args.pretty)
-    _write(args.output, out)
+    out = transform(read_text(args.file), pipeline, generic=not args.pretty)
+    write_text(args.output, out)
     return 0
 
 
 def cmd_profile(args) -> int:
     from .api import profile_text
-    reports = profile_text(_read(args.file), top=args.top)
+    reports = profile_text(read_text(args.file), top=args.top)
     if args.json:
         from dataclasses import asdict
-        _write(args.output, json.dumps([asdict(r) for r in reports], indent=2) + "\n")
+        write_text(args.output, json.dumps([asdict(r) for r in reports], indent=2) + "\n")
     else:
-        _write(args.output, "\n\n".join(r.table() for r in reports) + "\n")
+        write_text(args.output, "\n\n".join(r.table() for r in reports) + "\n")
     return 0
 
 

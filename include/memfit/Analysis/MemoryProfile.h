@@ -11,59 +11,15 @@
 #ifndef MEMFIT_ANALYSIS_MEMORYPROFILE_H
 #define MEMFIT_ANALYSIS_MEMORYPROFILE_H
 
+#include "memfit/Analysis/FusionModel.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Block.h"
 #include "mlir/IR/Value.h"
-#include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/SmallPtrSet.h"
 #include <string>
 #include <vector>
 
 namespace memfit {
-
-/// Which values of one block XLA would materialise, and their live ranges
-/// in the order XLA would run the block's ops (a post-order of the dataflow
-/// graph from the block's terminator, operands in order, as XLA's
-/// post-order scheduler visits them).
-class FusionModel {
-public:
-  explicit FusionModel(mlir::Block &block);
-
-  bool isMaterialised(mlir::Value v) const { return materialised.contains(v); }
-  /// A cheap fusible value materialised for its non-fusing consumers while
-  /// its fusing consumers recompute it from its inputs (XLA duplicates cheap
-  /// producers rather than reading their buffer).
-  bool isDuplicated(mlir::Value v) const { return duplicated.contains(v); }
-  /// Index of `op` (an op of this block) in the op order.
-  unsigned indexOf(mlir::Operation *op) const { return index.lookup(op); }
-  /// Last op index at which a materialised value must still exist (the
-  /// fusion roots that read it); the block's size for values it returns.
-  unsigned lastUse(mlir::Value v) const { return lastUseIndex.lookup(v); }
-  /// First op index at which the value occupies memory (later than its
-  /// producer for loop results that reuse their operand's buffer).
-  unsigned firstLive(mlir::Value v) const { return firstLiveIndex.lookup(v); }
-  llvm::ArrayRef<mlir::Operation *> getOps() const { return ops; }
-
-private:
-  void schedule();
-  void classify(mlir::Operation *op);
-  void computeLiveRanges();
-  mlir::Operation *userInBlock(mlir::OpOperand &use) const;
-  /// A materialised operand whose buffer `result` can take over (it dies at
-  /// `op`), or null.
-  mlir::Value findReusableOperand(mlir::Operation *op, unsigned resultIndex,
-                                  mlir::Value result,
-                                  const llvm::SmallPtrSetImpl<mlir::Value> &taken) const;
-
-  mlir::Block &block;
-  std::vector<mlir::Operation *> ops;
-  llvm::DenseMap<mlir::Operation *, unsigned> index;
-  llvm::DenseSet<mlir::Value> materialised;
-  llvm::DenseSet<mlir::Value> duplicated;
-  llvm::DenseMap<mlir::Value, unsigned> lastUseIndex;
-  llvm::DenseMap<mlir::Value, unsigned> firstLiveIndex;
-};
 
 /// A tensor that occupies memory at some point.
 struct LiveTensor {

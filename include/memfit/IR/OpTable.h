@@ -64,6 +64,10 @@ struct OpInfo {
   /// its result is not materialised when it has a single fusible consumer.
   bool fusible;
   llvm::ArrayRef<RequiredAttr> requiredAttrs;
+  /// Elementwise work XLA will not duplicate into several consumers
+  /// (InstructionFusion::IsExpensive: transcendentals, division): a value
+  /// read by several fusions is materialised once instead.
+  bool costly = false;
 };
 
 /// Looks up an op by name; null when memfit does not know it.
@@ -76,6 +80,17 @@ inline bool isElementwise(OpKind k) {
          k == OpKind::Compare || k == OpKind::Select || k == OpKind::Clamp ||
          k == OpKind::Convert;
 }
+
+/// A constant (stablehlo.constant or arith.constant): XLA keeps constants
+/// outside the temp allocation, and memfit clones them where needed.
+inline bool isConstantLike(mlir::Operation *op) {
+  OpKind k = getOpKind(op);
+  return k == OpKind::Constant || k == OpKind::ArithConstant;
+}
+
+/// The last op of its block and a terminator (stablehlo.return is
+/// unregistered, so only `mightHaveTrait` knows it may be one).
+bool isTerminatorLike(mlir::Operation *op);
 
 /// Is the op one memfit understands as part of a StableHLO program
 /// (stablehlo, chlo, func, arith.constant)?

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model
 
 from .instance import Instance
-from .model import op_seconds, simulate
+from .model import access_seconds, compute_seconds, copy_seconds, op_seconds, simulate
 from .plans import build_menus, menu_index
 from .solution import NOTES, Solution
 from .validator import Verdict, validate
@@ -123,9 +123,28 @@ def _hint_schedule(m, inst, choice, d_terms, R, S, d, M, pf_vars, ev_vars, pfs, 
                 m.AddHint(q2, q)
 
 
+def tick_seconds(inst: Instance) -> float:
+    """The length of one of CP-SAT's integer time steps for ``inst``."""
+    slow_time = simulate(inst, {}).estimated_time
+    return slow_time / TICKS if slow_time > 0 else 1.0
+
+
+def _pin(m, menus, x, y, sol: Solution) -> None:
+    """Constrains the choice (and offset) of every buffer to ``sol``'s."""
+    by_id = sol.by_id()
+    for b in range(len(menus)):
+        p = menu_index(menus[b], by_id[b])
+        if p is None:
+            raise ValueError(f"buffer {b}: the fixed solution's plan is not on its menu")
+        m.Add(x[b][p] == 1)
+        if y[b] is not None and p != 0 and by_id[b].offset is not None:
+            m.Add(y[b] == by_id[b].offset)
+
+
 def solve(inst: Instance, *, time_limit: float = 10.0, num_workers: int = 8,
           hint: Solution | None = None, use_heuristic_hint: bool = True,
-          seed: int = 0, log: bool = False, presolve: bool | None = None) -> ExactResult:
+          seed: int = 0, log: bool = False, presolve: bool | None = None,
+          fixed: Solution | None = None) -> ExactResult:
     """Solve with CP-SAT.
 
     ``presolve`` defaults to on up to 40 buffers only: on the exported
@@ -133,7 +152,11 @@ def solve(inst: Instance, *, time_limit: float = 10.0, num_workers: int = 8,
     time limits and returned UNKNOWN, while without it the (complete) hint is
     found at once. The reported ``bound`` is the larger of CP-SAT's objective
     bound and the all-fast bound (every op with all its accesses in fast
-    memory, no copies: below the time of any solution)."""
+    memory, no copies: below the time of any solution).
+
+    ``fixed`` pins every buffer to that solution's menu plan (and offset):
+    the objective is then the solution's time as CP-SAT encodes it, at most
+    one tick (``tick_seconds``) per duration term below the validator's."""
     t0 = _time.time()
     if hint is None and use_heuristic_hint:
         from .heuristic import assign
@@ -181,20 +204,22 @@ def solve(inst: Instance, *, time_limit: float = 10.0, num_workers: int = 8,
         if xs:
             m.AddNoOverlap2D(xs, ys)
 
+    if fixed is not None:
+        _pin(m, menus, x, y, fixed)
+
     # op durations
     R = [m.NewIntVar(0, horizon, f"R{t}") for t in range(T)]
     S = [m.NewIntVar(0, horizon, f"S{t}") for t in range(T)]
     d = [m.NewIntVar(0, horizon, f"d{t}") for t in range(T)]
     d_terms = []   # per op: (compute ticks, [(b, slow ticks, fast ticks, plans fast at t)])
     for t in range(T):
-        op = inst.ops[t]
-        m.Add(d[t] >= ticks(op.weight * op.flops / dev.flops))
-        d_terms.append((ticks(op.weight * op.flops / dev.flops), []))
+        w = inst.ops[t].weight
+        m.Add(d[t] >= ticks(w * compute_seconds(inst, t)))
+        d_terms.append((ticks(w * compute_seconds(inst, t)), []))
         mem = []
         for b in inst.accesses(t):
-            sz = inst.buffers[b].size
-            slow = ticks(op.weight * sz / dev.slow_bandwidth)
-            fast = ticks(op.weight * sz / dev.fast_bandwidth)
+            slow = ticks(w * access_seconds(inst, b, False))
+            fast = ticks(w * access_seconds(inst, b, True))
             fast_ps = [p for p in range(1, len(menus[b])) if plans[b][p].fast_at(t)]
             d_terms[t][1].append((b, slow, fast, set(fast_ps)))
             mem.append(slow - (slow - fast) * sum(x[b][p] for p in fast_ps) if fast_ps else slow)
@@ -209,11 +234,9 @@ def solve(inst: Instance, *, time_limit: float = 10.0, num_workers: int = 8,
         for p in range(1, len(menus[b])):
             pl = plans[b][p]
             for (s, u, _r) in pl.windows:
-                pfs.append(((s, 0, u, b), b, p, ticks(inst.buffers[b].size / dev.copy_bandwidth
-                                                      * inst.ops[u].weight)))
+                pfs.append(((s, 0, u, b), b, p, ticks(copy_seconds(inst, b, u))))
             if pl.evict is not None:
-                evs.append(((pl.evict, 2, 0, b), b, p, ticks(inst.buffers[b].size / dev.copy_bandwidth
-                                                             * inst.ops[pl.evict].weight)))
+                evs.append(((pl.evict, 2, 0, b), b, p, ticks(copy_seconds(inst, b, pl.evict))))
     pfs.sort()
     evs.sort()
     M = m.NewIntVar(0, horizon, "makespan")

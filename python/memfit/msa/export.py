@@ -113,11 +113,11 @@ def instance_stats(inst: dict, *, min_bytes: int = 0) -> dict:
 # -- command line -------------------------------------------------------------
 
 def cmd_export_buffers(args) -> int:
-    from ..cli import _read, _write
-    inst = export_buffers(_read(args.file), args.device, args.capacity, args.mode,
+    from ..textio import read_text, write_text
+    inst = export_buffers(read_text(args.file), args.device, args.capacity, args.mode,
                           program=args.program or Path(args.file).name,
                           function=args.function)
-    _write(args.output, json.dumps(inst, indent=1) + "\n")
+    write_text(args.output, json.dumps(inst, indent=1) + "\n")
     if args.output not in (None, "-"):
         s = instance_stats(inst)
         print(f"{args.output}: {len(inst['ops'])} ops, {s['buffers']} buffers "

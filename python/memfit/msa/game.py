@@ -15,8 +15,9 @@ capacity checked per op).
 Reward: the estimated time saved by the move, ``time(before) - time(after)``,
 where unassigned buffers count as slow; the rewards of a game sum to
 ``time(all slow) - time(final)``, the time saved vs all-slow. The time is the
-validator's cost model (model.py) re-implemented over fixed-shape arrays:
-op durations from the roofline, then one ``lax.scan`` over the events
+validator's cost model (model.py) evaluated over fixed-shape arrays: its
+terms (copy and compute seconds) are taken from model.py when the instance is
+encoded; op durations follow its roofline, then one ``lax.scan`` over the events
 (prefetch issues, ops, eviction issues) in the order ``(op, phase, use,
 buffer)``, with one FIFO queue per copy direction. After the last buffer the
 state is absorbing: every action is a no-op with reward 0.
@@ -44,6 +45,7 @@ import numpy as np
 
 from .heuristic import buffer_order
 from .instance import Instance
+from .model import compute_seconds, copy_seconds
 from .plans import MenuPlan, build_menus
 from .solution import NOTES, BufferAssignment, Solution
 
@@ -164,7 +166,6 @@ def encode(inst: Instance, *, order: list[int] | None = None,
     if max(cap_units, total_units) >= 2**31 - 1:
         raise ValueError("instance too large for int32 byte units "
                          f"(unit {unit} B, {total_units} units)")
-    cbw = inst.device.copy_bandwidth
 
     def z(shape, v, dt):
         return np.full(shape, v, dtype=dt)
@@ -190,10 +191,10 @@ def encode(inst: Instance, *, order: list[int] | None = None,
                 (s, u, r), = pl.windows
                 has_pf[b, p] = True
                 win_s[b, p], win_u[b, p], win_hi[b, p] = s, u, r
-                pf_dur[b, p] = buf.size / cbw * inst.ops[u].weight
+                pf_dur[b, p] = copy_seconds(inst, b, u)
             if pl.evict is not None:
                 evict[b, p] = pl.evict
-                ev_dur[b, p] = buf.size / cbw * inst.ops[pl.evict].weight
+                ev_dur[b, p] = copy_seconds(inst, b, pl.evict)
     order_arr = np.array(order + list(range(n, B)), dtype=np.int32)
     op_valid = z(TT, False, bool)
     op_valid[:T] = True
@@ -201,7 +202,7 @@ def encode(inst: Instance, *, order: list[int] | None = None,
     weight = z(TT, 0.0, np.float32)
     acc = z((TT, A), -1, np.int32)
     for t, op in enumerate(inst.ops):
-        compute[t] = op.flops / inst.device.flops
+        compute[t] = compute_seconds(inst, t)
         weight[t] = op.weight
         for i, b in enumerate(inst.accesses(t)):
             acc[t, i] = b

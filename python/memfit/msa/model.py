@@ -1,8 +1,14 @@
 """The cost model: what a solution means and how long it takes.
 
-This is the one definition the validator reports, the game reproduces in
-jax.numpy (game.py) and the exact solver encodes (exact.py). docs/msa.md
-states it in prose; keep the three in step.
+This is the one definition: the validator reports it, the game (game.py)
+evaluates it over fixed-shape jax.numpy arrays and the exact solver
+(exact.py) encodes it as CP-SAT constraints, both from the terms defined
+here (``copy_seconds``, ``compute_seconds``, ``access_seconds``).
+test_msa_cost_model.py runs all three on the same random instances and
+solutions: the game agrees to float32 precision, CP-SAT to its integer
+ticks (exact.py: every duration is rounded down to a tick, so its time is
+at most one tick per duration term below this one). docs/msa.md states the
+model in prose.
 
 Residency of a buffer ``b`` in fast memory (op-index time, inclusive):
 
@@ -71,19 +77,32 @@ def resolve(inst: Instance, a: BufferAssignment) -> Plan:
     return Plan(home, windows, a.evict_after if a.space == "fast" else None)
 
 
+# -- the terms of the time (game.py and exact.py take theirs from here) --------
+
 def copy_seconds(inst: Instance, b: int, op: int) -> float:
+    """A copy of buffer b, scheduled with op ``op``: it moves the buffer once
+    per execution of that op."""
     return inst.buffers[b].size / inst.device.copy_bandwidth * inst.ops[op].weight
 
 
-def op_seconds(inst: Instance, t: int, fast: dict[int, bool]) -> float:
-    """Roofline time of op t given which of its accesses are fast."""
+def compute_seconds(inst: Instance, t: int) -> float:
+    """One execution of op t at the device's FLOP rate."""
+    return inst.ops[t].flops / inst.device.flops
+
+
+def access_seconds(inst: Instance, b: int, fast: bool) -> float:
+    """One execution's access of buffer b from fast or slow memory."""
     dev = inst.device
-    op = inst.ops[t]
+    return inst.buffers[b].size / (dev.fast_bandwidth if fast else dev.slow_bandwidth)
+
+
+def op_seconds(inst: Instance, t: int, fast: dict[int, bool]) -> float:
+    """Roofline time of op t given which of its accesses are fast:
+    ``weight * max(compute, sum of accesses)``."""
     mem = 0.0
     for b in inst.accesses(t):
-        bw = dev.fast_bandwidth if fast.get(b, False) else dev.slow_bandwidth
-        mem += inst.buffers[b].size / bw
-    return op.weight * max(op.flops / dev.flops, mem)
+        mem += access_seconds(inst, b, fast.get(b, False))
+    return inst.ops[t].weight * max(compute_seconds(inst, t), mem)
 
 
 @dataclass

@@ -1,0 +1,26 @@
+//===- ChunkChooser.h - how large a plan's chunks may be --------*- C++ -*-===//
+#ifndef MEMFIT_TRANSFORMS_SPLIT_CHUNKCHOOSER_H
+#define MEMFIT_TRANSFORMS_SPLIT_CHUNKCHOOSER_H
+
+#include "Plan.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace memfit::split {
+
+struct Choice {
+  bool feasible = false;
+  int64_t chunk = 0;
+  int64_t peak = kInfeasible; // the (margined) peak of the loop with `chunk`
+};
+
+/// The largest aligned, balanced chunk with which the loop `plan` becomes
+/// stays within `limit` when its temporaries (its modelled peak beyond the
+/// `fixed` argument and output bytes) are counted `margin` times; when none
+/// does, infeasible with the smallest chunk's peak.
+Choice chooseChunk(mlir::func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixed,
+                   double margin);
+
+} // namespace memfit::split
+
+#endif

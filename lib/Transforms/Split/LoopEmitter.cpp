@@ -1,0 +1,463 @@
+//===- LoopEmitter.cpp - a plan becomes a stablehlo.while -----------------===//
+//
+// A while loop over the floor(N / c) full chunks (counter tensor<i64>, cond
+// `compare LT`, as jax writes lax.fori_loop) carrying accumulators, output
+// buffers and every value the region reads from outside; then, when c does
+// not divide N, a straight-line copy of the body for the remainder
+// (dynamic_slice clamps its start index, so a last chunk that ran past the
+// end would silently overlap). Replaced ops are erased explicitly (MLIR's
+// DCE keeps unregistered ops). Live-ins that XLA would fuse (a transpose or
+// broadcast of an argument) are recomputed in the body rather than
+// materialised as loop operands.
+//
+// What each sink carries is its Accumulator's business (Accumulator.h);
+// this file only asks it for its initial state, its step and its delivery.
+//
+//===----------------------------------------------------------------------===//
+#include "LoopEmitter.h"
+
+#include "OnlineSoftmax.h"
+#include "Reductions.h"
+#include "TopK.h"
+
+#include "memfit/Analysis/FusionModel.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+
+namespace memfit::split {
+namespace {
+
+class LoopEmitter {
+public:
+  explicit LoopEmitter(const Plan &plan);
+  void apply(int64_t chunk);
+
+private:
+  friend class ChunkEmission;
+
+  std::unique_ptr<Accumulator> makeAccumulator(Operation *sink);
+  void collectLiveIns();
+  void rematerialiseLiveIns(llvm::SetVector<Value> &ins);
+  void cloneRemat(OpBuilder &b, IRMapping &outer);
+  Operation *insertionPoint() const;
+  SmallVector<Value> initialState(OpBuilder &b, Location loc);
+  Operation *buildLoop(OpBuilder &b, Location loc, ValueRange init, int64_t chunk, int64_t n);
+  void emitRemainder(OpBuilder &b, Location loc, Operation *loop, SmallVector<Value> &state,
+                     int64_t chunk, int64_t rem);
+  SmallVector<Value> emitChunk(OpBuilder &b, Location loc, IRMapping &outer, Value start,
+                               int64_t c, Value isFirst, ValueRange state);
+  void deliverResults(OpBuilder &b, Location loc, ValueRange state,
+                      SmallVectorImpl<Operation *> &dead);
+  void eraseReplaced(ArrayRef<Operation *> dead);
+
+  const Plan &plan;
+  std::optional<OnlineSoftmaxRun> osm;
+  llvm::DenseMap<Operation *, std::unique_ptr<Accumulator>> accumulators;
+  SmallVector<Value> liveIns;
+  /// Fusible producers of live-ins recomputed in the loop body (block
+  /// order) instead of carried: see rematerialiseLiveIns.
+  SmallVector<Operation *> remat;
+};
+
+/// One chunk of the region at `b`: the loop body, or the remainder step.
+class ChunkEmission {
+public:
+  ChunkEmission(LoopEmitter &e, OpBuilder &b, Location loc, IRMapping &outer, Value start,
+                int64_t c, Value isFirst)
+      : e(e), plan(e.plan), outer(outer), step{b, loc, start, c, isFirst},
+        zero(buildScalarI64(b, loc, 0)) {}
+
+  /// The state after this chunk, given the state before it.
+  SmallVector<Value> run(ValueRange state);
+
+private:
+  SmallVector<Value> starts(int64_t rank, int64_t dim) const;
+  Value whole(Value o);
+  Value chunkOperand(Value o, int64_t dim);
+  SmallVector<Value> operandsOf(Operation *x);
+  void emitChunkedOp(Operation *x, ValueRange operands);
+  void emitSplatConstant(Operation *x);
+
+  LoopEmitter &e;
+  const Plan &plan;
+  IRMapping &outer;
+  ChunkStep step;
+  Value zero;
+  llvm::DenseMap<Value, Value> chunkOf;
+  llvm::DenseMap<std::pair<Value, int64_t>, Value> leafCache;
+};
+
+SmallVector<Value> ChunkEmission::starts(int64_t rank, int64_t dim) const {
+  SmallVector<Value> s(rank, zero);
+  s[dim] = step.start;
+  return s;
+}
+
+/// A value the region reads whole: a live-in, or a constant cloned here.
+Value ChunkEmission::whole(Value o) {
+  if (Value m = outer.lookupOrNull(o))
+    return m;
+  Operation *def = o.getDefiningOp();
+  assert(def && isConstantLike(def) && "live-in not mapped");
+  Operation *copy = step.b.clone(*def);
+  outer.map(def->getResults(), copy->getResults());
+  return copy->getResult(llvm::cast<OpResult>(o).getResultNumber());
+}
+
+/// `o` chunked along `dim`: computed in this chunk, or a leaf sliced once.
+Value ChunkEmission::chunkOperand(Value o, int64_t dim) {
+  auto it = chunkOf.find(o);
+  if (it != chunkOf.end())
+    return it->second;
+  auto key = std::make_pair(o, dim);
+  auto lc = leafCache.find(key);
+  if (lc != leafCache.end())
+    return lc->second;
+  auto t = tensorType(o);
+  SmallVector<int64_t> sizes(t.getShape());
+  sizes[dim] = step.chunk;
+  Value s = buildDynamicSlice(step.b, step.loc, whole(o), starts(t.getRank(), dim), sizes);
+  leafCache[key] = s;
+  return s;
+}
+
+SmallVector<Value> ChunkEmission::operandsOf(Operation *x) {
+  SmallVector<Value> operands;
+  for (auto [i, o] : llvm::enumerate(x->getOperands())) {
+    int64_t d = plan.operandDims.lookup(x)[i];
+    operands.push_back(d >= 0 ? chunkOperand(o, d) : whole(o));
+  }
+  return operands;
+}
+
+void ChunkEmission::emitSplatConstant(Operation *x) {
+  OpBuilder &b = step.b;
+  auto dense = llvm::cast<DenseElementsAttr>(x->getAttr("value"));
+  auto t = withDim(tensorType(x->getResult(0)), plan.dimOf.lookup(x->getResult(0)),
+                   step.chunk);
+  Value v = buildGenericOp(b, x->getLoc(), "stablehlo.constant", {}, {t},
+                           {b.getNamedAttr("value", dense.resizeSplat(t))})
+                ->getResult(0);
+  chunkOf[x->getResult(0)] = v;
+}
+
+/// A chunked op: the same op on chunk types (slice sizes shrunk; an iota
+/// along the split dimension offset by the chunk's start).
+void ChunkEmission::emitChunkedOp(Operation *x, ValueRange operands) {
+  OpBuilder &b = step.b;
+  OpKind kind = getOpKind(x);
+  if (kind == OpKind::Constant)
+    return emitSplatConstant(x);
+  Operation *y = b.clone(*x);
+  y->setOperands(operands);
+  // A Shardy rule (jax's LAPACK calls carry one) states the full sizes.
+  y->removeAttr("sdy.sharding_rule");
+  for (auto [r, res] : llvm::enumerate(x->getResults())) {
+    auto it = plan.dimOf.find(res);
+    if (it != plan.dimOf.end())
+      y->getResult(r).setType(withDim(tensorType(res), it->second, step.chunk));
+  }
+  int64_t d = plan.dimOf.lookup(x->getResult(0));
+  if (kind == OpKind::Slice) {
+    SmallVector<int64_t> limits = *getI64Array(x, "limit_indices");
+    limits[d] = step.chunk;
+    y->setAttr("limit_indices", b.getDenseI64ArrayAttr(limits));
+  } else if (kind == OpKind::DynamicSlice) {
+    SmallVector<int64_t> sizes = *getI64Array(x, "slice_sizes");
+    sizes[d] = step.chunk;
+    y->setAttr("slice_sizes", b.getDenseI64ArrayAttr(sizes));
+  }
+  for (auto [r, res] : llvm::enumerate(x->getResults()))
+    chunkOf[res] = y->getResult(r);
+  if (kind == OpKind::Iota && IotaView(x).getIotaDimension() == d) {
+    auto t = tensorType(y->getResult(0));
+    Value off = broadcastStart(b, step.loc, step.start, t);
+    chunkOf[x->getResult(0)] =
+        buildElementwise(b, step.loc, "stablehlo.add", {y->getResult(0), off});
+  }
+}
+
+SmallVector<Value> ChunkEmission::run(ValueRange state) {
+  SmallVector<Value> next;
+  unsigned si = 0;
+  for (Operation *x : plan.order) {
+    if (e.osm && emitOnlineSoftmaxChunkOp(plan, *e.osm, step.b, x, step.chunk, chunkOf))
+      continue;
+    SmallVector<Value> operands = operandsOf(x);
+    auto acc = e.accumulators.find(x);
+    if (acc == e.accumulators.end()) {
+      emitChunkedOp(x, operands);
+      continue;
+    }
+    // A sink: the op on chunks gives a partial result to accumulate.
+    unsigned n = acc->second->numState();
+    acc->second->step(step, operands, state.slice(si, n), next);
+    si += n;
+  }
+  for (Value v : plan.outputs) {
+    auto t = tensorType(v);
+    next.push_back(buildDynamicUpdateSlice(step.b, step.loc, state[si++], chunkOf.lookup(v),
+                                           starts(t.getRank(), plan.dimOf.lookup(v))));
+  }
+  return next;
+}
+
+//===----------------------------------------------------------------------===//
+// LoopEmitter
+//===----------------------------------------------------------------------===//
+
+LoopEmitter::LoopEmitter(const Plan &plan) : plan(plan) {
+  if (plan.osm)
+    osm.emplace(*plan.osm);
+  for (Operation *op : plan.order)
+    if (plan.sinks.contains(op))
+      accumulators[op] = makeAccumulator(op);
+}
+
+std::unique_ptr<Accumulator> LoopEmitter::makeAccumulator(Operation *sink) {
+  if (osm)
+    if (std::unique_ptr<Accumulator> a = makeOnlineSoftmaxAccumulator(*osm, sink))
+      return a;
+  switch (plan.sinks.lookup(sink)) {
+  case SinkKind::Reduce:
+  case SinkKind::Dot:
+    return makeReductionAccumulator(sink);
+  case SinkKind::TopK:
+  case SinkKind::SortTopK:
+    return makeTopKAccumulator(sink);
+  }
+  llvm_unreachable("unknown sink kind");
+}
+
+/// Values the region reads from outside (constants are cloned instead).
+void LoopEmitter::collectLiveIns() {
+  llvm::SetVector<Value> ins;
+  for (Operation *x : plan.order)
+    for (Value o : x->getOperands()) {
+      if (plan.dimOf.count(o))
+        continue;
+      if (plan.osm && isOnlineSoftmaxBroadcast(*plan.osm, x))
+        continue; // replaced by the running shift / applied after the loop
+      Operation *def = o.getDefiningOp();
+      if (def && isConstantLike(def))
+        continue;
+      ins.insert(o);
+    }
+  rematerialiseLiveIns(ins);
+  liveIns.assign(ins.begin(), ins.end());
+}
+
+/// A loop operand is a buffer, so a live-in that XLA would have fused into
+/// the region (a transpose, broadcast or reshape of an argument) would be
+/// materialised whole just to enter the loop. Such a value is recomputed in
+/// the body from its operands when they take no more bytes than it does
+/// (operands the loop carries anyway cost nothing). Applied repeatedly.
+void LoopEmitter::rematerialiseLiveIns(llvm::SetVector<Value> &ins) {
+  auto isConstant = [](Value o) {
+    Operation *d = o.getDefiningOp();
+    return d && isConstantLike(d);
+  };
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Value v : ins.takeVector()) {
+      Operation *def = v.getDefiningOp();
+      bool candidate = def && FusionModel::isFusible(def) && def->getNumRegions() == 0 &&
+                       def->getBlock() == plan.block && !plan.inPlan(def) &&
+                       def->getNumResults() == 1;
+      int64_t added = 0;
+      if (candidate)
+        for (Value o : def->getOperands())
+          if (!isConstant(o) && !ins.contains(o))
+            added += bytesOf(o);
+      if (!candidate || added > bytesOf(v)) {
+        ins.insert(v);
+        continue;
+      }
+      remat.push_back(def);
+      for (Value o : def->getOperands())
+        if (!isConstant(o))
+          ins.insert(o);
+      changed = true;
+    }
+  }
+  llvm::sort(remat, [](Operation *a, Operation *c) { return a->isBeforeInBlock(c); });
+}
+
+/// Recomputes the rematerialised live-ins at `b` (a loop body, or the
+/// remainder step: there too the original would stay live across the loop).
+void LoopEmitter::cloneRemat(OpBuilder &b, IRMapping &outer) {
+  for (Operation *op : remat) {
+    for (Value o : op->getOperands())
+      if (!outer.contains(o))
+        b.clone(*o.getDefiningOp(), outer); // a constant
+    b.clone(*op, outer);
+  }
+}
+
+/// Before the first outside reader of what the region produces (the
+/// topological sort at the end moves it after every live-in).
+Operation *LoopEmitter::insertionPoint() const {
+  Block *block = plan.block;
+  Operation *ip = block->getTerminator();
+  auto consider = [&](Value v) {
+    for (OpOperand &use : v.getUses()) {
+      Operation *u = block->findAncestorOpInBlock(*use.getOwner());
+      if (u && !(u == use.getOwner() && plan.inPlan(u)) && u->isBeforeInBlock(ip))
+        ip = u;
+    }
+  };
+  for (Value v : plan.outputs)
+    consider(v);
+  for (auto &[op, k] : plan.sinks)
+    for (Value v : op->getResults())
+      consider(v);
+  return ip;
+}
+
+/// Accumulators (in region order), then the output buffers.
+SmallVector<Value> LoopEmitter::initialState(OpBuilder &b, Location loc) {
+  SmallVector<Value> state;
+  for (Operation *op : plan.order)
+    if (auto it = accumulators.find(op); it != accumulators.end())
+      it->second->init(b, loc, state);
+  for (Value v : plan.outputs)
+    state.push_back(zerosLike(b, loc, tensorType(v)));
+  return state;
+}
+
+/// while (i < n) { state = chunk(i * c, state) }, carrying (i, state, live-ins).
+Operation *LoopEmitter::buildLoop(OpBuilder &b, Location loc, ValueRange init, int64_t chunk,
+                                  int64_t n) {
+  unsigned numState = init.size();
+  SmallVector<Value> operands{buildScalarI64(b, loc, 0)};
+  operands.append(init.begin(), init.end());
+  operands.append(liveIns);
+  Operation *loop = buildWhile(b, loc, operands);
+  Block &cond = loop->getRegion(0).front();
+  OpBuilder cb = OpBuilder::atBlockEnd(&cond);
+  Value lt = buildCompare(cb, loc, cond.getArgument(0), buildScalarI64(cb, loc, n), "LT",
+                          "SIGNED");
+  buildReturn(cb, loc, lt);
+
+  Block &body = loop->getRegion(1).front();
+  OpBuilder bb = OpBuilder::atBlockEnd(&body);
+  Value i = body.getArgument(0);
+  Value start =
+      buildElementwise(bb, loc, "stablehlo.multiply", {i, buildScalarI64(bb, loc, chunk)});
+  // Running top-k states start as zeros: the first chunk replaces them. The
+  // flag is built once per such accumulator (all equal; the extra ones are
+  // dead scalars).
+  Value isFirst;
+  for (auto &[op, acc] : accumulators)
+    if (acc->needsFirstFlag())
+      isFirst = buildCompare(bb, loc, i, buildScalarI64(bb, loc, 0), "EQ", "SIGNED");
+  IRMapping outer;
+  for (auto [k, v] : llvm::enumerate(liveIns))
+    outer.map(v, body.getArgument(1 + numState + k));
+  cloneRemat(bb, outer);
+  SmallVector<Value> next =
+      emitChunk(bb, loc, outer, start, chunk, isFirst, body.getArguments().slice(1, numState));
+  SmallVector<Value> yield{
+      buildElementwise(bb, loc, "stablehlo.add", {i, buildScalarI64(bb, loc, 1)})};
+  yield.append(next);
+  for (unsigned k = 0; k < liveIns.size(); ++k)
+    yield.push_back(body.getArgument(1 + numState + k));
+  buildReturn(bb, loc, yield);
+  return loop;
+}
+
+/// The last `rem` elements, straight-line after the loop. Its start comes
+/// from the loop's final counter through an optimization_barrier, so that
+/// XLA can neither fold it (the trip count is known) nor schedule the
+/// remainder step before the loop, where its temporaries would stay live
+/// during every iteration. XLA turns the barrier into control dependencies
+/// on its operands' producers, so it also carries the smallest loop result
+/// (a constant counter alone would tie the remainder to nothing).
+void LoopEmitter::emitRemainder(OpBuilder &b, Location loc, Operation *loop,
+                                SmallVector<Value> &state, int64_t chunk, int64_t rem) {
+  IRMapping outer;
+  for (Value v : liveIns)
+    outer.map(v, v);
+  cloneRemat(b, outer);
+  unsigned tie = 0;
+  for (unsigned k = 1; k < state.size(); ++k)
+    if (bytesOf(state[k]) < bytesOf(state[tie]))
+      tie = k;
+  Operation *barrier = buildGenericOp(
+      b, loc, "stablehlo.optimization_barrier", {loop->getResult(0), state[tie]},
+      {loop->getResult(0).getType(), state[tie].getType()});
+  Value counter = barrier->getResult(0);
+  state[tie] = barrier->getResult(1);
+  Value start =
+      buildElementwise(b, loc, "stablehlo.multiply", {counter, buildScalarI64(b, loc, chunk)});
+  state = emitChunk(b, loc, outer, start, rem, Value(), state);
+}
+
+SmallVector<Value> LoopEmitter::emitChunk(OpBuilder &b, Location loc, IRMapping &outer,
+                                          Value start, int64_t c, Value isFirst,
+                                          ValueRange state) {
+  return ChunkEmission(*this, b, loc, outer, start, c, isFirst).run(state);
+}
+
+/// Hands the final state to the region's outside readers.
+void LoopEmitter::deliverResults(OpBuilder &b, Location loc, ValueRange state,
+                                 SmallVectorImpl<Operation *> &dead) {
+  Block *block = plan.block;
+  auto replaceOutside = [&](Value from, Value to) {
+    from.replaceUsesWithIf(to, [&](OpOperand &use) {
+      Operation *u = block->findAncestorOpInBlock(*use.getOwner());
+      return !(u && u == use.getOwner() && plan.inPlan(u));
+    });
+  };
+  unsigned si = 0;
+  for (Operation *op : plan.order) {
+    auto it = accumulators.find(op);
+    if (it == accumulators.end())
+      continue;
+    unsigned n = it->second->numState();
+    it->second->deliver(b, loc, state.slice(si, n), replaceOutside, dead);
+    si += n;
+  }
+  for (Value v : plan.outputs)
+    replaceOutside(v, state[si++]);
+}
+
+void LoopEmitter::eraseReplaced(ArrayRef<Operation *> dead) {
+  for (Operation *op : dead)
+    op->erase();
+  for (Operation *op : llvm::reverse(plan.order))
+    if (op->use_empty())
+      op->erase();
+  for (Operation *op : llvm::reverse(remat))
+    if (op->use_empty())
+      op->erase();
+  if (plan.osm)
+    eraseOnlineSoftmaxChains(*plan.osm);
+  (void)sortTopologically(plan.block);
+}
+
+void LoopEmitter::apply(int64_t chunk) {
+  Location loc = plan.seedOp->getLoc();
+  int64_t n = plan.size / chunk, rem = plan.size % chunk;
+  collectLiveIns();
+  OpBuilder b(insertionPoint());
+  SmallVector<Value> init = initialState(b, loc);
+  Operation *loop = buildLoop(b, loc, init, chunk, n);
+  b.setInsertionPointAfter(loop);
+  SmallVector<Value> state(loop->getResults().slice(1, init.size()));
+  if (rem > 0)
+    emitRemainder(b, loc, loop, state, chunk, rem);
+  SmallVector<Operation *> dead;
+  deliverResults(b, loc, state, dead);
+  eraseReplaced(dead);
+}
+
+} // namespace
+
+void emitLoop(const Plan &plan, int64_t chunk) { LoopEmitter(plan).apply(chunk); }
+
+} // namespace memfit::split

@@ -1,0 +1,22 @@
+//===- Reductions.h - accumulators for reduce and dot_general ---*- C++ -*-===//
+#ifndef MEMFIT_TRANSFORMS_SPLIT_REDUCTIONS_H
+#define MEMFIT_TRANSFORMS_SPLIT_REDUCTIONS_H
+
+#include "Accumulator.h"
+
+namespace memfit::split {
+
+/// A reduce over the split dimension (its reducer combines the partials) or
+/// a dot_general contracting it (partial products add up).
+std::unique_ptr<Accumulator> makeReductionAccumulator(Operation *sink);
+
+/// The reduce's init values broadcast to its results (its running state
+/// before any chunk).
+void initReduceState(mlir::OpBuilder &b, mlir::Location loc, Operation *reduce,
+                     llvm::SmallVectorImpl<Value> &state);
+/// The sink applied to one chunk's operands (its partial result).
+Operation *applyToChunk(mlir::OpBuilder &b, Operation *sink, mlir::ValueRange operands);
+
+} // namespace memfit::split
+
+#endif

@@ -1,0 +1,293 @@
+//===- Split.cpp - memfit-split --------------------------------------------===//
+//
+// Rewrites the computation around a tensor that pushes a function over its
+// memory limit into a `stablehlo.while` over chunks of one dimension.
+//
+// The algorithm, per function (on a clone; the original is replaced only on
+// success, so a failed split leaves the function exactly as it was):
+//
+//  1. Profile (MemoryProfile.h: fusion-aware, arguments + outputs + temps).
+//     If the peak fits the limit, stop.
+//  2. Take the largest tensors live at the peak (seeds). For each dimension
+//     of a seed, plan a split region (Planner.cpp): the ops the dimension
+//     travels through, the sinks that accumulate it (Accumulator.h), the
+//     values assembled whole, and the ops left to a second pass.
+//  3. Choose the chunk size (ChunkChooser.cpp): the largest chunk with which
+//     the loop stays within the limit, its temporaries counted `temp-margin`
+//     times; aligned and balanced. Among the feasible plans (seeds x
+//     dimensions) the one with the largest c / N wins (fewest iterations),
+//     ties going to plans without accumulation; online softmax only when no
+//     plain plan fits, a second pass only when neither does.
+//  4. Rewrite (LoopEmitter.cpp): the while loop, its remainder step, the
+//     accumulators' states and the live-ins recomputed in the body.
+//  5. Repeat from 1 (several oversized regions; regions inside existing
+//     loops are split inside their loop body; a first pass's second pass).
+//     The steps are greedy; when they get stuck, the probe that finds the
+//     smallest reachable limit (lowest peak each step) is used if it fits.
+//
+// This file only drives those parts and reports why a function cannot fit.
+//
+//===----------------------------------------------------------------------===//
+#include "ChunkChooser.h"
+#include "LoopEmitter.h"
+#include "Planner.h"
+
+#include "memfit/Analysis/MemoryProfile.h"
+#include "memfit/Transforms/Passes.h"
+
+#include "llvm/Support/raw_ostream.h"
+#include <cmath>
+
+namespace memfit {
+#define GEN_PASS_DEF_MEMFITSPLIT
+#include "memfit/Transforms/Passes.h.inc"
+} // namespace memfit
+
+using namespace mlir;
+using namespace memfit;
+using namespace memfit::split;
+
+namespace {
+
+struct RunResult {
+  bool ok = false;
+  int64_t peak = 0;
+  std::string why;
+  Operation *blocker = nullptr;
+  bool belowFixed = false;
+  int64_t fixedBytes = 0;
+  int64_t appliedPeak = 0; // largest (margined) peak of the loops made
+};
+
+/// The (up to 4) largest values live at the peak that a split can remove:
+/// op results that the function does not return.
+SmallVector<Value> pickSeeds(func::FuncOp f, const FunctionProfile &prof) {
+  llvm::DenseSet<Value> returned;
+  for (Value v : f.front().getTerminator()->getOperands())
+    returned.insert(v);
+  SmallVector<Value> seeds;
+  for (const LiveTensor &t : prof.liveAtPeak) {
+    if (t.isArgument || !llvm::isa<OpResult>(t.value) || returned.contains(t.value) ||
+        llvm::is_contained(seeds, t.value) || t.bytes == 0)
+      continue;
+    seeds.push_back(t.value);
+    if (seeds.size() == 4)
+      break;
+  }
+  return seeds;
+}
+
+/// The plans tried in one step: the best feasible one, and the one with the
+/// lowest peak (what the probe applies, and what a failure reports).
+struct Candidates {
+  std::optional<Plan> best;
+  Choice bestChoice;
+  double bestScore = -std::numeric_limits<double>::infinity();
+  Plan minPlan;
+  Choice minChoice;
+  bool haveMin = false;
+
+  /// Fewest iterations first; accumulation, online softmax and a second
+  /// pass only as successively later resorts.
+  static double score(const Plan &plan, const Choice &ch) {
+    return double(ch.chunk) / double(plan.size) - (plan.sinks.empty() ? 0.0 : 1e-9) -
+           (plan.osm ? 1.0 : 0.0) - (plan.later.empty() ? 0.0 : 2.0);
+  }
+
+  void offer(const Plan &plan, const Choice &ch) {
+    if (ch.peak < minChoice.peak) {
+      minChoice = ch;
+      minPlan = plan;
+      haveMin = true;
+    }
+    if (!ch.feasible)
+      return;
+    double s = score(plan, ch);
+    if (s > bestScore) {
+      bestScore = s;
+      best = plan;
+      bestChoice = ch;
+    }
+  }
+};
+
+/// Plans every dimension of every seed (stopping after the first seed that
+/// has a feasible plan) and chooses each plan's chunk.
+Candidates evaluateSeeds(func::FuncOp f, ArrayRef<Value> seeds, int64_t limit, bool minimize,
+                         double margin, RunResult &rr) {
+  Planner planner(limit);
+  Candidates c;
+  for (Value seed : seeds) {
+    auto t = tensorType(seed);
+    for (int64_t d = 0; d < t.getRank(); ++d) {
+      if (t.getDimSize(d) < 2)
+        continue;
+      PlanFailure fail;
+      std::optional<Plan> plan = planner.build(seed, d, fail);
+      if (!plan) {
+        if (rr.why.empty() || (!rr.blocker && fail.blocker)) {
+          rr.why = fail.why;
+          rr.blocker = fail.blocker ? fail.blocker : seed.getDefiningOp();
+        }
+        continue;
+      }
+      c.offer(*plan, chooseChunk(f, *plan, minimize ? 0 : limit, rr.fixedBytes, margin));
+    }
+    if (c.best)
+      break;
+  }
+  return c;
+}
+
+/// Why no plan fits: the smallest chunks' peak and what stopped the region.
+void explainNoFit(const Candidates &c, ArrayRef<Value> seeds, RunResult &rr) {
+  if (c.haveMin) {
+    rr.why = "even its smallest chunks (" + std::to_string(c.minChoice.chunk) + " of " +
+             std::to_string(c.minPlan.size) + ") need " + formatBytes(c.minChoice.peak);
+    if (c.minPlan.stopper)
+      rr.why += ", and " + opLabel(c.minPlan.stopper) +
+                " needs the split dimension whole (operand dimension " +
+                std::to_string(c.minPlan.stopperDim) + ")";
+    rr.blocker = c.minPlan.seedOp;
+  }
+  if (!rr.blocker)
+    rr.blocker = seeds.front().getDefiningOp();
+}
+
+/// Splits `f` (a clone) until it fits `limit`. With `minimize`, instead
+/// applies whatever lowers the peak most, until nothing does.
+RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize, double margin) {
+  RunResult rr;
+  int64_t lastPeak = kInfeasible;
+  bool pendingSecondPass = false;
+  for (int iter = 0; iter < 32; ++iter) {
+    FailureOr<FunctionProfile> prof = profileFunction(f);
+    if (failed(prof)) {
+      rr.why = "the function could not be profiled";
+      return rr;
+    }
+    rr.peak = prof->peakBytes;
+    rr.fixedBytes = prof->argumentBytes + prof->outputBytes;
+    if (!minimize && prof->peakBytes <= limit) {
+      rr.ok = true;
+      return rr;
+    }
+    if (!minimize && limit < rr.fixedBytes) {
+      rr.belowFixed = true;
+      return rr;
+    }
+    // A first pass leaves the originals to its second pass: the peak drops
+    // only once that is split too.
+    if (minimize && prof->peakBytes >= lastPeak && !pendingSecondPass)
+      return rr;
+    lastPeak = std::min(lastPeak, prof->peakBytes);
+    pendingSecondPass = false;
+
+    SmallVector<Value> seeds = pickSeeds(f, *prof);
+    if (seeds.empty()) {
+      rr.why = "nothing live at the peak can be split (arguments and outputs)";
+      return rr;
+    }
+    Candidates c = evaluateSeeds(f, seeds, limit, minimize, margin, rr);
+    if (minimize) {
+      if (!c.haveMin || c.minChoice.peak >= prof->peakBytes)
+        return rr;
+      pendingSecondPass = !c.minPlan.later.empty();
+      emitLoop(c.minPlan, c.minChoice.chunk);
+      rr.appliedPeak = std::max(rr.appliedPeak, c.minChoice.peak);
+      continue;
+    }
+    if (!c.best) {
+      explainNoFit(c, seeds, rr);
+      return rr;
+    }
+    emitLoop(*c.best, c.bestChoice.chunk);
+    rr.appliedPeak = std::max(rr.appliedPeak, c.bestChoice.peak);
+  }
+  rr.why = "too many split steps";
+  return rr;
+}
+
+struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
+  using MemfitSplitBase::MemfitSplitBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (memoryLimit.empty()) {
+      module.emitError("memfit-split needs a memory limit: "
+                       "memfit-split{memory-limit=1GiB}");
+      return signalPassFailure();
+    }
+    std::string error;
+    std::optional<int64_t> limit = parseByteSize(memoryLimit, error);
+    if (!limit) {
+      module.emitError() << "memfit-split: invalid memory-limit '" << memoryLimit
+                         << "': " << error;
+      return signalPassFailure();
+    }
+    if (!(tempMargin > 0.0) || !std::isfinite(tempMargin)) {
+      module.emitError() << "memfit-split: invalid temp-margin " << tempMargin
+                         << ": it must be a positive number (default 2)";
+      return signalPassFailure();
+    }
+    if (failed(verifyOpInvariants(module)))
+      return signalPassFailure();
+    for (auto f : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      if (f.isExternal())
+        continue;
+      if (failed(splitFunction(f, *limit)))
+        return signalPassFailure();
+    }
+  }
+
+  LogicalResult splitFunction(func::FuncOp f, int64_t limit) {
+    auto work = llvm::cast<func::FuncOp>(f->clone());
+    RunResult rr = runSplits(work, limit, /*minimize=*/false, tempMargin);
+    if (rr.ok) {
+      f.getBody().takeBody(work.getBody());
+      work->erase();
+      return success();
+    }
+    // Report, from a fresh clone, the smallest limit memfit can reach.
+    auto probe = llvm::cast<func::FuncOp>(f->clone());
+    RunResult best = runSplits(probe, 0, /*minimize=*/true, tempMargin);
+    int64_t reachable = std::max({best.peak, best.appliedPeak, rr.fixedBytes});
+    // The split steps are greedy (largest chunks first); when they get
+    // stuck, the probe's steps (the lowest peak each time) may still fit.
+    if (reachable <= limit) {
+      f.getBody().takeBody(probe.getBody());
+      probe->erase();
+      work->erase();
+      return success();
+    }
+    reportNoFit(f, limit, rr, reachable);
+    probe->erase();
+    work->erase();
+    return failure();
+  }
+
+  /// The error for a function left as it was: what blocks, and the smallest
+  /// limit that would work.
+  static void reportNoFit(func::FuncOp f, int64_t limit, const RunResult &rr,
+                          int64_t reachable) {
+    std::string msg;
+    llvm::raw_string_ostream os(msg);
+    os << "memfit-split: cannot fit @" << f.getSymName() << " into " << formatBytes(limit)
+       << " (" << limit << " bytes): ";
+    if (rr.belowFixed) {
+      os << "its arguments and outputs alone take " << formatBytes(rr.fixedBytes);
+    } else if (rr.blocker) {
+      int64_t bytes = rr.blocker->getNumResults() ? bytesOf(rr.blocker->getResult(0)) : 0;
+      os << "the " << formatBytes(bytes) << " result of " << opLabel(rr.blocker)
+         << " cannot be split within the limit: " << rr.why;
+    } else {
+      os << rr.why;
+    }
+    os << "; the smallest limit memfit can reach is " << formatBytes(reachable) << " ("
+       << reachable << " bytes)";
+    Location loc = rr.blocker && !rr.belowFixed ? rr.blocker->getLoc() : f.getLoc();
+    mlir::emitError(loc) << msg;
+  }
+};
+
+} // namespace
