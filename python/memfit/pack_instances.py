@@ -98,14 +98,18 @@ def _from_rects(rects, holes: float, rng: random.Random):
     the live-bytes bound stays at the capacity."""
     keep = list(rects)
     if holes > 0:
-        drop = set()
-        ranked = sorted(range(len(rects)), key=lambda i: (rects[i][3] - rects[i][2]) *
-                        (rects[i][1] - rects[i][0]) * rng.random())
-        for i in ranked[:int(holes * len(rects))]:
-            drop.add(i)
-        # Keep every rectangle crossing one time so that column stays full.
-        t = rng.randrange(GRID)
-        drop = {i for i in drop if not rects[i][0] <= t < rects[i][1]}
+        # Drop random rectangles, smaller ones more likely, until about
+        # ``holes`` of the area is free; every rectangle crossing one time
+        # stays, so that column remains full.
+        t = _fullest_time(rects)
+        order = sorted(range(len(rects)), key=lambda i: _area(rects[i]) ** 0.5 * rng.random())
+        free, drop = 0, set()
+        for i in order:
+            if free >= holes * GRID * GRID or len(drop) >= len(rects) // 5:
+                break
+            if not rects[i][0] <= t < rects[i][1] and _area(rects[i]) <= 0.05 * GRID * GRID:
+                drop.add(i)
+                free += _area(rects[i])
         keep = [r for i, r in enumerate(rects) if i not in drop]
     bufs, offs = [], []
     for k, (t0, t1, y0, y1) in enumerate(keep):
@@ -114,10 +118,28 @@ def _from_rects(rects, holes: float, rng: random.Random):
     return bufs, offs
 
 
+def _fullest_time(rects) -> int:
+    """A time unit at which the rectangles cover the most of the column."""
+    load = [0] * (GRID + 1)
+    for t0, t1, y0, y1 in rects:
+        load[t0] += y1 - y0
+        load[t1] -= y1 - y0
+    best, cur, at = -1, 0, 0
+    for t in range(GRID):
+        cur += load[t]
+        if cur > best:
+            best, at = cur, t
+    return at
+
+
+def _area(rect) -> int:
+    return (rect[1] - rect[0]) * (rect[3] - rect[2])
+
+
 def gen_cut(seed: int) -> Instance:
     rng = random.Random(seed)
     rects = _cut(rng, rng.randint(170, 260))
-    bufs, offs = _from_rects(rects, rng.uniform(0.02, 0.12), rng)
+    bufs, offs = _from_rects(rects, rng.uniform(0.03, 0.12), rng)
     return Instance(f"cut-{seed}", "cut", seed, bufs, CAPACITY, offs)
 
 
@@ -207,22 +229,26 @@ def _sweep(rng: random.Random, style: _SweepStyle, huge: int = 0):
     return rects
 
 
-def _gen_sweep(family: str, seed: int, style_of) -> Instance:
+def _gen_sweep(family: str, seed: int, style_of, holes: float = 0.0) -> Instance:
     # Stretch or shrink the lifetimes until the count lands in the challenge
     # range (140 to 320 buffers); every draw comes from the seed.
     stretch = 1.0
     for attempt in range(40):
         rng = random.Random(seed * 1009 + attempt)
         style, huge = style_of(rng, stretch)
-        rects = _sweep(rng, style, huge)
-        if len(rects) > 320:
+        bufs, offs = _from_rects(_sweep(rng, style, huge), holes, rng)
+        if len(bufs) > 320:
             stretch *= 1.25
-        elif len(rects) < 140:
+        elif len(bufs) < 140:
             stretch /= 1.25
         else:
             break
-    bufs, offs = _from_rects(rects, 0.0, rng)
     return Instance(f"{family}-{seed}", family, seed, bufs, CAPACITY, offs)
+
+
+def _holes(seed: int) -> float:
+    """The share of the area left free by dropping buffers (0 to 10%)."""
+    return random.Random(seed + 0x5EED).uniform(0.0, 0.10)
 
 
 def _lifetimes(lo: float, hi: float, stretch: float):
@@ -232,7 +258,7 @@ def _lifetimes(lo: float, hi: float, stretch: float):
 def gen_sweep(seed: int) -> Instance:
     return _gen_sweep("sweep", seed, lambda rng, k: (
         _SweepStyle(_split_random, _lifetimes(8, rng.uniform(150, 500), k),
-                    rng.uniform(0.0, 0.1)), 0))
+                    rng.uniform(0.0, 0.1)), 0), _holes(seed))
 
 
 def gen_sweep_equal(seed: int) -> Instance:
@@ -241,13 +267,13 @@ def gen_sweep_equal(seed: int) -> Instance:
         quanta = [q * m for m in rng.sample([1, 2, 3, 4, 6, 8], 3)]
         return _SweepStyle(_split_quantum(quanta), _lifetimes(8, rng.uniform(150, 400), k),
                            rng.uniform(0.0, 0.08)), 0
-    return _gen_sweep("sweep-equal", seed, style)
+    return _gen_sweep("sweep-equal", seed, style, _holes(seed))
 
 
 def gen_sweep_huge(seed: int) -> Instance:
     return _gen_sweep("sweep-huge", seed, lambda rng, k: (
         _SweepStyle(_split_random, _lifetimes(6, rng.uniform(100, 300), k),
-                    rng.uniform(0.0, 0.08)), rng.randint(2, 4)))
+                    rng.uniform(0.0, 0.08)), rng.randint(2, 4)), _holes(seed))
 
 
 def gen_stairs(seed: int) -> Instance:
@@ -259,7 +285,7 @@ def gen_stairs(seed: int) -> Instance:
         def lifetime(r):
             return life if r.random() < 0.9 else r.randint(1, life)
         return _SweepStyle(_split_random, lifetime, rng.uniform(0.0, 0.06)), 0
-    return _gen_sweep("stairs", seed, style)
+    return _gen_sweep("stairs", seed, style, _holes(seed))
 
 
 # ---------------------------------------------------------------------------
