@@ -154,12 +154,17 @@ class _SweepStyle:
     idle: float = 0.05                              # chance a gap stays free
 
 
-def _split_random(rng: random.Random, w: int) -> list:
-    """Cut a gap into pieces, wider gaps into more, at uneven points."""
-    if w <= 1 or rng.random() > min(0.85, w / 96):
+def _split_random(rng: random.Random, w: int, least: int = 1) -> list:
+    """Cut a gap into pieces of at least ``least`` units, wider gaps into
+    more, at uneven points."""
+    if w < 2 * least or rng.random() > min(0.85, w / 96):
         return [w]
-    c = _cut_point(rng, w)
-    return _split_random(rng, c) + _split_random(rng, w - c)
+    c = least + _cut_point(rng, w - 2 * least + 2) - 1
+    return _split_random(rng, c, least) + _split_random(rng, w - c, least)
+
+
+def _split_no_slivers(rng: random.Random, w: int) -> list:
+    return _split_random(rng, w, 4)
 
 
 def _split_quantum(quanta: list) -> Callable[[random.Random, int], list]:
@@ -257,6 +262,14 @@ def _lifetimes(lo: float, hi: float, stretch: float):
 
 def gen_sweep(seed: int) -> Instance:
     return _gen_sweep("sweep", seed, lambda rng, k: (
+        _SweepStyle(_split_no_slivers, _lifetimes(8, rng.uniform(150, 500), k),
+                    rng.uniform(0.0, 0.1)), 0), _holes(seed))
+
+
+def gen_slivers(seed: int) -> Instance:
+    """The sweep with gaps cut down to single units (a third of the buffers
+    are slivers of at most 4 units)."""
+    return _gen_sweep("slivers", seed, lambda rng, k: (
         _SweepStyle(_split_random, _lifetimes(8, rng.uniform(150, 500), k),
                     rng.uniform(0.0, 0.1)), 0), _holes(seed))
 
@@ -272,7 +285,7 @@ def gen_sweep_equal(seed: int) -> Instance:
 
 def gen_sweep_huge(seed: int) -> Instance:
     return _gen_sweep("sweep-huge", seed, lambda rng, k: (
-        _SweepStyle(_split_random, _lifetimes(6, rng.uniform(100, 300), k),
+        _SweepStyle(_split_no_slivers, _lifetimes(6, rng.uniform(100, 300), k),
                     rng.uniform(0.0, 0.08)), rng.randint(2, 4)), _holes(seed))
 
 
@@ -284,7 +297,7 @@ def gen_stairs(seed: int) -> Instance:
 
         def lifetime(r):
             return life if r.random() < 0.9 else r.randint(1, life)
-        return _SweepStyle(_split_random, lifetime, rng.uniform(0.0, 0.06)), 0
+        return _SweepStyle(_split_no_slivers, lifetime, rng.uniform(0.0, 0.06)), 0
     return _gen_sweep("stairs", seed, style, _holes(seed))
 
 
@@ -339,13 +352,14 @@ def gen_nested(seed: int) -> Instance:
 FAMILIES: dict = {
     "cut": gen_cut,
     "sweep": gen_sweep,
+    "slivers": gen_slivers,
     "sweep-equal": gen_sweep_equal,
     "sweep-huge": gen_sweep_huge,
     "stairs": gen_stairs,
     "schedule": gen_schedule,
     "nested": gen_nested,
 }
-PLANTED_FAMILIES = ("cut", "sweep", "sweep-equal", "sweep-huge", "stairs")
+PLANTED_FAMILIES = ("cut", "sweep", "slivers", "sweep-equal", "sweep-huge", "stairs")
 
 # Seeds: development (used while tuning the search) and held-out (only for
 # judging). They never overlap.
