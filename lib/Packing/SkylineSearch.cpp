@@ -33,8 +33,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "SkylineSearch.h"
+#include "SweepSearch.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <numeric>
 
@@ -163,7 +167,7 @@ private:
   enum class Enter { Pushed, Found, Failed, Limit };
 
   void setup();
-  void applyOrder(CandidateOrder order);
+  void applyOrder(CandidateOrder order, uint64_t shuffleSeed = 0);
   SearchOutcome runStrategy(size_t index, int64_t nodes);
 
   bool limitReached();
@@ -274,6 +278,10 @@ private:
 
   // Portfolio state.
   size_t strategyIndex = 0;
+  uint64_t restarts = 0;
+public:
+  int dbgMaxDepth = 0; int64_t dbgDepthHist[64] = {0}; // EXPERIMENT
+private:
   std::vector<int64_t> nextPass; // per strategy: next discrepancy limit
   int64_t runLimit = 0;          // node count at which this run stops
   // Limited discrepancy search: taking any child but the first of a node is
@@ -374,37 +382,55 @@ void Solver::setup() {
     C = C / unit * unit;
 }
 
-void Solver::applyOrder(CandidateOrder order) {
-  std::vector<int> ord(n);
-  std::iota(ord.begin(), ord.end(), 0);
-  auto key = [&](int b, int64_t &k1, int64_t &k2) {
+void Solver::applyOrder(CandidateOrder order, uint64_t shuffleSeed) {
+  // The most bytes live in any segment of b (MiniMalloc's "total"): buffers
+  // in the most crowded times have the least room to move.
+  std::vector<int64_t> load0(S, 0), crowd(n, 0);
+  for (int b = 0; b < n; ++b)
+    for (int s = P.segLo[b]; s < P.segHi[b]; ++s)
+      load0[s] += P.size[b];
+  for (int b = 0; b < n; ++b)
+    for (int s = P.segLo[b]; s < P.segHi[b]; ++s)
+      crowd[b] = std::max(crowd[b], load0[s]);
+  struct Key {
+    int64_t k[3];
+  };
+  auto key = [&](int b) {
     int64_t len = P.segHi[b] - P.segLo[b];
+    // Saturating: sizes are below 2^62, lengths below 2^31.
+    int64_t area = P.size[b] > kInf / std::max<int64_t>(len, 1)
+                       ? kInf
+                       : P.size[b] * len;
     switch (order) {
     case CandidateOrder::LongestFirst:
-      k1 = len;
-      k2 = P.size[b];
-      break;
+      return Key{{P.width.empty() ? len : P.width[b], area, crowd[b]}};
     case CandidateOrder::LargestFirst:
-      k1 = P.size[b];
-      k2 = len;
-      break;
+      return Key{{P.size[b], len, 0}};
+    case CandidateOrder::CrowdedFirst:
+      return Key{{crowd[b], len, area}};
     case CandidateOrder::AreaFirst:
     default:
-      // Saturating: sizes are below 2^62, lengths below 2^31.
-      k1 = P.size[b] > kInf / std::max<int64_t>(len, 1) ? kInf
-                                                        : P.size[b] * len;
-      k2 = len;
-      break;
+      return Key{{area, len, 0}};
     }
   };
+  std::vector<Key> keys(n);
+  for (int b = 0; b < n; ++b)
+    keys[b] = key(b);
+  if (shuffleSeed != 0) {
+    // A randomised restart: the key scaled by a factor in [1/2, 2), so the
+    // order stays roughly the same but near ties come out differently.
+    for (int b = 0; b < n; ++b) {
+      double u = double(splitmix64(shuffleSeed ^ (uint64_t(b) * 0x9E37ULL)) >> 11) /
+                 double(uint64_t(1) << 53);
+      keys[b].k[0] = int64_t(double(keys[b].k[0]) * std::exp2(2 * u - 1));
+    }
+  }
+  std::vector<int> ord(n);
+  std::iota(ord.begin(), ord.end(), 0);
   std::stable_sort(ord.begin(), ord.end(), [&](int a, int b) {
-    int64_t a1, a2, b1, b2;
-    key(a, a1, a2);
-    key(b, b1, b2);
-    if (a1 != b1)
-      return a1 > b1;
-    if (a2 != b2)
-      return a2 > b2;
+    for (int i = 0; i < 3; ++i)
+      if (keys[a].k[i] != keys[b].k[i])
+        return keys[a].k[i] > keys[b].k[i];
     return a < b; // identical buffers keep index order
   });
   rank.assign(n, 0);
@@ -461,6 +487,8 @@ void Solver::place(int b, int64_t m) {
   h2 ^= bufSalt2[b];
   placed[b] = 1;
   off[b] = m;
+  if (int(trail.size()) > dbgMaxDepth) dbgMaxDepth = int(trail.size()); // EXPERIMENT
+  ++dbgDepthHist[std::min<size_t>(trail.size() / 16, 63)]; // EXPERIMENT
   trail.push_back({b, m, mfTrail.size()});
   for (int j : neighbors[b])
     if (!placed[j])
@@ -892,7 +920,7 @@ SearchOutcome Solver::solveRange(int a, int c) {
 SearchOutcome Solver::runStrategy(size_t index, int64_t nodes) {
   const Strategy &st = cfg.portfolio[index];
   strategyIndex = index;
-  applyOrder(st.order);
+  applyOrder(st.order, st.randomized ? splitmix64(++restarts) : 0);
   runLimit = budget.nodesUsed + nodes;
   SearchOutcome o = SearchOutcome::Limit;
   while (true) {
@@ -925,6 +953,18 @@ SearchOutcome Solver::run(std::vector<int64_t> &offsets) {
   for (int b = 0; b < n; ++b)
     if (P.size[b] > C)
       return SearchOutcome::Infeasible;
+  if (std::getenv("MEMFIT_PACK_NOFF")) cfg.failFirstSegment = false; // EXPERIMENT
+  if (const char *e = std::getenv("MEMFIT_PACK_SWEEPS")) cfg.sweepSearches = atoi(e); // EXPERIMENT
+  if (const char *env = std::getenv("MEMFIT_PACK_PORTFOLIO")) { // EXPERIMENT
+    cfg.portfolio.clear();
+    for (const char *c = env; *c; ++c) {
+      Strategy st;
+      st.order = *c == 'Z' ? CandidateOrder::LargestFirst : *c == 'W' ? CandidateOrder::LongestFirst : *c == 'T' ? CandidateOrder::CrowdedFirst : CandidateOrder::AreaFirst;
+      if (c[1] == 'D') { st.discrepancy = true; ++c; }
+      else if (c[1] == 'R') { st.randomized = true; ++c; }
+      cfg.portfolio.push_back(st);
+    }
+  }
   std::vector<Strategy> defaults(1);
   if (cfg.portfolio.empty())
     cfg.portfolio = defaults;
@@ -937,9 +977,20 @@ SearchOutcome Solver::run(std::vector<int64_t> &offsets) {
       offsets = off;
     return o;
   }
+  // The time-order searches, forwards and backwards in time.
+  std::vector<SweepSearch> sweeps;
+  for (int i = 0; i < cfg.sweepSearches && i < 2; ++i)
+    sweeps.emplace_back(P, C, /*reversed=*/i == 1);
   // A first turn long enough for a few dives to the bottom of the tree.
   int64_t turn = std::max<int64_t>({cfg.firstRunNodes, 16 * int64_t(n), 1});
   while (true) {
+    for (SweepSearch &sweep : sweeps) {
+      if (sweep.resume(budget, turn, offsets) == SweepSearch::Outcome::Found)
+        return SearchOutcome::Found;
+      if ((budget.nodeLimit > 0 && budget.nodesUsed >= budget.nodeLimit) ||
+          Clock::now() >= budget.deadline)
+        return SearchOutcome::Limit;
+    }
     for (size_t i = 0; i < cfg.portfolio.size(); ++i) {
       SearchOutcome o = runStrategy(i, turn);
       if (o == SearchOutcome::Found) {
@@ -983,7 +1034,13 @@ SearchOutcome solveAtCapacity(const Problem &problem, int64_t capacity,
   if (work > config.maxWork || pairs > config.maxWork)
     return SearchOutcome::Limit;
   Solver solver(problem, capacity, config, budget);
-  return solver.run(offsets);
+  SearchOutcome o = solver.run(offsets);
+  if (std::getenv("MEMFIT_PACK_DEBUG")) { // EXPERIMENT
+    fprintf(stderr, "n=%d maxdepth(trail)=%d\n", n, solver.dbgMaxDepth);
+    for (int i = 0; i < 64; ++i) if (solver.dbgDepthHist[i]) fprintf(stderr, " %d:%lld", i * 16, (long long)solver.dbgDepthHist[i]);
+    fprintf(stderr, "\n");
+  }
+  return o;
 }
 
 } // namespace detail

@@ -26,6 +26,8 @@ struct Problem {
   std::vector<int> segLo;
   std::vector<int> segHi;
   std::vector<int64_t> size;
+  /// Lifetime length in the caller's time units (upper - lower).
+  std::vector<int64_t> width;
 };
 
 enum class SearchOutcome { Found, Infeasible, Limit };
@@ -43,6 +45,7 @@ enum class CandidateOrder {
   LongestFirst, ///< more segments first, then larger
   LargestFirst, ///< larger first, then more segments
   AreaFirst,    ///< larger segments x size first
+  CrowdedFirst, ///< most bytes live in one of its segments, then longer
 };
 
 /// One member of the portfolio of searches that take turns.
@@ -51,6 +54,9 @@ struct Strategy {
   /// Limited discrepancy passes (0, 1, 2, ... deviations from the preferred
   /// child on a path) instead of plain depth-first search.
   bool discrepancy = false;
+  /// Each turn perturbs the order at random (seeded: runs stay
+  /// deterministic).
+  bool randomized = false;
 };
 
 /// Knobs, for experiments; the defaults are what pack() uses.
@@ -87,6 +93,9 @@ struct SearchConfig {
       {CandidateOrder::AreaFirst, true},
   };
   int64_t firstRunNodes = 4096;
+  /// Time-order searches (SweepSearch.h) that take turns before the
+  /// portfolio: 0 none, 1 forwards in time, 2 also backwards.
+  int sweepSearches = 2;
   /// Larger problems (sum of buffer lifetimes in segments, or pairs of
   /// time-overlapping buffers) are not searched: solveAtCapacity returns
   /// Limit at once.

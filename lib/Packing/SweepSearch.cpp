@@ -1,0 +1,186 @@
+//===- SweepSearch.cpp - Depth-first placement in time order --------------===//
+//
+// Buffers are taken in order of their first segment (larger first on ties).
+// Every buffer placed before b starts no later than b, so the placed buffers
+// that overlap b in time are exactly those live in b's first segment: the
+// free gaps of that column are where b can go. A node tries b at the bottom
+// and at the top of each gap that holds it, tightest gap first (best-fit).
+// After a placement, every unplaced buffer that overlaps b must still find a
+// gap as large as itself in the column where it starts (forward checking):
+// a wrong order of neighbours in the column fails at the next birth that
+// needs the space they leave, not at the end.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SweepSearch.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace memfit {
+namespace packing {
+namespace detail {
+
+SweepSearch::SweepSearch(const Problem &p, int64_t capacity, bool reversed)
+    : n(int(p.size.size())), S(p.numSegs), C(capacity), size(p.size) {
+  lo.resize(n);
+  hi.resize(n);
+  for (int b = 0; b < n; ++b) {
+    lo[b] = reversed ? S - p.segHi[b] : p.segLo[b];
+    hi[b] = reversed ? S - p.segLo[b] : p.segHi[b];
+  }
+  // As in the skyline search: offsets of a packing pushed down are sums of
+  // sizes, so the capacity can be rounded down to a multiple of their gcd.
+  int64_t unit = 0;
+  for (int b = 0; b < n; ++b)
+    unit = std::gcd(unit, size[b]);
+  if (unit > 0)
+    C = C / unit * unit;
+
+  order.resize(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    if (lo[a] != lo[b])
+      return lo[a] < lo[b];
+    if (size[a] != size[b])
+      return size[a] > size[b];
+    return hi[a] > hi[b];
+  });
+  sameAsPrev.assign(n, -1);
+  for (int k = 1; k < n; ++k) {
+    int a = order[k - 1], b = order[k];
+    if (lo[a] == lo[b] && hi[a] == hi[b] && size[a] == size[b])
+      sameAsPrev[b] = a;
+  }
+  byLo = order; // already grouped by first segment
+  firstAt.assign(S + 1, n);
+  for (int k = n - 1; k >= 0; --k)
+    firstAt[lo[byLo[k]]] = k;
+  for (int s = S - 1; s >= 0; --s)
+    firstAt[s] = std::min(firstAt[s], firstAt[s + 1]);
+  live.assign(S, {});
+  for (int b = 0; b < n; ++b)
+    for (int s = lo[b]; s < hi[b]; ++s)
+      live[s].push_back(b);
+  placed.assign(n, 0);
+  off.assign(n, 0);
+  for (int b = 0; b < n; ++b)
+    if (size[b] > C)
+      exhausted = true;
+  if (!exhausted && n > 0)
+    pushLevel();
+}
+
+// Free gaps [begin, end) of the column of placed buffers overlapping b.
+void SweepSearch::gapsAt(int b, std::vector<std::pair<int64_t, int64_t>> &out) {
+  busy.clear();
+  for (int j : live[lo[b]])
+    if (placed[j])
+      busy.push_back({off[j], off[j] + size[j]});
+  std::sort(busy.begin(), busy.end());
+  out.clear();
+  int64_t cursor = 0;
+  for (const auto &iv : busy) {
+    if (iv.first > cursor)
+      out.push_back({cursor, iv.first});
+    cursor = std::max(cursor, iv.second);
+  }
+  if (cursor < C)
+    out.push_back({cursor, C});
+}
+
+bool SweepSearch::roomFor(int j) {
+  gapsAt(j, gaps);
+  for (const auto &g : gaps)
+    if (g.second - g.first >= size[j])
+      return true;
+  return false;
+}
+
+// Forward check: the unplaced buffers starting during b's life each still
+// have a gap that holds them.
+bool SweepSearch::futureFits(int b) {
+  for (int k = firstAt[lo[b]], e = firstAt[hi[b]]; k < e; ++k) {
+    int j = byLo[k];
+    if (!placed[j] && !roomFor(j))
+      return false;
+  }
+  return true;
+}
+
+void SweepSearch::place(int b, int64_t o) {
+  placed[b] = 1;
+  off[b] = o;
+}
+
+void SweepSearch::unplace(int b) { placed[b] = 0; }
+
+// Opens the level of the next buffer in order, with its candidate offsets:
+// both ends of every gap that holds it, tightest gap first.
+void SweepSearch::pushLevel() {
+  int b = order[levels.size()];
+  Level lv{b, int(cands.size()), 0, 0, false};
+  gapsAt(b, gaps);
+  std::stable_sort(gaps.begin(), gaps.end(),
+                   [](const std::pair<int64_t, int64_t> &x,
+                      const std::pair<int64_t, int64_t> &y) {
+                     return x.second - x.first < y.second - y.first;
+                   });
+  // Identical buffers go in increasing offsets (they overlap, so strictly).
+  int64_t minOff = sameAsPrev[b] >= 0 ? off[sameAsPrev[b]] + 1 : 0;
+  for (const auto &g : gaps) {
+    if (g.second - g.first < size[b])
+      continue;
+    int64_t top = g.second - size[b];
+    if (g.first >= minOff)
+      cands.push_back(g.first);
+    if (top != g.first && top >= minOff)
+      cands.push_back(top);
+  }
+  lv.candEnd = int(cands.size());
+  lv.next = lv.candBegin;
+  levels.push_back(lv);
+}
+
+SweepSearch::Outcome SweepSearch::resume(SearchBudget &budget, int64_t nodes,
+                                         std::vector<int64_t> &offsets) {
+  if (exhausted)
+    return Outcome::Exhausted;
+  if (n == 0) {
+    offsets.clear();
+    return Outcome::Found;
+  }
+  const int64_t stopAt = budget.nodesUsed + nodes;
+  while (!levels.empty()) {
+    Level &lv = levels.back();
+    if (lv.holding) {
+      unplace(lv.buf);
+      lv.holding = false;
+    }
+    if (lv.next == lv.candEnd) {
+      cands.resize(lv.candBegin);
+      levels.pop_back();
+      continue;
+    }
+    if (budget.nodesUsed >= stopAt ||
+        (budget.nodeLimit > 0 && budget.nodesUsed >= budget.nodeLimit) ||
+        ((budget.nodesUsed & 63) == 0 && Clock::now() >= budget.deadline))
+      return Outcome::Limit;
+    ++budget.nodesUsed;
+    place(lv.buf, cands[lv.next++]);
+    lv.holding = true;
+    if (!futureFits(lv.buf))
+      continue;
+    if (int(levels.size()) == n) {
+      offsets = off;
+      return Outcome::Found;
+    }
+    pushLevel();
+  }
+  exhausted = true;
+  return Outcome::Exhausted;
+}
+
+} // namespace detail
+} // namespace packing
+} // namespace memfit

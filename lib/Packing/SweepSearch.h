@@ -1,0 +1,73 @@
+//===- SweepSearch.h - Depth-first placement in time order -----*- C++ -*-===//
+//
+// Internal to MemfitPacking. The second search of the portfolio: buffers are
+// placed in order of their first segment, each at the bottom or the top of a
+// free gap of the column of buffers placed and live when it starts. It looks
+// at a packing the way an allocator builds one over time, so a wrong choice
+// shows up within a few births, where the skyline search (which builds the
+// packing bottom-up over all times at once) may only notice it near the top.
+// It only tries gap ends, so it is incomplete: it finds packings but never
+// proves that none exist.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMFIT_LIB_PACKING_SWEEPSEARCH_H
+#define MEMFIT_LIB_PACKING_SWEEPSEARCH_H
+
+#include "SkylineSearch.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace memfit {
+namespace packing {
+namespace detail {
+
+class SweepSearch {
+public:
+  enum class Outcome { Found, Limit, Exhausted };
+
+  /// With `reversed`, time runs backwards (buffers in order of their last
+  /// segment); the offsets found are the same kind either way.
+  SweepSearch(const Problem &problem, int64_t capacity, bool reversed);
+
+  /// Continues the depth-first search for at most `nodes` more nodes (each
+  /// also counted in budget.nodesUsed). On Found, `offsets` holds a packing.
+  Outcome resume(SearchBudget &budget, int64_t nodes,
+                 std::vector<int64_t> &offsets);
+
+private:
+  struct Level {
+    int buf;
+    int candBegin, candEnd, next; // candidate offsets in `cands`
+    bool holding;                 // buf is placed at cands[next - 1]
+  };
+
+  void pushLevel();
+  void gapsAt(int b, std::vector<std::pair<int64_t, int64_t>> &out);
+  bool roomFor(int j);
+  bool futureFits(int b);
+  void place(int b, int64_t o);
+  void unplace(int b);
+
+  int n = 0, S = 0;
+  int64_t C = 0;
+  std::vector<int> lo, hi;       // segments [lo, hi), possibly reversed
+  std::vector<int64_t> size;
+  std::vector<int> order;        // by first segment, larger first
+  std::vector<int> byLo, firstAt; // buffers grouped by first segment
+  std::vector<std::vector<int>> live;
+  std::vector<int> sameAsPrev;   // previous identical buffer in order, or -1
+  std::vector<char> placed;
+  std::vector<int64_t> off;
+  std::vector<Level> levels;
+  std::vector<int64_t> cands;
+  std::vector<std::pair<int64_t, int64_t>> busy, gaps;
+  bool exhausted = false;
+};
+
+} // namespace detail
+} // namespace packing
+} // namespace memfit
+
+#endif // MEMFIT_LIB_PACKING_SWEEPSEARCH_H
