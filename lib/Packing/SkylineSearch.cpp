@@ -985,7 +985,9 @@ SearchOutcome Solver::run(std::vector<int64_t> &offsets) {
   int64_t turn = std::max<int64_t>({cfg.firstRunNodes, 16 * int64_t(n), 1});
   while (true) {
     for (SweepSearch &sweep : sweeps) {
-      if (sweep.resume(budget, turn, offsets) == SweepSearch::Outcome::Found)
+      auto so = sweep.resume(budget, turn, offsets);
+      if (std::getenv("MEMFIT_PACK_DEBUG")) fprintf(stderr, "sweep %d turn %lld\n", int(so), (long long)turn); // EXPERIMENT
+      if (so == SweepSearch::Outcome::Found)
         return SearchOutcome::Found;
       if ((budget.nodeLimit > 0 && budget.nodesUsed >= budget.nodeLimit) ||
           Clock::now() >= budget.deadline)

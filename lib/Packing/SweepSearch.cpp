@@ -89,22 +89,53 @@ void SweepSearch::gapsAt(int b, std::vector<std::pair<int64_t, int64_t>> &out) {
     out.push_back({cursor, C});
 }
 
-bool SweepSearch::roomFor(int j) {
-  gapsAt(j, gaps);
-  for (const auto &g : gaps)
-    if (g.second - g.first >= size[j])
-      return true;
-  return false;
-}
-
-// Forward check: the unplaced buffers starting during b's life each still
-// have a gap that holds them.
-bool SweepSearch::futureFits(int b) {
-  for (int k = firstAt[lo[b]], e = firstAt[hi[b]]; k < e; ++k) {
-    int j = byLo[k];
-    if (!placed[j] && !roomFor(j))
+// The unplaced buffers live in segment s lie, disjoint, in the free gaps of
+// the column of placed buffers live there: a bin packing problem. Checks a
+// relaxation of it: sorting gaps and items by decreasing length, the items
+// longer than the (k+1)-th gap all go into the k longest gaps, so they must
+// not add up to more than those gaps.
+bool SweepSearch::columnFits(int s) {
+  busy.clear();
+  items.clear();
+  for (int j : live[s]) {
+    if (placed[j])
+      busy.push_back({off[j], off[j] + size[j]});
+    else
+      items.push_back(size[j]);
+  }
+  if (items.empty())
+    return true;
+  std::sort(busy.begin(), busy.end());
+  glen.clear();
+  int64_t cursor = 0;
+  for (const auto &iv : busy) {
+    if (iv.first > cursor)
+      glen.push_back(iv.first - cursor);
+    cursor = std::max(cursor, iv.second);
+  }
+  if (cursor < C)
+    glen.push_back(C - cursor);
+  std::sort(glen.begin(), glen.end(), std::greater<int64_t>());
+  std::sort(items.begin(), items.end(), std::greater<int64_t>());
+  size_t i = 0;
+  int64_t room = 0, need = 0;
+  for (size_t k = 0; k < glen.size() && i < items.size(); ++k) {
+    room += glen[k];
+    int64_t next = k + 1 < glen.size() ? glen[k + 1] : 0;
+    while (i < items.size() && items[i] > next)
+      need += items[i++];
+    if (need > room)
       return false;
   }
+  return i == items.size();
+}
+
+// Forward check: after placing b, every segment of b's life can still hold
+// the unplaced buffers live there.
+bool SweepSearch::futureFits(int b) {
+  for (int s = lo[b]; s < hi[b]; ++s)
+    if (!columnFits(s))
+      return false;
   return true;
 }
 

@@ -45,7 +45,7 @@ private:
 
   void pushLevel();
   void gapsAt(int b, std::vector<std::pair<int64_t, int64_t>> &out);
-  bool roomFor(int j);
+  bool columnFits(int s);
   bool futureFits(int b);
   void place(int b, int64_t o);
   void unplace(int b);
@@ -63,6 +63,7 @@ private:
   std::vector<Level> levels;
   std::vector<int64_t> cands;
   std::vector<std::pair<int64_t, int64_t>> busy, gaps;
+  std::vector<int64_t> items, glen;
   bool exhausted = false;
 };
 
