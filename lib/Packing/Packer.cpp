@@ -144,7 +144,6 @@ std::vector<Component> splitComponents(const std::vector<Buffer> &buffers) {
                                              buffers[i].upper) -
                             coords.begin()));
       p.size.push_back(buffers[i].size);
-      p.width.push_back(buffers[i].upper - buffers[i].lower);
     }
     c.lowerBound = maxLive(buffers, c.members);
   }

@@ -33,12 +33,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "SkylineSearch.h"
+#include "KeySet.h"
 #include "SweepSearch.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <numeric>
 
@@ -52,84 +50,6 @@ constexpr int64_t kInf = std::numeric_limits<int64_t>::max() / 4;
 // Independent parts are solved by nested calls; deeper than this, a node
 // with several parts is searched as one (the search stays complete).
 constexpr int kMaxNesting = 256;
-
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
-/// Open-addressing set of 128-bit keys. Stops growing at a fixed number of
-/// entries (inserts are then dropped, which only costs search time).
-class KeySet {
-public:
-  explicit KeySet(int64_t limit) : maxEntries(limit) {}
-
-  bool contains(uint64_t a, uint64_t b) const {
-    if (table.empty())
-      return false;
-    a = fix(a);
-    size_t mask = table.size() - 1;
-    for (size_t i = a & mask;; i = (i + 1) & mask) {
-      const Entry &e = table[i];
-      if (e.a == 0)
-        return false;
-      if (e.a == a && e.b == b)
-        return true;
-    }
-  }
-
-  void insert(uint64_t a, uint64_t b) {
-    if (maxEntries <= 0)
-      return;
-    if ((count + 1) * 2 > int64_t(table.size())) {
-      if (int64_t(table.size()) >= 2 * maxEntries)
-        return;
-      grow();
-    }
-    a = fix(a);
-    size_t mask = table.size() - 1;
-    for (size_t i = a & mask;; i = (i + 1) & mask) {
-      Entry &e = table[i];
-      if (e.a == 0) {
-        e.a = a;
-        e.b = b;
-        ++count;
-        return;
-      }
-      if (e.a == a && e.b == b)
-        return;
-    }
-  }
-
-private:
-  struct Entry {
-    uint64_t a = 0, b = 0;
-  };
-  static uint64_t fix(uint64_t a) { return a == 0 ? 1 : a; }
-
-  void grow() {
-    std::vector<Entry> old;
-    old.swap(table);
-    table.assign(old.empty() ? 1024 : old.size() * 2, Entry());
-    size_t mask = table.size() - 1;
-    for (const Entry &e : old) {
-      if (e.a == 0)
-        continue;
-      for (size_t i = e.a & mask;; i = (i + 1) & mask) {
-        if (table[i].a == 0) {
-          table[i] = e;
-          break;
-        }
-      }
-    }
-  }
-
-  std::vector<Entry> table;
-  int64_t count = 0;
-  int64_t maxEntries;
-};
 
 class Solver {
 public:
@@ -167,10 +87,14 @@ private:
   enum class Enter { Pushed, Found, Failed, Limit };
 
   void setup();
-  void applyOrder(CandidateOrder order, uint64_t shuffleSeed = 0);
+  void applyOrder(CandidateOrder order);
   SearchOutcome runStrategy(size_t index, int64_t nodes);
 
   bool limitReached();
+  bool outOfBudget() const {
+    return (budget.nodeLimit > 0 && budget.nodesUsed >= budget.nodeLimit) ||
+           Clock::now() >= budget.deadline;
+  }
   SearchOutcome solveRange(int a, int c);
   Enter enterNode(const Range &r);
   Enter solveParts(const Range &r, uint64_t key1, uint64_t key2);
@@ -278,10 +202,6 @@ private:
 
   // Portfolio state.
   size_t strategyIndex = 0;
-  uint64_t restarts = 0;
-public:
-  int dbgMaxDepth = 0; int64_t dbgDepthHist[64] = {0}; // EXPERIMENT
-private:
   std::vector<int64_t> nextPass; // per strategy: next discrepancy limit
   int64_t runLimit = 0;          // node count at which this run stops
   // Limited discrepancy search: taking any child but the first of a node is
@@ -382,55 +302,37 @@ void Solver::setup() {
     C = C / unit * unit;
 }
 
-void Solver::applyOrder(CandidateOrder order, uint64_t shuffleSeed) {
-  // The most bytes live in any segment of b (MiniMalloc's "total"): buffers
-  // in the most crowded times have the least room to move.
-  std::vector<int64_t> load0(S, 0), crowd(n, 0);
-  for (int b = 0; b < n; ++b)
-    for (int s = P.segLo[b]; s < P.segHi[b]; ++s)
-      load0[s] += P.size[b];
-  for (int b = 0; b < n; ++b)
-    for (int s = P.segLo[b]; s < P.segHi[b]; ++s)
-      crowd[b] = std::max(crowd[b], load0[s]);
-  struct Key {
-    int64_t k[3];
-  };
-  auto key = [&](int b) {
-    int64_t len = P.segHi[b] - P.segLo[b];
-    // Saturating: sizes are below 2^62, lengths below 2^31.
-    int64_t area = P.size[b] > kInf / std::max<int64_t>(len, 1)
-                       ? kInf
-                       : P.size[b] * len;
-    switch (order) {
-    case CandidateOrder::LongestFirst:
-      return Key{{P.width.empty() ? len : P.width[b], area, crowd[b]}};
-    case CandidateOrder::LargestFirst:
-      return Key{{P.size[b], len, 0}};
-    case CandidateOrder::CrowdedFirst:
-      return Key{{crowd[b], len, area}};
-    case CandidateOrder::AreaFirst:
-    default:
-      return Key{{area, len, 0}};
-    }
-  };
-  std::vector<Key> keys(n);
-  for (int b = 0; b < n; ++b)
-    keys[b] = key(b);
-  if (shuffleSeed != 0) {
-    // A randomised restart: the key scaled by a factor in [1/2, 2), so the
-    // order stays roughly the same but near ties come out differently.
-    for (int b = 0; b < n; ++b) {
-      double u = double(splitmix64(shuffleSeed ^ (uint64_t(b) * 0x9E37ULL)) >> 11) /
-                 double(uint64_t(1) << 53);
-      keys[b].k[0] = int64_t(double(keys[b].k[0]) * std::exp2(2 * u - 1));
-    }
-  }
+void Solver::applyOrder(CandidateOrder order) {
   std::vector<int> ord(n);
   std::iota(ord.begin(), ord.end(), 0);
+  auto key = [&](int b, int64_t &k1, int64_t &k2) {
+    int64_t len = P.segHi[b] - P.segLo[b];
+    switch (order) {
+    case CandidateOrder::LongestFirst:
+      k1 = len;
+      k2 = P.size[b];
+      break;
+    case CandidateOrder::LargestFirst:
+      k1 = P.size[b];
+      k2 = len;
+      break;
+    case CandidateOrder::AreaFirst:
+    default:
+      // Saturating: sizes are below 2^62, lengths below 2^31.
+      k1 = P.size[b] > kInf / std::max<int64_t>(len, 1) ? kInf
+                                                        : P.size[b] * len;
+      k2 = len;
+      break;
+    }
+  };
   std::stable_sort(ord.begin(), ord.end(), [&](int a, int b) {
-    for (int i = 0; i < 3; ++i)
-      if (keys[a].k[i] != keys[b].k[i])
-        return keys[a].k[i] > keys[b].k[i];
+    int64_t a1, a2, b1, b2;
+    key(a, a1, a2);
+    key(b, b1, b2);
+    if (a1 != b1)
+      return a1 > b1;
+    if (a2 != b2)
+      return a2 > b2;
     return a < b; // identical buffers keep index order
   });
   rank.assign(n, 0);
@@ -487,8 +389,6 @@ void Solver::place(int b, int64_t m) {
   h2 ^= bufSalt2[b];
   placed[b] = 1;
   off[b] = m;
-  if (int(trail.size()) > dbgMaxDepth) dbgMaxDepth = int(trail.size()); // EXPERIMENT
-  ++dbgDepthHist[std::min<size_t>(trail.size() / 16, 63)]; // EXPERIMENT
   trail.push_back({b, m, mfTrail.size()});
   for (int j : neighbors[b])
     if (!placed[j])
@@ -920,7 +820,7 @@ SearchOutcome Solver::solveRange(int a, int c) {
 SearchOutcome Solver::runStrategy(size_t index, int64_t nodes) {
   const Strategy &st = cfg.portfolio[index];
   strategyIndex = index;
-  applyOrder(st.order, st.randomized ? splitmix64(++restarts) : 0);
+  applyOrder(st.order);
   runLimit = budget.nodesUsed + nodes;
   SearchOutcome o = SearchOutcome::Limit;
   while (true) {
@@ -953,18 +853,6 @@ SearchOutcome Solver::run(std::vector<int64_t> &offsets) {
   for (int b = 0; b < n; ++b)
     if (P.size[b] > C)
       return SearchOutcome::Infeasible;
-  if (std::getenv("MEMFIT_PACK_NOFF")) cfg.failFirstSegment = false; // EXPERIMENT
-  if (const char *e = std::getenv("MEMFIT_PACK_SWEEPS")) cfg.sweepSearches = atoi(e); // EXPERIMENT
-  if (const char *env = std::getenv("MEMFIT_PACK_PORTFOLIO")) { // EXPERIMENT
-    cfg.portfolio.clear();
-    for (const char *c = env; *c; ++c) {
-      Strategy st;
-      st.order = *c == 'Z' ? CandidateOrder::LargestFirst : *c == 'W' ? CandidateOrder::LongestFirst : *c == 'T' ? CandidateOrder::CrowdedFirst : CandidateOrder::AreaFirst;
-      if (c[1] == 'D') { st.discrepancy = true; ++c; }
-      else if (c[1] == 'R') { st.randomized = true; ++c; }
-      cfg.portfolio.push_back(st);
-    }
-  }
   std::vector<Strategy> defaults(1);
   if (cfg.portfolio.empty())
     cfg.portfolio = defaults;
@@ -977,7 +865,8 @@ SearchOutcome Solver::run(std::vector<int64_t> &offsets) {
       offsets = off;
     return o;
   }
-  // The time-order searches, forwards and backwards in time.
+  // The time-order searches, forwards and backwards in time (incomplete:
+  // they find packings, only the skyline searches prove infeasibility).
   std::vector<SweepSearch> sweeps;
   for (int i = 0; i < cfg.sweepSearches && i < 2; ++i)
     sweeps.emplace_back(P, C, /*reversed=*/i == 1);
@@ -985,12 +874,9 @@ SearchOutcome Solver::run(std::vector<int64_t> &offsets) {
   int64_t turn = std::max<int64_t>({cfg.firstRunNodes, 16 * int64_t(n), 1});
   while (true) {
     for (SweepSearch &sweep : sweeps) {
-      auto so = sweep.resume(budget, turn, offsets);
-      if (std::getenv("MEMFIT_PACK_DEBUG")) fprintf(stderr, "sweep %d turn %lld\n", int(so), (long long)turn); // EXPERIMENT
-      if (so == SweepSearch::Outcome::Found)
+      if (sweep.resume(budget, turn, offsets) == SweepSearch::Outcome::Found)
         return SearchOutcome::Found;
-      if ((budget.nodeLimit > 0 && budget.nodesUsed >= budget.nodeLimit) ||
-          Clock::now() >= budget.deadline)
+      if (outOfBudget())
         return SearchOutcome::Limit;
     }
     for (size_t i = 0; i < cfg.portfolio.size(); ++i) {
@@ -1002,8 +888,7 @@ SearchOutcome Solver::run(std::vector<int64_t> &offsets) {
       if (o == SearchOutcome::Infeasible)
         return o;
       // Limit: out of this turn's nodes, or out of the whole budget.
-      if ((budget.nodeLimit > 0 && budget.nodesUsed >= budget.nodeLimit) ||
-          Clock::now() >= budget.deadline)
+      if (outOfBudget())
         return SearchOutcome::Limit;
     }
     if (turn < kInf / 4)
@@ -1036,13 +921,7 @@ SearchOutcome solveAtCapacity(const Problem &problem, int64_t capacity,
   if (work > config.maxWork || pairs > config.maxWork)
     return SearchOutcome::Limit;
   Solver solver(problem, capacity, config, budget);
-  SearchOutcome o = solver.run(offsets);
-  if (std::getenv("MEMFIT_PACK_DEBUG")) { // EXPERIMENT
-    fprintf(stderr, "n=%d maxdepth(trail)=%d\n", n, solver.dbgMaxDepth);
-    for (int i = 0; i < 64; ++i) if (solver.dbgDepthHist[i]) fprintf(stderr, " %d:%lld", i * 16, (long long)solver.dbgDepthHist[i]);
-    fprintf(stderr, "\n");
-  }
-  return o;
+  return solver.run(offsets);
 }
 
 } // namespace detail

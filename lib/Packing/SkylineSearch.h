@@ -26,8 +26,6 @@ struct Problem {
   std::vector<int> segLo;
   std::vector<int> segHi;
   std::vector<int64_t> size;
-  /// Lifetime length in the caller's time units (upper - lower).
-  std::vector<int64_t> width;
 };
 
 enum class SearchOutcome { Found, Infeasible, Limit };
@@ -45,7 +43,6 @@ enum class CandidateOrder {
   LongestFirst, ///< more segments first, then larger
   LargestFirst, ///< larger first, then more segments
   AreaFirst,    ///< larger segments x size first
-  CrowdedFirst, ///< most bytes live in one of its segments, then longer
 };
 
 /// One member of the portfolio of searches that take turns.
@@ -54,9 +51,6 @@ struct Strategy {
   /// Limited discrepancy passes (0, 1, 2, ... deviations from the preferred
   /// child on a path) instead of plain depth-first search.
   bool discrepancy = false;
-  /// Each turn perturbs the order at random (seeded: runs stay
-  /// deterministic).
-  bool randomized = false;
 };
 
 /// Knobs, for experiments; the defaults are what pack() uses.
@@ -94,7 +88,8 @@ struct SearchConfig {
   };
   int64_t firstRunNodes = 4096;
   /// Time-order searches (SweepSearch.h) that take turns before the
-  /// portfolio: 0 none, 1 forwards in time, 2 also backwards.
+  /// portfolio, with the same node budgets: 0 none, 1 forwards in time,
+  /// 2 also backwards.
   int sweepSearches = 2;
   /// Larger problems (sum of buffer lifetimes in segments, or pairs of
   /// time-overlapping buffers) are not searched: solveAtCapacity returns

@@ -150,6 +150,17 @@ bool SweepSearch::futureFits(int b) {
   return true;
 }
 
+void SweepSearch::stateKey(int b, uint64_t &k1, uint64_t &k2) const {
+  k1 = splitmix64(uint64_t(levels.size()) + 0x51EE7ULL);
+  k2 = splitmix64(k1 ^ 0xC0DEULL);
+  for (int j : live[lo[b]])
+    if (placed[j]) {
+      uint64_t x = uint64_t(j) * 0x9E3779B97F4A7C15ULL ^ uint64_t(off[j]);
+      k1 ^= splitmix64(x);
+      k2 ^= splitmix64(x + 0x632BE59BD9B4E019ULL);
+    }
+}
+
 void SweepSearch::place(int b, int64_t o) {
   placed[b] = 1;
   off[b] = o;
@@ -161,7 +172,13 @@ void SweepSearch::unplace(int b) { placed[b] = 0; }
 // both ends of every gap that holds it, tightest gap first.
 void SweepSearch::pushLevel() {
   int b = order[levels.size()];
-  Level lv{b, int(cands.size()), 0, 0, false};
+  Level lv{b, int(cands.size()), 0, 0, false, 0, 0};
+  stateKey(b, lv.key1, lv.key2);
+  if (failed.contains(lv.key1, lv.key2)) {
+    lv.candEnd = lv.next = lv.candBegin;
+    levels.push_back(lv);
+    return;
+  }
   gapsAt(b, gaps);
   std::stable_sort(gaps.begin(), gaps.end(),
                    [](const std::pair<int64_t, int64_t> &x,
@@ -200,6 +217,7 @@ SweepSearch::Outcome SweepSearch::resume(SearchBudget &budget, int64_t nodes,
       lv.holding = false;
     }
     if (lv.next == lv.candEnd) {
+      failed.insert(lv.key1, lv.key2);
       cands.resize(lv.candBegin);
       levels.pop_back();
       continue;

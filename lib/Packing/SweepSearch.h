@@ -14,6 +14,7 @@
 #ifndef MEMFIT_LIB_PACKING_SWEEPSEARCH_H
 #define MEMFIT_LIB_PACKING_SWEEPSEARCH_H
 
+#include "KeySet.h"
 #include "SkylineSearch.h"
 
 #include <cstdint>
@@ -41,12 +42,14 @@ private:
     int buf;
     int candBegin, candEnd, next; // candidate offsets in `cands`
     bool holding;                 // buf is placed at cands[next - 1]
+    uint64_t key1, key2;          // the state this level starts from
   };
 
   void pushLevel();
   void gapsAt(int b, std::vector<std::pair<int64_t, int64_t>> &out);
   bool columnFits(int s);
   bool futureFits(int b);
+  void stateKey(int b, uint64_t &k1, uint64_t &k2) const;
   void place(int b, int64_t o);
   void unplace(int b);
 
@@ -65,6 +68,11 @@ private:
   std::vector<std::pair<int64_t, int64_t>> busy, gaps;
   std::vector<int64_t> items, glen;
   bool exhausted = false;
+  // Levels whose every candidate failed, by state: the next buffer in order
+  // and the column of placed buffers live where it starts. Later buffers
+  // only meet placed buffers through that column, so the placed buffers
+  // that have ended, and where they were, do not matter.
+  KeySet failed{int64_t(1) << 19};
 };
 
 } // namespace detail
