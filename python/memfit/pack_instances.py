@@ -379,16 +379,17 @@ def is_hard(inst: Instance) -> bool:
     return peak > inst.capacity
 
 
-def hard_set(split: str = "dev", per_family: int = 10, families=None) -> list:
+def hard_set(split: str = "dev", per_family: int = 8, families=None) -> list:
     """The first ``per_family`` hard instances of each family, in seed order,
-    from the development or the held-out seeds."""
+    from the development or the held-out seeds (at most 50 seeds tried per
+    instance wanted)."""
     seeds = {"dev": DEV_SEEDS, "heldout": HELDOUT_SEEDS}.get(split)
     if seeds is None:
         raise ValueError(f"split must be 'dev' or 'heldout', got {split!r}")
     out = []
     for family in families or FAMILIES:
         found = 0
-        for seed in seeds:
+        for seed in seeds[:50 * per_family]:
             if found >= per_family:
                 break
             inst = generate(family, seed)
