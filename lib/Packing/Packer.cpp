@@ -38,6 +38,20 @@ const char *statusName(PackResult::Status status) {
   return "invalid";
 }
 
+const char *proofName(PackResult::Proof proof) {
+  switch (proof) {
+  case PackResult::Proof::None:
+    return "";
+  case PackResult::Proof::LiveBytes:
+    return "live-bytes";
+  case PackResult::Proof::BufferTooLarge:
+    return "buffer-too-large";
+  case PackResult::Proof::SearchExhausted:
+    return "search-exhausted";
+  }
+  return "";
+}
+
 namespace {
 
 // Largest total of sizes we accept, so that sums never overflow.
@@ -191,6 +205,24 @@ int64_t gcdOfSizes(const std::vector<Buffer> &buffers) {
   return g == 0 ? 1 : g;
 }
 
+/// What a capacity run that ran out of time can still say: what was proven
+/// (only the live-bytes bound), how far the search got, and why its scope
+/// was narrowed on a large problem.
+std::string timeoutMessage(int64_t capacity, int64_t lowerBound,
+                           const SearchBudget &budget, int64_t bfPeak) {
+  std::string m = "timeout: no packing within " + str(capacity) +
+                  " bytes found, and none ruled out, within the limit (" +
+                  str(budget.nodesUsed) + " search nodes; proven only that " +
+                  str(lowerBound) + " bytes are live at one time; best-fit "
+                  "needs " + str(bfPeak) + " bytes)";
+  if (budget.scope == detail::SearchScope::SweepOnly)
+    m += "; the problem was too large for the exhaustive search, so only "
+         "the time-order searches ran";
+  else if (budget.scope == detail::SearchScope::None)
+    m += "; the problem was too large to search at all";
+  return m;
+}
+
 PackResult packAtCapacity(const std::vector<Buffer> &buffers,
                           std::vector<Component> &comps, int64_t capacity,
                           const PackOptions &options,
@@ -204,11 +236,16 @@ PackResult packAtCapacity(const std::vector<Buffer> &buffers,
     r.lowerBound = std::max(r.lowerBound, c.lowerBound);
   }
   r.provenLowerBound = r.lowerBound;
-  if (r.lowerBound > capacity) {
+  if (r.lowerBound > cap) {
     r.status = PackResult::Status::Infeasible;
+    r.proof = PackResult::Proof::LiveBytes;
     r.message = "infeasible: " + str(r.lowerBound) +
                 " bytes are live at one time, more than the capacity " +
                 str(capacity);
+    if (r.lowerBound <= capacity)
+      r.message += " holds: every offset is a multiple of " + str(g) +
+                   " (the gcd of the sizes), so only " + str(cap) +
+                   " bytes of it are usable";
     return r;
   }
   SearchBudget budget;
@@ -240,14 +277,14 @@ PackResult packAtCapacity(const std::vector<Buffer> &buffers,
     r.nodesExplored = budget.nodesUsed;
     if (o == SearchOutcome::Infeasible) {
       r.status = PackResult::Status::Infeasible;
-      r.message = "infeasible: proven that no placement fits in " +
-                  str(capacity) + " bytes (the most bytes live at one time "
-                  "is " +
-                  str(r.lowerBound) + ")";
+      r.proof = PackResult::Proof::SearchExhausted;
+      r.message = "infeasible: the search ruled out every canonical "
+                  "placement (" + str(budget.nodesUsed) + " nodes): none fits "
+                  "in " + str(capacity) + " bytes, although at most " +
+                  str(r.lowerBound) + " bytes are live at one time";
     } else {
       r.status = PackResult::Status::Timeout;
-      r.message = "timeout: no packing within " + str(capacity) +
-                  " bytes found, and none ruled out, within the limit";
+      r.message = timeoutMessage(capacity, r.lowerBound, budget, bfPeak);
     }
     return r;
   }
@@ -632,6 +669,7 @@ PackResult pack(const std::vector<Buffer> &buffers,
     for (const Buffer &b : buffers)
       if (b.size > *options.capacity) {
         r.status = PackResult::Status::Infeasible;
+        r.proof = PackResult::Proof::BufferTooLarge;
         r.lowerBound = r.provenLowerBound = maxLiveBytes(buffers);
         r.message = "infeasible: buffer " + str(b.id) + " needs " +
                     str(b.size) + " bytes, more than the capacity " +

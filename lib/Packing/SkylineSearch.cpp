@@ -902,9 +902,6 @@ SearchOutcome solveAtCapacity(const Problem &problem, int64_t capacity,
                               SearchBudget &budget,
                               std::vector<int64_t> &offsets,
                               const SearchConfig &config) {
-  // The search keeps, per segment, the buffers live there and, per buffer,
-  // the buffers overlapping it; past a size the memory and the time per node
-  // are out of proportion, and the caller falls back to heuristics.
   if (Clock::now() >= budget.deadline ||
       (budget.nodeLimit > 0 && budget.nodesUsed >= budget.nodeLimit))
     return SearchOutcome::Limit;
@@ -918,10 +915,16 @@ SearchOutcome solveAtCapacity(const Problem &problem, int64_t capacity,
   for (int b = 0; b < n; ++b) // buffers starting within b's life, after it
     pairs += (std::lower_bound(lo.begin(), lo.end(), problem.segHi[b]) -
               std::upper_bound(lo.begin(), lo.end(), problem.segLo[b]));
-  if (work > config.maxWork || pairs > config.maxWork)
-    return SearchOutcome::Limit;
-  Solver solver(problem, capacity, config, budget);
-  return solver.run(offsets);
+  if (work + 2 * pairs <= config.maxTableEntries) {
+    Solver solver(problem, capacity, config, budget);
+    return solver.run(offsets);
+  }
+  if (work <= config.maxTableEntries) {
+    budget.scope = std::max(budget.scope, SearchScope::SweepOnly);
+    return searchInTimeOrder(problem, capacity, budget, offsets);
+  }
+  budget.scope = SearchScope::None;
+  return SearchOutcome::Limit;
 }
 
 } // namespace detail

@@ -75,6 +75,12 @@ private:
   KeySet failed{int64_t(1) << 19};
 };
 
+/// The time-order searches alone (forwards and backwards, taking turns with
+/// doubling node budgets): Found or Limit, never Infeasible.
+SearchOutcome searchInTimeOrder(const Problem &problem, int64_t capacity,
+                                SearchBudget &budget,
+                                std::vector<int64_t> &offsets);
+
 } // namespace detail
 } // namespace packing
 } // namespace memfit
