@@ -228,7 +228,7 @@ SearchOutcome SkylineSolver::run(std::vector<int64_t> &offsets) {
   // they find packings, only the skyline searches prove infeasibility).
   std::vector<SweepSearch> sweeps;
   for (int i = 0; i < cfg.sweepSearches && i < 2; ++i)
-    sweeps.emplace_back(P, C, /*reversed=*/i == 1);
+    sweeps.emplace_back(P, C, /*reversed=*/i == 1, cfg.sweepDiscrepancy);
   // A first turn long enough for a few dives to the bottom of the tree.
   int64_t turn = std::max<int64_t>({cfg.firstRunNodes, 16 * int64_t(n), 1});
   while (true) {

@@ -101,6 +101,9 @@ struct SearchConfig {
   /// portfolio, with the same node budgets: 0 none, 1 forwards in time,
   /// 2 also backwards.
   int sweepSearches = 2;
+  /// The time-order searches run limited discrepancy passes rather than
+  /// plain depth-first search.
+  bool sweepDiscrepancy = true;
   /// Memory bound, in table entries. The skyline search keeps, per segment,
   /// the buffers live there and, per buffer, the buffers overlapping it:
   /// (sum of lifetimes in segments) + 2 x (overlapping pairs) entries. The

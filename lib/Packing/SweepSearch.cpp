@@ -21,8 +21,10 @@ namespace memfit {
 namespace packing {
 namespace detail {
 
-SweepSearch::SweepSearch(const Problem &p, int64_t capacity, bool reversed)
-    : n(int(p.size.size())), S(p.numSegs), C(capacity), size(p.size) {
+SweepSearch::SweepSearch(const Problem &p, int64_t capacity, bool reversed,
+                         bool discrepancy)
+    : n(int(p.size.size())), S(p.numSegs), C(capacity),
+      discLimit(discrepancy ? 0 : -1), size(p.size) {
   lo.resize(n);
   hi.resize(n);
   for (int b = 0; b < n; ++b) {
@@ -68,7 +70,7 @@ SweepSearch::SweepSearch(const Problem &p, int64_t capacity, bool reversed)
     if (size[b] > C)
       exhausted = true;
   if (!exhausted && n > 0)
-    pushLevel();
+    pushLevel(0);
 }
 
 // Free gaps [begin, end) of the column of placed buffers overlapping b.
@@ -170,11 +172,11 @@ void SweepSearch::unplace(int b) { placed[b] = 0; }
 
 // Opens the level of the next buffer in order, with its candidate offsets:
 // both ends of every gap that holds it, tightest gap first.
-void SweepSearch::pushLevel() {
+void SweepSearch::pushLevel(int64_t disc) {
   int b = order[levels.size()];
-  Level lv{b, int(cands.size()), 0, 0, false, 0, 0};
+  Level lv{b, int(cands.size()), 0, 0, false, 0, 0, disc};
   stateKey(b, lv.key1, lv.key2);
-  if (failed.contains(lv.key1, lv.key2)) {
+  if (discLimit < 0 && failed.contains(lv.key1, lv.key2)) {
     lv.candEnd = lv.next = lv.candBegin;
     levels.push_back(lv);
     return;
@@ -210,14 +212,31 @@ SweepSearch::Outcome SweepSearch::resume(SearchBudget &budget, int64_t nodes,
     return Outcome::Found;
   }
   const int64_t stopAt = budget.nodesUsed + nodes;
-  while (!levels.empty()) {
+  while (true) {
+    if (levels.empty()) {
+      if (discLimit < 0 || !discCut)
+        break;
+      // The pass is over and cut some children: allow one more step away
+      // from the preferred children.
+      ++discLimit;
+      discCut = false;
+      pushLevel(0);
+      continue;
+    }
     Level &lv = levels.back();
     if (lv.holding) {
       unplace(lv.buf);
       lv.holding = false;
     }
+    // Limited discrepancy: taking a level's i-th candidate costs i steps.
+    if (discLimit >= 0 && lv.next < lv.candEnd &&
+        lv.disc + (lv.next - lv.candBegin) > discLimit) {
+      discCut = true;
+      lv.next = lv.candEnd;
+    }
     if (lv.next == lv.candEnd) {
-      failed.insert(lv.key1, lv.key2);
+      if (discLimit < 0) // failures under a limit are not real failures
+        failed.insert(lv.key1, lv.key2);
       cands.resize(lv.candBegin);
       levels.pop_back();
       continue;
@@ -227,6 +246,7 @@ SweepSearch::Outcome SweepSearch::resume(SearchBudget &budget, int64_t nodes,
         ((budget.nodesUsed & 63) == 0 && Clock::now() >= budget.deadline))
       return Outcome::Limit;
     ++budget.nodesUsed;
+    const int64_t disc = lv.disc + (lv.next - lv.candBegin);
     place(lv.buf, cands[lv.next++]);
     lv.holding = true;
     if (!futureFits(lv.buf))
@@ -235,7 +255,7 @@ SweepSearch::Outcome SweepSearch::resume(SearchBudget &budget, int64_t nodes,
       offsets = off;
       return Outcome::Found;
     }
-    pushLevel();
+    pushLevel(disc);
   }
   exhausted = true;
   return Outcome::Exhausted;
@@ -244,8 +264,8 @@ SweepSearch::Outcome SweepSearch::resume(SearchBudget &budget, int64_t nodes,
 SearchOutcome searchInTimeOrder(const Problem &problem, int64_t capacity,
                                 SearchBudget &budget,
                                 std::vector<int64_t> &offsets) {
-  SweepSearch sweeps[2] = {SweepSearch(problem, capacity, false),
-                           SweepSearch(problem, capacity, true)};
+  SweepSearch sweeps[2] = {SweepSearch(problem, capacity, false, true),
+                           SweepSearch(problem, capacity, true, true)};
   for (int64_t turn = std::max<int64_t>(4096, 16 * int64_t(problem.size.size()));;
        turn *= 2) {
     bool open = false;

@@ -30,7 +30,11 @@ public:
 
   /// With `reversed`, time runs backwards (buffers in order of their last
   /// segment); the offsets found are the same kind either way.
-  SweepSearch(const Problem &problem, int64_t capacity, bool reversed);
+  /// With `discrepancy`, limited discrepancy search: passes that allow 0,
+  /// 1, 2, ... steps away from the preferred candidates on a path (taking a
+  /// node's i-th candidate costs i), instead of plain depth-first search.
+  SweepSearch(const Problem &problem, int64_t capacity, bool reversed,
+              bool discrepancy = false);
 
   /// Continues the depth-first search for at most `nodes` more nodes (each
   /// also counted in budget.nodesUsed). On Found, `offsets` holds a packing.
@@ -43,9 +47,10 @@ private:
     int candBegin, candEnd, next; // candidate offsets in `cands`
     bool holding;                 // buf is placed at cands[next - 1]
     uint64_t key1, key2;          // the state this level starts from
+    int64_t disc;                 // discrepancies spent above this level
   };
 
-  void pushLevel();
+  void pushLevel(int64_t disc);
   void gapsAt(int b, std::vector<std::pair<int64_t, int64_t>> &out);
   bool columnFits(int s);
   bool futureFits(int b);
@@ -55,6 +60,8 @@ private:
 
   int n = 0, S = 0;
   int64_t C = 0;
+  int64_t discLimit = -1; // -1: depth-first search
+  bool discCut = false;   // this pass skipped a child for the limit
   std::vector<int> lo, hi;       // segments [lo, hi), possibly reversed
   std::vector<int64_t> size;
   std::vector<int> order;        // by first segment, larger first
