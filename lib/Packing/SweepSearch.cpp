@@ -176,7 +176,14 @@ void SweepSearch::pushLevel(int64_t disc) {
   int b = order[levels.size()];
   Level lv{b, int(cands.size()), 0, 0, false, 0, 0, disc};
   stateKey(b, lv.key1, lv.key2);
-  if (discLimit < 0 && failed.contains(lv.key1, lv.key2)) {
+  if (discLimit >= 0) {
+    // Under a discrepancy limit, a level fails for its state and for the
+    // discrepancies it has left: both go into the key.
+    uint64_t left = splitmix64(uint64_t(discLimit - disc) + 0xD15CULL);
+    lv.key1 ^= left;
+    lv.key2 ^= splitmix64(left);
+  }
+  if (failed.contains(lv.key1, lv.key2)) {
     lv.candEnd = lv.next = lv.candBegin;
     levels.push_back(lv);
     return;
@@ -235,8 +242,7 @@ SweepSearch::Outcome SweepSearch::resume(SearchBudget &budget, int64_t nodes,
       lv.next = lv.candEnd;
     }
     if (lv.next == lv.candEnd) {
-      if (discLimit < 0) // failures under a limit are not real failures
-        failed.insert(lv.key1, lv.key2);
+      failed.insert(lv.key1, lv.key2);
       cands.resize(lv.candBegin);
       levels.pop_back();
       continue;
