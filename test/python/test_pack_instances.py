@@ -58,8 +58,8 @@ def test_hard_means_best_fit_does_not_fit():
 
 
 # The first four hard development instances of each planted family that the
-# packer solved during development (cut-1 and slivers-2, which it did not
-# solve within 5 s, are reported in docs/packing.md instead).
+# packer solved during development, taking slivers-0 alone from its family
+# (cut-1, not solved within 5 s, is reported in docs/packing.md instead).
 PLANTED_REGRESSION = [("sweep", s) for s in (0, 1, 2, 3)] + \
     [("sweep-equal", s) for s in (0, 1, 2, 3)] + \
     [("sweep-huge", s) for s in (0, 1, 2, 3)] + \
