@@ -28,7 +28,8 @@
 //   - failed states (unplaced set + floors of active segments) are remembered
 //     by a 128-bit hash.
 // Several candidate orders, depth-first and limited-discrepancy, take turns
-// with doubling node budgets, sharing the table of failed states.
+// with doubling node budgets, sharing the table of failed states, and with
+// the time-order searches (SkylinePortfolio.cpp, SweepSearch.cpp).
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,14 +1,15 @@
-//===- SweepSearch.cpp - Depth-first placement in time order --------------===//
+//===- SweepSearch.cpp - Placement in time order --------------------------===//
 //
 // Buffers are taken in order of their first segment (larger first on ties).
 // Every buffer placed before b starts no later than b, so the placed buffers
 // that overlap b in time are exactly those live in b's first segment: the
 // free gaps of that column are where b can go. A node tries b at the bottom
 // and at the top of each gap that holds it, tightest gap first (best-fit).
-// After a placement, every unplaced buffer that overlaps b must still find a
-// gap as large as itself in the column where it starts (forward checking):
-// a wrong order of neighbours in the column fails at the next birth that
-// needs the space they leave, not at the end.
+// After a placement, the segments of b's life where buffers start must still
+// hold their unplaced buffers in their gaps (a bin-packing relaxation, see
+// columnFits): a wrong order of neighbours in the column fails at the next
+// birth that needs the space they leave, not at the end. The search runs in
+// limited discrepancy passes (or depth-first) and remembers failed states.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,4 +1,4 @@
-//===- SweepSearch.h - Depth-first placement in time order -----*- C++ -*-===//
+//===- SweepSearch.h - Placement in time order ----------------*- C++ -*-===//
 //
 // Internal to MemfitPacking. The second search of the portfolio: buffers are
 // placed in order of their first segment, each at the bottom or the top of a
@@ -36,8 +36,9 @@ public:
   SweepSearch(const Problem &problem, int64_t capacity, bool reversed,
               bool discrepancy = false);
 
-  /// Continues the depth-first search for at most `nodes` more nodes (each
-  /// also counted in budget.nodesUsed). On Found, `offsets` holds a packing.
+  /// Continues the search where it stopped, for at most `nodes` more nodes
+  /// (each also counted in budget.nodesUsed). On Found, `offsets` holds a
+  /// packing; Exhausted means its restricted moves ran out (nothing proven).
   Outcome resume(SearchBudget &budget, int64_t nodes,
                  std::vector<int64_t> &offsets);
 
@@ -75,10 +76,11 @@ private:
   std::vector<std::pair<int64_t, int64_t>> busy, gaps;
   std::vector<int64_t> items, glen;
   bool exhausted = false;
-  // Levels whose every candidate failed, by state: the next buffer in order
-  // and the column of placed buffers live where it starts. Later buffers
-  // only meet placed buffers through that column, so the placed buffers
-  // that have ended, and where they were, do not matter.
+  // Levels whose every candidate failed, by state: the next buffer in order,
+  // the column of placed buffers live where it starts and (in discrepancy
+  // passes) the discrepancies left. Later buffers only meet placed buffers
+  // through that column, so the placed buffers that have ended, and where
+  // they were, do not matter.
   KeySet failed{int64_t(1) << 19};
 };
 
