@@ -2,6 +2,14 @@
 
     .venv/bin/python bench/bench_pack.py [--data DIR] [--time-limit 60]
                                          [--peak-time-limit 60] [--peak-all]
+    .venv/bin/python bench/bench_pack.py --set dev|heldout [--per-family 8]
+                                         [--time-limit 5]
+
+With --set, the instances are memfit.pack_instances' generated hard set (the
+development seeds, used while tuning, or the held-out seeds, only for
+judging) instead of the public files: each is packed at its capacity, every
+packing is validated, and every infeasibility claimed on an instance of at
+most --cpsat-max buffers is checked by CP-SAT.
 
 For each minimalloc-*.CAPACITY.csv it packs at exactly that capacity; for the
 ResNet-50 trace (no capacity) it minimises the peak. Every packing is checked
@@ -53,17 +61,99 @@ def row(name, n, capacity, status, seconds, peak, lb, bf_peak, note=""):
           f"{lb:>12} {ratio:>7} {bf_peak / lb:>8.4f}  {note}", flush=True)
 
 
+def cpsat_fits(bufs, capacity, time_limit=60.0):
+    """CP-SAT on the same question: True (a packing exists), False (proven
+    none) or None (undecided in the time)."""
+    from ortools.sat.python import cp_model
+    m = cp_model.CpModel()
+    xs, ys = [], []
+    for i, b in enumerate(bufs):
+        o = m.NewIntVar(0, capacity - b.size, f"o{i}")
+        xs.append(m.NewIntervalVar(b.lower, b.upper - b.lower, b.upper, f"x{i}"))
+        ys.append(m.NewIntervalVar(o, b.size, o + b.size, f"y{i}"))
+    m.AddNoOverlap2D(xs, ys)
+    s = cp_model.CpSolver()
+    s.parameters.num_workers = 1
+    s.parameters.max_time_in_seconds = time_limit
+    st = s.Solve(m)
+    if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return True
+    return False if st == cp_model.INFEASIBLE else None
+
+
+def run_generated(args) -> int:
+    from memfit.pack import best_fit
+    from memfit.pack_instances import hard_set
+    insts = hard_set(args.set, args.per_family)
+    print(f"{len(insts)} hard instances ({args.set} seeds, {args.per_family} per family; "
+          f"hard: best-fit does not fit the capacity), {args.time_limit:g} s each\n")
+    print(f"{'instance':<18} {'family':<12} {'buffers':>7} {'live/cap':>8} {'status':>10} "
+          f"{'time (s)':>8} {'nodes':>9} {'best-fit':>8}  note")
+    by_family: dict = {}
+    wrong = 0
+    for inst in insts:
+        bufs, cap = inst.buffers, inst.capacity
+        _, bf_peak = best_fit(bufs)
+        start = time.monotonic()
+        r = pack(bufs, cap, time_limit=args.time_limit)
+        seconds = time.monotonic() - start
+        note = ""
+        if r.packed:
+            check_packing(bufs, r.offsets, cap)
+            note = "valid"
+        elif r.status == "infeasible":
+            if inst.planted:
+                note, wrong = "WRONG: a packing is planted", wrong + 1
+            elif len(bufs) <= args.cpsat_max:
+                verdict = cpsat_fits(bufs, cap)
+                note = {False: "CP-SAT agrees", None: "CP-SAT undecided"}.get(verdict, "WRONG")
+                wrong += verdict is True
+            else:
+                note = "too large for CP-SAT"
+        print(f"{inst.name:<18} {inst.family:<12} {len(bufs):>7} {max_live(bufs) / cap:>8.4f} "
+              f"{r.status:>10} {seconds:>8.2f} {r.nodes:>9} {bf_peak / cap:>8.4f}  {note}",
+              flush=True)
+        fam = by_family.setdefault(inst.family, {"n": 0, "packed": 0, "infeasible": 0,
+                                                  "timeout": 0, "bf": 0, "max_s": 0.0,
+                                                  "planted": inst.planted})
+        fam["n"] += 1
+        fam[r.status] += 1
+        fam["bf"] += bf_peak <= cap
+        if r.status != "timeout":
+            fam["max_s"] = max(fam["max_s"], seconds)
+    print(f"\n{'family':<12} {'planted':>7} {'n':>3} {'packed':>6} {'infeasible':>10} "
+          f"{'timeout':>7} {'best-fit fits':>13} {'slowest solved (s)':>18}")
+    for name, f in by_family.items():
+        print(f"{name:<12} {'yes' if f['planted'] else 'no':>7} {f['n']:>3} {f['packed']:>6} "
+              f"{f['infeasible']:>10} {f['timeout']:>7} {f['bf']:>13} {f['max_s']:>18.2f}")
+    total = {k: sum(f[k] for f in by_family.values()) for k in ("n", "packed", "infeasible", "timeout")}
+    print(f"{'all':<12} {'':>7} {total['n']:>3} {total['packed']:>6} {total['infeasible']:>10} "
+          f"{total['timeout']:>7}")
+    return 1 if wrong else 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=os.environ.get(
         "MEMFIT_DSA_DATA", str(Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "dsa")))
-    ap.add_argument("--time-limit", type=float, default=60.0,
-                    help="seconds per instance packed at its capacity")
+    ap.add_argument("--time-limit", type=float, default=None,
+                    help="seconds per instance packed at its capacity "
+                         "(default 60 on the public files, 5 on a generated set)")
     ap.add_argument("--peak-time-limit", type=float, default=60.0,
                     help="seconds for each peak-minimising run")
     ap.add_argument("--peak-all", action="store_true",
                     help="also minimise the peak of the capacity instances")
+    ap.add_argument("--set", choices=("shared", "dev", "heldout"), default="shared",
+                    help="the public files (default) or a generated hard set")
+    ap.add_argument("--per-family", type=int, default=8,
+                    help="generated instances per family (with --set dev|heldout)")
+    ap.add_argument("--cpsat-max", type=int, default=40,
+                    help="cross-check infeasibility with CP-SAT up to this many buffers")
     args = ap.parse_args(argv)
+    if args.time_limit is None:
+        args.time_limit = 60.0 if args.set == "shared" else 5.0
+    if args.set != "shared":
+        return run_generated(args)
 
     data = Path(args.data)
     files = sorted(data.glob("*.csv"))

@@ -28,420 +28,20 @@
 //   - failed states (unplaced set + floors of active segments) are remembered
 //     by a 128-bit hash.
 // Several candidate orders, depth-first and limited-discrepancy, take turns
-// with doubling node budgets, sharing the table of failed states.
+// with doubling node budgets, sharing the table of failed states, and with
+// the time-order searches (SkylinePortfolio.cpp, SweepSearch.cpp).
 //
 //===----------------------------------------------------------------------===//
 
-#include "SkylineSearch.h"
+#include "SkylineSolver.h"
 
 #include <algorithm>
-#include <limits>
-#include <numeric>
 
 namespace memfit {
 namespace packing {
 namespace detail {
 
-namespace {
-
-constexpr int64_t kInf = std::numeric_limits<int64_t>::max() / 4;
-// Independent parts are solved by nested calls; deeper than this, a node
-// with several parts is searched as one (the search stays complete).
-constexpr int kMaxNesting = 256;
-
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
-/// Open-addressing set of 128-bit keys. Stops growing at a fixed number of
-/// entries (inserts are then dropped, which only costs search time).
-class KeySet {
-public:
-  explicit KeySet(int64_t limit) : maxEntries(limit) {}
-
-  bool contains(uint64_t a, uint64_t b) const {
-    if (table.empty())
-      return false;
-    a = fix(a);
-    size_t mask = table.size() - 1;
-    for (size_t i = a & mask;; i = (i + 1) & mask) {
-      const Entry &e = table[i];
-      if (e.a == 0)
-        return false;
-      if (e.a == a && e.b == b)
-        return true;
-    }
-  }
-
-  void insert(uint64_t a, uint64_t b) {
-    if (maxEntries <= 0)
-      return;
-    if ((count + 1) * 2 > int64_t(table.size())) {
-      if (int64_t(table.size()) >= 2 * maxEntries)
-        return;
-      grow();
-    }
-    a = fix(a);
-    size_t mask = table.size() - 1;
-    for (size_t i = a & mask;; i = (i + 1) & mask) {
-      Entry &e = table[i];
-      if (e.a == 0) {
-        e.a = a;
-        e.b = b;
-        ++count;
-        return;
-      }
-      if (e.a == a && e.b == b)
-        return;
-    }
-  }
-
-private:
-  struct Entry {
-    uint64_t a = 0, b = 0;
-  };
-  static uint64_t fix(uint64_t a) { return a == 0 ? 1 : a; }
-
-  void grow() {
-    std::vector<Entry> old;
-    old.swap(table);
-    table.assign(old.empty() ? 1024 : old.size() * 2, Entry());
-    size_t mask = table.size() - 1;
-    for (const Entry &e : old) {
-      if (e.a == 0)
-        continue;
-      for (size_t i = e.a & mask;; i = (i + 1) & mask) {
-        if (table[i].a == 0) {
-          table[i] = e;
-          break;
-        }
-      }
-    }
-  }
-
-  std::vector<Entry> table;
-  int64_t count = 0;
-  int64_t maxEntries;
-};
-
-class Solver {
-public:
-  Solver(const Problem &problem, int64_t capacity, const SearchConfig &config,
-         SearchBudget &searchBudget)
-      : P(problem), C(capacity), cfg(config), budget(searchBudget),
-        n(int(problem.size.size())), S(problem.numSegs),
-        failMemo(config.useMemo ? config.memoMaxEntries : 0),
-        okMemo(config.useMemo ? config.memoMaxEntries / 4 : 0) {}
-
-  SearchOutcome run(std::vector<int64_t> &offsets);
-
-private:
-  struct Frame {
-    int seg;
-    int64_t m;
-    int candBegin, candEnd, next;
-    bool triedRaise;
-    int64_t discAtEntry;
-    size_t trailMark;
-    uint64_t key1, key2;     // state of the frame
-    uint64_t entry1, entry2; // state before forced raises led to it
-  };
-  struct Undo {
-    int idx;       // buffer (place) or ~segment (raise)
-    int64_t old;   // previous floor
-    size_t mfMark; // mfTrail size before the change
-  };
-  struct Range {
-    int a, c; // segments [a, c)
-    uint64_t ctx1, ctx2;
-    std::vector<int> bufs; // buffers living in [a, c) that were unplaced
-    bool releaseBound;     // worth its cost here
-  };
-  enum class Enter { Pushed, Found, Failed, Limit };
-
-  void setup();
-  void applyOrder(CandidateOrder order);
-  SearchOutcome runStrategy(size_t index, int64_t nodes);
-
-  bool limitReached();
-  SearchOutcome solveRange(int a, int c);
-  Enter enterNode(const Range &r);
-  Enter solveParts(const Range &r, uint64_t key1, uint64_t key2);
-  void place(int b, int64_t m);
-  void unplace(int b, int64_t m);
-  void raise(int s, int64_t v);
-  void rollback(size_t mark);
-  void localHash(int a, int c, uint64_t &k1, uint64_t &k2) const;
-  int64_t raiseLevel(int t, int64_t m);
-  bool releaseBoundFits(const Range &r);
-
-  // Symmetry: two buffers with the same lifetime stacked directly on each
-  // other can swap places. When o sits right below offset m and b was tried
-  // before o in the node that placed o, placing b on o only repeats that
-  // earlier branch with the two exchanged.
-  bool stackedOutOfOrder(int b, int64_t m) const {
-    if (!cfg.useSwapSymmetry)
-      return false;
-    for (int o : sameLifeLater[b])
-      if (placed[o] && off[o] + P.size[o] == m)
-        return true;
-    return false;
-  }
-  // Gravity: a buffer placed at m > 0 must rest on a placed buffer that
-  // overlaps it in time. One held up by raised floors alone could drop
-  // below the raise, which the siblings of that raise cover.
-  bool floating(int b, int64_t m) const {
-    if (m == 0 || !cfg.useGravity)
-      return false;
-    for (int s = P.segLo[b], e = P.segHi[b]; s < e; ++s)
-      if (realTop[s] == m)
-        return false;
-    return true;
-  }
-  // b may be placed at m (its floor is m everywhere) in this node; needs
-  // mf[] to be up to date.
-  bool isCandidate(int b, int64_t m) const {
-    if (placed[b] || mf[b] != m ||
-        (classPrev[b] >= 0 && !placed[classPrev[b]]))
-      return false;
-    return !stackedOutOfOrder(b, m) && !floating(b, m);
-  }
-
-  uint64_t segHash1(int s, int64_t v) const {
-    return splitmix64(uint64_t(v) ^ segSalt1[s]);
-  }
-  uint64_t segHash2(int s, int64_t v) const {
-    return splitmix64(uint64_t(v) * 0xD6E8FEB86659FD93ULL ^ segSalt2[s]);
-  }
-  // Failures under a discrepancy limit depend on the limit left and on the
-  // candidate order; their keys are salted so they never meet other keys.
-  uint64_t salt1() const {
-    if (discLimit < 0)
-      return 0;
-    return splitmix64(uint64_t(discLimit - discUsed) * 0x10000 +
-                      uint64_t(discLimit) * 0x100 + strategyIndex + 0x5EED);
-  }
-  uint64_t salt2() const {
-    return discLimit < 0 ? 0 : splitmix64(salt1() ^ 0xABCDEF12345ULL);
-  }
-
-  const Problem &P;
-  int64_t C;
-  SearchConfig cfg;
-  SearchBudget &budget;
-  int n, S;
-
-  std::vector<std::vector<int>> live;      // buffers live per segment
-  std::vector<std::vector<int>> neighbors; // time-overlapping buffers
-  std::vector<int> classPrev;              // previous identical buffer
-  std::vector<std::vector<int>> sameLifeLater;
-  std::vector<int> rank; // position in the candidate order
-  std::vector<int> bySegLo, firstAt; // buffers grouped by first segment
-  std::vector<int64_t> floor_, rem;
-  // Highest top of a placed buffer per segment, and its old values (undone
-  // in step with the trail).
-  std::vector<int64_t> realTop, topTrail;
-  std::vector<int> cross; // unplaced buffers live in both s and s + 1
-  std::vector<char> placed;
-  std::vector<int64_t> off;
-
-  // Hash of the state: XOR over unplaced buffers and over (segment, floor) of
-  // active segments.
-  uint64_t h1 = 0, h2 = 0;
-  std::vector<uint64_t> bufSalt1, bufSalt2, segSalt1, segSalt2;
-  KeySet failMemo, okMemo;
-
-  std::vector<Frame> stack;
-  std::vector<int> pool;
-  std::vector<Undo> trail;
-  std::vector<int64_t> acc;
-  // Per unplaced buffer: the highest floor over its life, kept up to date
-  // by place() and raise(); old values are undone in step with the trail.
-  std::vector<int64_t> mf;
-  std::vector<std::pair<int, int64_t>> mfTrail;
-  void liftMf(int b, int64_t v) {
-    if (mf[b] < v) {
-      mfTrail.push_back({b, mf[b]});
-      mf[b] = v;
-    }
-  }
-  std::vector<std::pair<int64_t, int>> sortBuf;
-
-  int nesting = 0; // solveRange calls on the C++ stack
-
-  // Portfolio state.
-  size_t strategyIndex = 0;
-  std::vector<int64_t> nextPass; // per strategy: next discrepancy limit
-  int64_t runLimit = 0;          // node count at which this run stops
-  // Limited discrepancy search: taking any child but the first of a node is
-  // a discrepancy; a pass allows at most discLimit on a path (-1: any).
-  int64_t discLimit = -1;
-  int64_t discUsed = 0;
-  bool discCut = false; // some child was skipped for the limit
-};
-
-void Solver::setup() {
-  floor_.assign(S, 0);
-  rem.assign(S, 0);
-  realTop.assign(S, 0);
-  topTrail.clear();
-  cross.assign(S, 0);
-  placed.assign(n, 0);
-  off.assign(n, 0);
-  for (int b = 0; b < n; ++b) {
-    for (int s = P.segLo[b]; s < P.segHi[b]; ++s)
-      rem[s] += P.size[b];
-    for (int s = P.segLo[b]; s + 1 < P.segHi[b]; ++s)
-      ++cross[s];
-  }
-
-  // Identical buffers: placed in index order.
-  classPrev.assign(n, -1);
-  std::vector<int> byKey(n);
-  std::iota(byKey.begin(), byKey.end(), 0);
-  std::sort(byKey.begin(), byKey.end(), [&](int a, int b) {
-    if (P.segLo[a] != P.segLo[b])
-      return P.segLo[a] < P.segLo[b];
-    if (P.segHi[a] != P.segHi[b])
-      return P.segHi[a] < P.segHi[b];
-    if (P.size[a] != P.size[b])
-      return P.size[a] < P.size[b];
-    return a < b;
-  });
-  for (int i = 1; i < n; ++i) {
-    int a = byKey[i - 1], b = byKey[i];
-    if (P.segLo[a] == P.segLo[b] && P.segHi[a] == P.segHi[b] &&
-        P.size[a] == P.size[b])
-      classPrev[b] = a;
-  }
-
-  // Buffers grouped by first segment, and time-overlap neighbours.
-  bySegLo.resize(n);
-  std::iota(bySegLo.begin(), bySegLo.end(), 0);
-  std::stable_sort(bySegLo.begin(), bySegLo.end(),
-                   [&](int a, int b) { return P.segLo[a] < P.segLo[b]; });
-  firstAt.assign(S + 1, n);
-  for (int i = n - 1; i >= 0; --i)
-    firstAt[P.segLo[bySegLo[i]]] = i;
-  for (int s = S - 1; s >= 0; --s)
-    firstAt[s] = std::min(firstAt[s], firstAt[s + 1]);
-  neighbors.assign(n, {});
-  for (int i = 0; i < n; ++i) {
-    int a = bySegLo[i];
-    for (int k = i + 1; k < n; ++k) {
-      int b = bySegLo[k];
-      if (P.segLo[b] >= P.segHi[a])
-        break;
-      neighbors[a].push_back(b);
-      neighbors[b].push_back(a);
-    }
-  }
-
-  // Hash salts, fixed seeds: the search is deterministic.
-  bufSalt1.resize(n);
-  bufSalt2.resize(n);
-  h1 = h2 = 0;
-  for (int b = 0; b < n; ++b) {
-    bufSalt1[b] = splitmix64(0x1234567ULL + uint64_t(b) * 2);
-    bufSalt2[b] = splitmix64(0x89ABCDEFULL + uint64_t(b) * 2 + 1);
-    h1 ^= bufSalt1[b];
-    h2 ^= bufSalt2[b];
-  }
-  segSalt1.resize(S);
-  segSalt2.resize(S);
-  for (int s = 0; s < S; ++s) {
-    segSalt1[s] = splitmix64(0xC0FFEEULL ^ (uint64_t(s) << 20));
-    segSalt2[s] = splitmix64(0xFACADEULL ^ (uint64_t(s) << 21) ^ 0x5555ULL);
-  }
-  for (int s = 0; s < S; ++s)
-    if (rem[s] > 0) {
-      h1 ^= segHash1(s, 0);
-      h2 ^= segHash2(s, 0);
-    }
-  acc.assign(S, 0);
-  mf.assign(n, 0);
-  mfTrail.clear();
-
-  // Offsets of a packing pushed down are sums of sizes, multiples of their
-  // gcd: the capacity can be rounded down to one.
-  int64_t unit = 0;
-  for (int b = 0; b < n; ++b)
-    unit = std::gcd(unit, P.size[b]);
-  if (unit > 0)
-    C = C / unit * unit;
-}
-
-void Solver::applyOrder(CandidateOrder order) {
-  std::vector<int> ord(n);
-  std::iota(ord.begin(), ord.end(), 0);
-  auto key = [&](int b, int64_t &k1, int64_t &k2) {
-    int64_t len = P.segHi[b] - P.segLo[b];
-    switch (order) {
-    case CandidateOrder::LongestFirst:
-      k1 = len;
-      k2 = P.size[b];
-      break;
-    case CandidateOrder::LargestFirst:
-      k1 = P.size[b];
-      k2 = len;
-      break;
-    case CandidateOrder::AreaFirst:
-    default:
-      // Saturating: sizes are below 2^62, lengths below 2^31.
-      k1 = P.size[b] > kInf / std::max<int64_t>(len, 1) ? kInf
-                                                        : P.size[b] * len;
-      k2 = len;
-      break;
-    }
-  };
-  std::stable_sort(ord.begin(), ord.end(), [&](int a, int b) {
-    int64_t a1, a2, b1, b2;
-    key(a, a1, a2);
-    key(b, b1, b2);
-    if (a1 != b1)
-      return a1 > b1;
-    if (a2 != b2)
-      return a2 > b2;
-    return a < b; // identical buffers keep index order
-  });
-  rank.assign(n, 0);
-  for (int i = 0; i < n; ++i)
-    rank[ord[i]] = i;
-  live.assign(S, {});
-  for (int b : ord)
-    for (int s = P.segLo[b]; s < P.segHi[b]; ++s)
-      live[s].push_back(b);
-
-  // Same-lifetime buffers of other sizes that the order tries later.
-  sameLifeLater.assign(n, {});
-  std::vector<int> byLife(n);
-  std::iota(byLife.begin(), byLife.end(), 0);
-  std::sort(byLife.begin(), byLife.end(), [&](int a, int b) {
-    if (P.segLo[a] != P.segLo[b])
-      return P.segLo[a] < P.segLo[b];
-    if (P.segHi[a] != P.segHi[b])
-      return P.segHi[a] < P.segHi[b];
-    return a < b;
-  });
-  for (int i = 0; i < n;) {
-    int j = i;
-    while (j < n && P.segLo[byLife[j]] == P.segLo[byLife[i]] &&
-           P.segHi[byLife[j]] == P.segHi[byLife[i]])
-      ++j;
-    for (int x = i; x < j; ++x)
-      for (int y = i; y < j; ++y) {
-        int a = byLife[x], b = byLife[y];
-        if (rank[b] > rank[a] && P.size[a] != P.size[b])
-          sameLifeLater[a].push_back(b);
-      }
-    i = j;
-  }
-}
-
-void Solver::place(int b, int64_t m) {
+void SkylineSolver::place(int b, int64_t m) {
   int64_t sz = P.size[b];
   for (int s = P.segLo[b], e = P.segHi[b]; s < e; ++s) {
     h1 ^= segHash1(s, floor_[s]);
@@ -467,7 +67,7 @@ void Solver::place(int b, int64_t m) {
       liftMf(j, m + sz);
 }
 
-void Solver::unplace(int b, int64_t m) {
+void SkylineSolver::unplace(int b, int64_t m) {
   int64_t sz = P.size[b];
   for (int s = P.segHi[b] - 1, e = P.segLo[b]; s >= e; --s) {
     realTop[s] = topTrail.back();
@@ -488,7 +88,7 @@ void Solver::unplace(int b, int64_t m) {
   placed[b] = 0;
 }
 
-void Solver::raise(int s, int64_t v) {
+void SkylineSolver::raise(int s, int64_t v) {
   // Only called on active segments.
   trail.push_back({~s, floor_[s], mfTrail.size()});
   h1 ^= segHash1(s, floor_[s]) ^ segHash1(s, v);
@@ -499,7 +99,7 @@ void Solver::raise(int s, int64_t v) {
       liftMf(b, v);
 }
 
-void Solver::rollback(size_t mark) {
+void SkylineSolver::rollback(size_t mark) {
   while (trail.size() > mark) {
     Undo u = trail.back();
     trail.pop_back();
@@ -520,7 +120,7 @@ void Solver::rollback(size_t mark) {
 
 // The part of the state hash that belongs to segments [a, c) and the
 // unplaced buffers living there.
-void Solver::localHash(int a, int c, uint64_t &k1, uint64_t &k2) const {
+void SkylineSolver::localHash(int a, int c, uint64_t &k1, uint64_t &k2) const {
   k1 = k2 = 0;
   for (int i = firstAt[a], e = firstAt[c]; i < e; ++i) {
     int b = bySegLo[i];
@@ -539,7 +139,7 @@ void Solver::localHash(int a, int c, uint64_t &k1, uint64_t &k2) const {
 // Branch (B): nothing starts at offset m in segment t. Returns the lowest
 // offset at which the lowest remaining buffer of t can then sit, or kInf
 // when the branch is empty or dominated.
-int64_t Solver::raiseLevel(int t, int64_t m) {
+int64_t SkylineSolver::raiseLevel(int t, int64_t m) {
   int64_t level = kInf;
   for (int b : live[t]) {
     if (placed[b])
@@ -577,7 +177,7 @@ int64_t Solver::raiseLevel(int t, int64_t m) {
 // buffers with mf(b) >= r need r + (their total size) <= C (single-machine
 // scheduling with release dates). Buffers are taken by decreasing mf, and
 // each adds its size to the segments it lives in.
-bool Solver::releaseBoundFits(const Range &r) {
+bool SkylineSolver::releaseBoundFits(const Range &r) {
   sortBuf.clear();
   for (int b : r.bufs)
     if (!placed[b])
@@ -599,7 +199,7 @@ bool Solver::releaseBoundFits(const Range &r) {
   return true;
 }
 
-bool Solver::limitReached() {
+bool SkylineSolver::limitReached() {
   ++budget.nodesUsed;
   if (runLimit > 0 && budget.nodesUsed >= runLimit)
     return true;
@@ -615,7 +215,7 @@ bool Solver::limitReached() {
 // The remaining buffers of r fall into independent parts (no buffer of one
 // is live at the same time as a buffer of another). Solve them one after the
 // other; the node fails as soon as one part does.
-Solver::Enter Solver::solveParts(const Range &r, uint64_t key1,
+SkylineSolver::Enter SkylineSolver::solveParts(const Range &r, uint64_t key1,
                                  uint64_t key2) {
   struct Part {
     int a, c, count;
@@ -667,7 +267,7 @@ Solver::Enter Solver::solveParts(const Range &r, uint64_t key1,
   return Enter::Found;
 }
 
-Solver::Enter Solver::enterNode(const Range &r) {
+SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
   const uint64_t entry1 = h1 ^ r.ctx1 ^ salt1();
   const uint64_t entry2 = h2 ^ r.ctx2 ^ salt2();
   uint64_t key1 = entry1, key2 = entry2;
@@ -777,7 +377,7 @@ Solver::Enter Solver::enterNode(const Range &r) {
 
 // Decides the unplaced buffers living in segments [a, c), all of which lie
 // within it. On Found their placements stay on the trail.
-SearchOutcome Solver::solveRange(int a, int c) {
+SearchOutcome SkylineSolver::solveRange(int a, int c) {
   // Parts nest as C++ calls; the depth is bounded (see kMaxNesting).
   struct Nest {
     int &depth;
@@ -889,103 +489,6 @@ SearchOutcome Solver::solveRange(int a, int c) {
 
 // One turn of strategy `index` with a budget of `nodes` search nodes.
 // Infeasible means proven.
-SearchOutcome Solver::runStrategy(size_t index, int64_t nodes) {
-  const Strategy &st = cfg.portfolio[index];
-  strategyIndex = index;
-  applyOrder(st.order);
-  runLimit = budget.nodesUsed + nodes;
-  SearchOutcome o = SearchOutcome::Limit;
-  while (true) {
-    discLimit = st.discrepancy ? nextPass[index] : -1;
-    discUsed = 0;
-    discCut = false;
-    o = solveRange(0, S);
-    if (o != SearchOutcome::Found) {
-      rollback(0);
-      stack.clear();
-      pool.clear();
-    }
-    if (o == SearchOutcome::Infeasible && discLimit >= 0 && discCut) {
-      // Only this pass failed: allow one more discrepancy.
-      ++nextPass[index];
-      if (nextPass[index] > n + 2LL * S)
-        nextPass[index] = -1; // more than any path has: plain search
-      continue;
-    }
-    break;
-  }
-  return o;
-}
-
-SearchOutcome Solver::run(std::vector<int64_t> &offsets) {
-  setup();
-  for (int s = 0; s < S; ++s)
-    if (rem[s] > C)
-      return SearchOutcome::Infeasible;
-  for (int b = 0; b < n; ++b)
-    if (P.size[b] > C)
-      return SearchOutcome::Infeasible;
-  std::vector<Strategy> defaults(1);
-  if (cfg.portfolio.empty())
-    cfg.portfolio = defaults;
-  nextPass.assign(cfg.portfolio.size(), 0);
-  if (cfg.portfolio.size() == 1 && !cfg.portfolio[0].discrepancy) {
-    // A single depth-first search: no turns.
-    applyOrder(cfg.portfolio[0].order);
-    SearchOutcome o = solveRange(0, S);
-    if (o == SearchOutcome::Found)
-      offsets = off;
-    return o;
-  }
-  // A first turn long enough for a few dives to the bottom of the tree.
-  int64_t turn = std::max<int64_t>({cfg.firstRunNodes, 16 * int64_t(n), 1});
-  while (true) {
-    for (size_t i = 0; i < cfg.portfolio.size(); ++i) {
-      SearchOutcome o = runStrategy(i, turn);
-      if (o == SearchOutcome::Found) {
-        offsets = off;
-        return o;
-      }
-      if (o == SearchOutcome::Infeasible)
-        return o;
-      // Limit: out of this turn's nodes, or out of the whole budget.
-      if ((budget.nodeLimit > 0 && budget.nodesUsed >= budget.nodeLimit) ||
-          Clock::now() >= budget.deadline)
-        return SearchOutcome::Limit;
-    }
-    if (turn < kInf / 4)
-      turn *= 2;
-  }
-}
-
-} // namespace
-
-SearchOutcome solveAtCapacity(const Problem &problem, int64_t capacity,
-                              SearchBudget &budget,
-                              std::vector<int64_t> &offsets,
-                              const SearchConfig &config) {
-  // The search keeps, per segment, the buffers live there and, per buffer,
-  // the buffers overlapping it; past a size the memory and the time per node
-  // are out of proportion, and the caller falls back to heuristics.
-  if (Clock::now() >= budget.deadline ||
-      (budget.nodeLimit > 0 && budget.nodesUsed >= budget.nodeLimit))
-    return SearchOutcome::Limit;
-  int n = int(problem.size.size());
-  int64_t work = 0;
-  for (int b = 0; b < n; ++b)
-    work += problem.segHi[b] - problem.segLo[b];
-  std::vector<int> lo(problem.segLo);
-  std::sort(lo.begin(), lo.end());
-  int64_t pairs = 0;
-  for (int b = 0; b < n; ++b) // buffers starting within b's life, after it
-    pairs += (std::lower_bound(lo.begin(), lo.end(), problem.segHi[b]) -
-              std::upper_bound(lo.begin(), lo.end(), problem.segLo[b]));
-  if (work > config.maxWork || pairs > config.maxWork)
-    return SearchOutcome::Limit;
-  Solver solver(problem, capacity, config, budget);
-  return solver.run(offsets);
-}
-
 } // namespace detail
 } // namespace packing
 } // namespace memfit

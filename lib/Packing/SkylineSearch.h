@@ -30,12 +30,22 @@ struct Problem {
 
 enum class SearchOutcome { Found, Infeasible, Limit };
 
+/// How much of the search a problem's size allowed (see
+/// SearchConfig::maxTableEntries).
+enum class SearchScope {
+  Full,      ///< the skyline portfolio and the time-order searches
+  SweepOnly, ///< only the time-order searches: packings, never proofs
+  None,      ///< too large to search at all
+};
+
 struct SearchBudget {
   Clock::time_point deadline;
   /// Stop when nodesUsed reaches this (0: unlimited).
   int64_t nodeLimit = 0;
   /// Incremented by the search.
   int64_t nodesUsed = 0;
+  /// Set by solveAtCapacity: the narrowest scope of any call.
+  SearchScope scope = SearchScope::Full;
 };
 
 /// The order in which a node tries its candidate buffers.
@@ -87,10 +97,22 @@ struct SearchConfig {
       {CandidateOrder::AreaFirst, true},
   };
   int64_t firstRunNodes = 4096;
-  /// Larger problems (sum of buffer lifetimes in segments, or pairs of
-  /// time-overlapping buffers) are not searched: solveAtCapacity returns
-  /// Limit at once.
-  int64_t maxWork = 20000000;
+  /// Time-order searches (SweepSearch.h) that take turns before the
+  /// portfolio, with the same node budgets: 0 none, 1 forwards in time,
+  /// 2 also backwards.
+  int sweepSearches = 2;
+  /// The time-order searches run limited discrepancy passes rather than
+  /// plain depth-first search.
+  bool sweepDiscrepancy = true;
+  /// Memory bound, in table entries. The skyline search keeps, per segment,
+  /// the buffers live there and, per buffer, the buffers overlapping it:
+  /// (sum of lifetimes in segments) + 2 x (overlapping pairs) entries. The
+  /// time-order searches keep only the first table. A problem whose skyline
+  /// tables would exceed this bound is searched by the time-order searches
+  /// alone (they find packings but prove nothing); one whose smaller table
+  /// would too is not searched. The cost per node grows with the problem,
+  /// there is no bound on it.
+  int64_t maxTableEntries = int64_t(1) << 26;
 };
 
 /// Decides whether `problem` fits in `capacity` bytes. On Found, `offsets`

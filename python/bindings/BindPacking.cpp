@@ -42,6 +42,7 @@ nb::dict resultToPython(const memfit::packing::PackResult &r) {
   d["proven_lower_bound"] = r.provenLowerBound;
   d["optimal"] = r.optimal;
   d["message"] = r.message;
+  d["proof"] = std::string(memfit::packing::proofName(r.proof));
   d["seconds"] = r.seconds;
   d["nodes"] = r.nodesExplored;
   return d;
@@ -75,7 +76,7 @@ void memfitBindPacking(nb::module_ &m) {
       "at the same time do not overlap. With a capacity: find offsets within "
       "it or prove there are none; without: minimise the peak. Returns a dict "
       "{status: 'packed'|'infeasible'|'timeout'|'invalid', offsets, peak, "
-      "lower_bound, proven_lower_bound, optimal, message, seconds, nodes}.");
+      "lower_bound, proven_lower_bound, optimal, message, proof, seconds, nodes}.");
   m.def(
       "pack_best_fit",
       [](const std::vector<int64_t> &ids, const std::vector<int64_t> &lower,

@@ -71,7 +71,10 @@ class PackResult:
     the time limit). ``offsets[i]`` belongs to ``buffers[i]`` (empty unless
     packed). ``lower_bound`` is the most bytes live at one time; in
     peak-minimising mode ``optimal`` says whether ``peak`` is proven minimal
-    and ``proven_lower_bound`` is the best proven bound.
+    and ``proven_lower_bound`` is the best proven bound. ``proof`` says why
+    an infeasible result holds: ``"live-bytes"`` (more bytes live at one
+    time than the capacity), ``"buffer-too-large"`` or ``"search-exhausted"``
+    (the exhaustive search ruled out every placement); empty otherwise.
     """
 
     status: str
@@ -85,6 +88,7 @@ class PackResult:
     message: str
     seconds: float
     nodes: int
+    proof: str = ""
 
     @property
     def packed(self) -> bool:
@@ -331,7 +335,7 @@ def pack(buffers: Iterable, capacity: Union[int, str, None] = None, time_limit: 
                 lb = max_live_bytes(bufs)
                 return PackResult("infeasible", bufs, [], 0, lb, lb, False, cap,
                                   f"infeasible: buffer {b.id!r} needs {b.size} bytes, more "
-                                  f"than the capacity {cap}", 0.0, 0)
+                                  f"than the capacity {cap}", 0.0, 0, "buffer-too-large")
     core = _core()
     r = core.pack([*_cxx_ids(bufs)], [b.lower for b in bufs], [b.upper for b in bufs],
                   [b.size for b in bufs], cap, float(time_limit), node_limit)
@@ -341,7 +345,7 @@ def pack(buffers: Iterable, capacity: Union[int, str, None] = None, time_limit: 
         status=r["status"], buffers=bufs, offsets=list(r["offsets"]), peak=r["peak"],
         lower_bound=r["lower_bound"], proven_lower_bound=r["proven_lower_bound"],
         optimal=bool(r["optimal"]), capacity=cap, message=r["message"],
-        seconds=r["seconds"], nodes=r["nodes"])
+        seconds=r["seconds"], nodes=r["nodes"], proof=r["proof"])
 
 
 def best_fit(buffers: Iterable) -> tuple[list[int], int]:

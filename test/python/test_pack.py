@@ -160,7 +160,7 @@ def test_infeasible_at_live_bytes_bound(lb, rows):
     opt = cpsat_min_peak(bufs)
     assert opt == lb + 1
     low = pack(bufs, lb, time_limit=20)
-    assert low.status == "infeasible"
+    assert low.status == "infeasible" and low.proof == "search-exhausted"
     high = pack(bufs, lb + 1, time_limit=20)
     assert high.status == "packed"
     check_packing(bufs, high.offsets, lb + 1)

@@ -58,6 +58,19 @@ struct PackResult {
     InvalidInput,
   };
   Status status = Status::InvalidInput;
+  /// Why an Infeasible result holds.
+  enum class Proof {
+    None,
+    /// More bytes are live at one time than the capacity holds (rounded
+    /// down to a multiple of the gcd of the sizes, which every offset of a
+    /// packing pushed down is).
+    LiveBytes,
+    /// One buffer alone is larger than the capacity.
+    BufferTooLarge,
+    /// The exhaustive search ruled out every canonical placement.
+    SearchExhausted,
+  };
+  Proof proof = Proof::None;
   /// offsets[i] belongs to buffers[i]; empty unless status == Packed.
   std::vector<int64_t> offsets;
   /// max(offset + size) of the packing returned (0 when none).
@@ -98,6 +111,9 @@ std::string checkPacking(const std::vector<Buffer> &buffers,
 
 /// "packed", "infeasible", "timeout" or "invalid".
 const char *statusName(PackResult::Status status);
+
+/// "", "live-bytes", "buffer-too-large" or "search-exhausted".
+const char *proofName(PackResult::Proof proof);
 
 } // namespace packing
 } // namespace memfit

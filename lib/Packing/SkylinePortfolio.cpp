@@ -1,0 +1,289 @@
+//===- SkylinePortfolio.cpp - Set-up and the portfolio of searches -------===//
+//
+// Prepares the skyline search (segment tables, identical buffers, hash
+// salts), orders its candidates, and runs the portfolio: the time-order
+// searches (SweepSearch.cpp) and the skyline searches in several candidate
+// orders, depth-first and limited-discrepancy, take turns with doubling node
+// budgets. solveAtCapacity picks how much of this a problem's size allows.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SkylineSolver.h"
+#include "SweepSearch.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace memfit {
+namespace packing {
+namespace detail {
+
+void SkylineSolver::setup() {
+  floor_.assign(S, 0);
+  rem.assign(S, 0);
+  realTop.assign(S, 0);
+  topTrail.clear();
+  cross.assign(S, 0);
+  placed.assign(n, 0);
+  off.assign(n, 0);
+  for (int b = 0; b < n; ++b) {
+    for (int s = P.segLo[b]; s < P.segHi[b]; ++s)
+      rem[s] += P.size[b];
+    for (int s = P.segLo[b]; s + 1 < P.segHi[b]; ++s)
+      ++cross[s];
+  }
+
+  // Identical buffers: placed in index order.
+  classPrev.assign(n, -1);
+  std::vector<int> byKey(n);
+  std::iota(byKey.begin(), byKey.end(), 0);
+  std::sort(byKey.begin(), byKey.end(), [&](int a, int b) {
+    if (P.segLo[a] != P.segLo[b])
+      return P.segLo[a] < P.segLo[b];
+    if (P.segHi[a] != P.segHi[b])
+      return P.segHi[a] < P.segHi[b];
+    if (P.size[a] != P.size[b])
+      return P.size[a] < P.size[b];
+    return a < b;
+  });
+  for (int i = 1; i < n; ++i) {
+    int a = byKey[i - 1], b = byKey[i];
+    if (P.segLo[a] == P.segLo[b] && P.segHi[a] == P.segHi[b] &&
+        P.size[a] == P.size[b])
+      classPrev[b] = a;
+  }
+
+  // Buffers grouped by first segment, and time-overlap neighbours.
+  bySegLo.resize(n);
+  std::iota(bySegLo.begin(), bySegLo.end(), 0);
+  std::stable_sort(bySegLo.begin(), bySegLo.end(),
+                   [&](int a, int b) { return P.segLo[a] < P.segLo[b]; });
+  firstAt.assign(S + 1, n);
+  for (int i = n - 1; i >= 0; --i)
+    firstAt[P.segLo[bySegLo[i]]] = i;
+  for (int s = S - 1; s >= 0; --s)
+    firstAt[s] = std::min(firstAt[s], firstAt[s + 1]);
+  neighbors.assign(n, {});
+  for (int i = 0; i < n; ++i) {
+    int a = bySegLo[i];
+    for (int k = i + 1; k < n; ++k) {
+      int b = bySegLo[k];
+      if (P.segLo[b] >= P.segHi[a])
+        break;
+      neighbors[a].push_back(b);
+      neighbors[b].push_back(a);
+    }
+  }
+
+  // Hash salts, fixed seeds: the search is deterministic.
+  bufSalt1.resize(n);
+  bufSalt2.resize(n);
+  h1 = h2 = 0;
+  for (int b = 0; b < n; ++b) {
+    bufSalt1[b] = splitmix64(0x1234567ULL + uint64_t(b) * 2);
+    bufSalt2[b] = splitmix64(0x89ABCDEFULL + uint64_t(b) * 2 + 1);
+    h1 ^= bufSalt1[b];
+    h2 ^= bufSalt2[b];
+  }
+  segSalt1.resize(S);
+  segSalt2.resize(S);
+  for (int s = 0; s < S; ++s) {
+    segSalt1[s] = splitmix64(0xC0FFEEULL ^ (uint64_t(s) << 20));
+    segSalt2[s] = splitmix64(0xFACADEULL ^ (uint64_t(s) << 21) ^ 0x5555ULL);
+  }
+  for (int s = 0; s < S; ++s)
+    if (rem[s] > 0) {
+      h1 ^= segHash1(s, 0);
+      h2 ^= segHash2(s, 0);
+    }
+  acc.assign(S, 0);
+  mf.assign(n, 0);
+  mfTrail.clear();
+
+  // Offsets of a packing pushed down are sums of sizes, multiples of their
+  // gcd: the capacity can be rounded down to one.
+  int64_t unit = 0;
+  for (int b = 0; b < n; ++b)
+    unit = std::gcd(unit, P.size[b]);
+  if (unit > 0)
+    C = C / unit * unit;
+}
+
+void SkylineSolver::applyOrder(CandidateOrder order) {
+  std::vector<int> ord(n);
+  std::iota(ord.begin(), ord.end(), 0);
+  auto key = [&](int b, int64_t &k1, int64_t &k2) {
+    int64_t len = P.segHi[b] - P.segLo[b];
+    switch (order) {
+    case CandidateOrder::LongestFirst:
+      k1 = len;
+      k2 = P.size[b];
+      break;
+    case CandidateOrder::LargestFirst:
+      k1 = P.size[b];
+      k2 = len;
+      break;
+    case CandidateOrder::AreaFirst:
+    default:
+      // Saturating: sizes are below 2^62, lengths below 2^31.
+      k1 = P.size[b] > kInf / std::max<int64_t>(len, 1) ? kInf
+                                                        : P.size[b] * len;
+      k2 = len;
+      break;
+    }
+  };
+  std::stable_sort(ord.begin(), ord.end(), [&](int a, int b) {
+    int64_t a1, a2, b1, b2;
+    key(a, a1, a2);
+    key(b, b1, b2);
+    if (a1 != b1)
+      return a1 > b1;
+    if (a2 != b2)
+      return a2 > b2;
+    return a < b; // identical buffers keep index order
+  });
+  rank.assign(n, 0);
+  for (int i = 0; i < n; ++i)
+    rank[ord[i]] = i;
+  live.assign(S, {});
+  for (int b : ord)
+    for (int s = P.segLo[b]; s < P.segHi[b]; ++s)
+      live[s].push_back(b);
+
+  // Same-lifetime buffers of other sizes that the order tries later.
+  sameLifeLater.assign(n, {});
+  std::vector<int> byLife(n);
+  std::iota(byLife.begin(), byLife.end(), 0);
+  std::sort(byLife.begin(), byLife.end(), [&](int a, int b) {
+    if (P.segLo[a] != P.segLo[b])
+      return P.segLo[a] < P.segLo[b];
+    if (P.segHi[a] != P.segHi[b])
+      return P.segHi[a] < P.segHi[b];
+    return a < b;
+  });
+  for (int i = 0; i < n;) {
+    int j = i;
+    while (j < n && P.segLo[byLife[j]] == P.segLo[byLife[i]] &&
+           P.segHi[byLife[j]] == P.segHi[byLife[i]])
+      ++j;
+    for (int x = i; x < j; ++x)
+      for (int y = i; y < j; ++y) {
+        int a = byLife[x], b = byLife[y];
+        if (rank[b] > rank[a] && P.size[a] != P.size[b])
+          sameLifeLater[a].push_back(b);
+      }
+    i = j;
+  }
+}
+
+SearchOutcome SkylineSolver::runStrategy(size_t index, int64_t nodes) {
+  const Strategy &st = cfg.portfolio[index];
+  strategyIndex = index;
+  applyOrder(st.order);
+  runLimit = budget.nodesUsed + nodes;
+  SearchOutcome o = SearchOutcome::Limit;
+  while (true) {
+    discLimit = st.discrepancy ? nextPass[index] : -1;
+    discUsed = 0;
+    discCut = false;
+    o = solveRange(0, S);
+    if (o != SearchOutcome::Found) {
+      rollback(0);
+      stack.clear();
+      pool.clear();
+    }
+    if (o == SearchOutcome::Infeasible && discLimit >= 0 && discCut) {
+      // Only this pass failed: allow one more discrepancy.
+      ++nextPass[index];
+      if (nextPass[index] > n + 2LL * S)
+        nextPass[index] = -1; // more than any path has: plain search
+      continue;
+    }
+    break;
+  }
+  return o;
+}
+
+SearchOutcome SkylineSolver::run(std::vector<int64_t> &offsets) {
+  setup();
+  for (int s = 0; s < S; ++s)
+    if (rem[s] > C)
+      return SearchOutcome::Infeasible;
+  for (int b = 0; b < n; ++b)
+    if (P.size[b] > C)
+      return SearchOutcome::Infeasible;
+  std::vector<Strategy> defaults(1);
+  if (cfg.portfolio.empty())
+    cfg.portfolio = defaults;
+  nextPass.assign(cfg.portfolio.size(), 0);
+  if (cfg.portfolio.size() == 1 && !cfg.portfolio[0].discrepancy) {
+    // A single depth-first search: no turns.
+    applyOrder(cfg.portfolio[0].order);
+    SearchOutcome o = solveRange(0, S);
+    if (o == SearchOutcome::Found)
+      offsets = off;
+    return o;
+  }
+  // The time-order searches, forwards and backwards in time (incomplete:
+  // they find packings, only the skyline searches prove infeasibility).
+  std::vector<SweepSearch> sweeps;
+  for (int i = 0; i < cfg.sweepSearches && i < 2; ++i)
+    sweeps.emplace_back(P, C, /*reversed=*/i == 1, cfg.sweepDiscrepancy);
+  // A first turn long enough for a few dives to the bottom of the tree.
+  int64_t turn = std::max<int64_t>({cfg.firstRunNodes, 16 * int64_t(n), 1});
+  while (true) {
+    for (SweepSearch &sweep : sweeps) {
+      if (sweep.resume(budget, turn, offsets) == SweepSearch::Outcome::Found)
+        return SearchOutcome::Found;
+      if (outOfBudget())
+        return SearchOutcome::Limit;
+    }
+    for (size_t i = 0; i < cfg.portfolio.size(); ++i) {
+      SearchOutcome o = runStrategy(i, turn);
+      if (o == SearchOutcome::Found) {
+        offsets = off;
+        return o;
+      }
+      if (o == SearchOutcome::Infeasible)
+        return o;
+      // Limit: out of this turn's nodes, or out of the whole budget.
+      if (outOfBudget())
+        return SearchOutcome::Limit;
+    }
+    if (turn < kInf / 4)
+      turn *= 2;
+  }
+}
+
+SearchOutcome solveAtCapacity(const Problem &problem, int64_t capacity,
+                              SearchBudget &budget,
+                              std::vector<int64_t> &offsets,
+                              const SearchConfig &config) {
+  if (Clock::now() >= budget.deadline ||
+      (budget.nodeLimit > 0 && budget.nodesUsed >= budget.nodeLimit))
+    return SearchOutcome::Limit;
+  int n = int(problem.size.size());
+  int64_t work = 0;
+  for (int b = 0; b < n; ++b)
+    work += problem.segHi[b] - problem.segLo[b];
+  std::vector<int> lo(problem.segLo);
+  std::sort(lo.begin(), lo.end());
+  int64_t pairs = 0;
+  for (int b = 0; b < n; ++b) // buffers starting within b's life, after it
+    pairs += (std::lower_bound(lo.begin(), lo.end(), problem.segHi[b]) -
+              std::upper_bound(lo.begin(), lo.end(), problem.segLo[b]));
+  if (work + 2 * pairs <= config.maxTableEntries) {
+    SkylineSolver solver(problem, capacity, config, budget);
+    return solver.run(offsets);
+  }
+  if (work <= config.maxTableEntries) {
+    budget.scope = std::max(budget.scope, SearchScope::SweepOnly);
+    return searchInTimeOrder(problem, capacity, budget, offsets);
+  }
+  budget.scope = SearchScope::None;
+  return SearchOutcome::Limit;
+}
+
+} // namespace detail
+} // namespace packing
+} // namespace memfit

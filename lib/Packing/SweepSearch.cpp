@@ -1,0 +1,295 @@
+//===- SweepSearch.cpp - Placement in time order --------------------------===//
+//
+// Buffers are taken in order of their first segment (larger first on ties).
+// Every buffer placed before b starts no later than b, so the placed buffers
+// that overlap b in time are exactly those live in b's first segment: the
+// free gaps of that column are where b can go. A node tries b at the bottom
+// and at the top of each gap that holds it, tightest gap first (best-fit).
+// After a placement, the segments of b's life where buffers start must still
+// hold their unplaced buffers in their gaps (a bin-packing relaxation, see
+// columnFits): a wrong order of neighbours in the column fails at the next
+// birth that needs the space they leave, not at the end. The search runs in
+// limited discrepancy passes (or depth-first) and remembers failed states.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SweepSearch.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace memfit {
+namespace packing {
+namespace detail {
+
+SweepSearch::SweepSearch(const Problem &p, int64_t capacity, bool reversed,
+                         bool discrepancy)
+    : n(int(p.size.size())), S(p.numSegs), C(capacity),
+      discLimit(discrepancy ? 0 : -1), size(p.size) {
+  lo.resize(n);
+  hi.resize(n);
+  for (int b = 0; b < n; ++b) {
+    lo[b] = reversed ? S - p.segHi[b] : p.segLo[b];
+    hi[b] = reversed ? S - p.segLo[b] : p.segHi[b];
+  }
+  // As in the skyline search: offsets of a packing pushed down are sums of
+  // sizes, so the capacity can be rounded down to a multiple of their gcd.
+  int64_t unit = 0;
+  for (int b = 0; b < n; ++b)
+    unit = std::gcd(unit, size[b]);
+  if (unit > 0)
+    C = C / unit * unit;
+
+  order.resize(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    if (lo[a] != lo[b])
+      return lo[a] < lo[b];
+    if (size[a] != size[b])
+      return size[a] > size[b];
+    return hi[a] > hi[b];
+  });
+  sameAsPrev.assign(n, -1);
+  for (int k = 1; k < n; ++k) {
+    int a = order[k - 1], b = order[k];
+    if (lo[a] == lo[b] && hi[a] == hi[b] && size[a] == size[b])
+      sameAsPrev[b] = a;
+  }
+  byLo = order; // already grouped by first segment
+  firstAt.assign(S + 1, n);
+  for (int k = n - 1; k >= 0; --k)
+    firstAt[lo[byLo[k]]] = k;
+  for (int s = S - 1; s >= 0; --s)
+    firstAt[s] = std::min(firstAt[s], firstAt[s + 1]);
+  live.assign(S, {});
+  for (int b = 0; b < n; ++b)
+    for (int s = lo[b]; s < hi[b]; ++s)
+      live[s].push_back(b);
+  placed.assign(n, 0);
+  off.assign(n, 0);
+  for (int b = 0; b < n; ++b)
+    if (size[b] > C)
+      exhausted = true;
+  if (!exhausted && n > 0)
+    pushLevel(0);
+}
+
+// Free gaps [begin, end) of the column of placed buffers overlapping b.
+void SweepSearch::gapsAt(int b, std::vector<std::pair<int64_t, int64_t>> &out) {
+  busy.clear();
+  for (int j : live[lo[b]])
+    if (placed[j])
+      busy.push_back({off[j], off[j] + size[j]});
+  std::sort(busy.begin(), busy.end());
+  out.clear();
+  int64_t cursor = 0;
+  for (const auto &iv : busy) {
+    if (iv.first > cursor)
+      out.push_back({cursor, iv.first});
+    cursor = std::max(cursor, iv.second);
+  }
+  if (cursor < C)
+    out.push_back({cursor, C});
+}
+
+// The unplaced buffers live in segment s lie, disjoint, in the free gaps of
+// the column of placed buffers live there: a bin packing problem. Checks a
+// relaxation of it: sorting gaps and items by decreasing length, the items
+// longer than the (k+1)-th gap all go into the k longest gaps, so they must
+// not add up to more than those gaps.
+bool SweepSearch::columnFits(int s) {
+  busy.clear();
+  items.clear();
+  for (int j : live[s]) {
+    if (placed[j])
+      busy.push_back({off[j], off[j] + size[j]});
+    else
+      items.push_back(size[j]);
+  }
+  if (items.empty())
+    return true;
+  std::sort(busy.begin(), busy.end());
+  glen.clear();
+  int64_t cursor = 0;
+  for (const auto &iv : busy) {
+    if (iv.first > cursor)
+      glen.push_back(iv.first - cursor);
+    cursor = std::max(cursor, iv.second);
+  }
+  if (cursor < C)
+    glen.push_back(C - cursor);
+  std::sort(glen.begin(), glen.end(), std::greater<int64_t>());
+  std::sort(items.begin(), items.end(), std::greater<int64_t>());
+  size_t i = 0;
+  int64_t room = 0, need = 0;
+  for (size_t k = 0; k < glen.size() && i < items.size(); ++k) {
+    room += glen[k];
+    int64_t next = k + 1 < glen.size() ? glen[k + 1] : 0;
+    while (i < items.size() && items[i] > next)
+      need += items[i++];
+    if (need > room)
+      return false;
+  }
+  return i == items.size();
+}
+
+// Forward check: after placing b, the next segments of b's life can still
+// hold the unplaced buffers live there. Only segments where a buffer starts
+// need a look: from one segment to the next with no start, the items only
+// leave and the gaps only grow, and the relaxation stays satisfied. The
+// look ahead stops after kLookaheadWork buffers looked at, which bounds the
+// cost of a node on long traces (the challenge-sized ones are checked in
+// full); later segments are checked as the sweep reaches them.
+bool SweepSearch::futureFits(int b) {
+  constexpr size_t kLookaheadWork = 2048;
+  size_t work = 0;
+  for (int s = lo[b]; s < hi[b] && work < kLookaheadWork; ++s) {
+    if (firstAt[s] == firstAt[s + 1])
+      continue;
+    work += live[s].size();
+    if (!columnFits(s))
+      return false;
+  }
+  return true;
+}
+
+void SweepSearch::stateKey(int b, uint64_t &k1, uint64_t &k2) const {
+  k1 = splitmix64(uint64_t(levels.size()) + 0x51EE7ULL);
+  k2 = splitmix64(k1 ^ 0xC0DEULL);
+  for (int j : live[lo[b]])
+    if (placed[j]) {
+      uint64_t x = uint64_t(j) * 0x9E3779B97F4A7C15ULL ^ uint64_t(off[j]);
+      k1 ^= splitmix64(x);
+      k2 ^= splitmix64(x + 0x632BE59BD9B4E019ULL);
+    }
+}
+
+void SweepSearch::place(int b, int64_t o) {
+  placed[b] = 1;
+  off[b] = o;
+}
+
+void SweepSearch::unplace(int b) { placed[b] = 0; }
+
+// Opens the level of the next buffer in order, with its candidate offsets:
+// both ends of every gap that holds it, tightest gap first.
+void SweepSearch::pushLevel(int64_t disc) {
+  int b = order[levels.size()];
+  Level lv{b, int(cands.size()), 0, 0, false, 0, 0, disc};
+  stateKey(b, lv.key1, lv.key2);
+  if (discLimit >= 0) {
+    // Under a discrepancy limit, a level fails for its state and for the
+    // discrepancies it has left: both go into the key.
+    uint64_t left = splitmix64(uint64_t(discLimit - disc) + 0xD15CULL);
+    lv.key1 ^= left;
+    lv.key2 ^= splitmix64(left);
+  }
+  if (failed.contains(lv.key1, lv.key2)) {
+    lv.candEnd = lv.next = lv.candBegin;
+    levels.push_back(lv);
+    return;
+  }
+  gapsAt(b, gaps);
+  std::stable_sort(gaps.begin(), gaps.end(),
+                   [](const std::pair<int64_t, int64_t> &x,
+                      const std::pair<int64_t, int64_t> &y) {
+                     return x.second - x.first < y.second - y.first;
+                   });
+  // Identical buffers go in increasing offsets (they overlap, so strictly).
+  int64_t minOff = sameAsPrev[b] >= 0 ? off[sameAsPrev[b]] + 1 : 0;
+  for (const auto &g : gaps) {
+    if (g.second - g.first < size[b])
+      continue;
+    int64_t top = g.second - size[b];
+    if (g.first >= minOff)
+      cands.push_back(g.first);
+    if (top != g.first && top >= minOff)
+      cands.push_back(top);
+  }
+  lv.candEnd = int(cands.size());
+  lv.next = lv.candBegin;
+  levels.push_back(lv);
+}
+
+SweepSearch::Outcome SweepSearch::resume(SearchBudget &budget, int64_t nodes,
+                                         std::vector<int64_t> &offsets) {
+  if (exhausted)
+    return Outcome::Exhausted;
+  if (n == 0) {
+    offsets.clear();
+    return Outcome::Found;
+  }
+  const int64_t stopAt = budget.nodesUsed + nodes;
+  while (true) {
+    if (levels.empty()) {
+      if (discLimit < 0 || !discCut)
+        break;
+      // The pass is over and cut some children: allow one more step away
+      // from the preferred children.
+      ++discLimit;
+      discCut = false;
+      pushLevel(0);
+      continue;
+    }
+    Level &lv = levels.back();
+    if (lv.holding) {
+      unplace(lv.buf);
+      lv.holding = false;
+    }
+    // Limited discrepancy: taking a level's i-th candidate costs i steps.
+    if (discLimit >= 0 && lv.next < lv.candEnd &&
+        lv.disc + (lv.next - lv.candBegin) > discLimit) {
+      discCut = true;
+      lv.next = lv.candEnd;
+    }
+    if (lv.next == lv.candEnd) {
+      failed.insert(lv.key1, lv.key2);
+      cands.resize(lv.candBegin);
+      levels.pop_back();
+      continue;
+    }
+    if (budget.nodesUsed >= stopAt ||
+        (budget.nodeLimit > 0 && budget.nodesUsed >= budget.nodeLimit) ||
+        ((budget.nodesUsed & 63) == 0 && Clock::now() >= budget.deadline))
+      return Outcome::Limit;
+    ++budget.nodesUsed;
+    const int64_t disc = lv.disc + (lv.next - lv.candBegin);
+    place(lv.buf, cands[lv.next++]);
+    lv.holding = true;
+    if (!futureFits(lv.buf))
+      continue;
+    if (int(levels.size()) == n) {
+      offsets = off;
+      return Outcome::Found;
+    }
+    pushLevel(disc);
+  }
+  exhausted = true;
+  return Outcome::Exhausted;
+}
+
+SearchOutcome searchInTimeOrder(const Problem &problem, int64_t capacity,
+                                SearchBudget &budget,
+                                std::vector<int64_t> &offsets) {
+  SweepSearch sweeps[2] = {SweepSearch(problem, capacity, false, true),
+                           SweepSearch(problem, capacity, true, true)};
+  for (int64_t turn = std::max<int64_t>(4096, 16 * int64_t(problem.size.size()));;
+       turn *= 2) {
+    bool open = false;
+    for (SweepSearch &sweep : sweeps) {
+      SweepSearch::Outcome o = sweep.resume(budget, turn, offsets);
+      if (o == SweepSearch::Outcome::Found)
+        return SearchOutcome::Found;
+      if ((budget.nodeLimit > 0 && budget.nodesUsed >= budget.nodeLimit) ||
+          Clock::now() >= budget.deadline)
+        return SearchOutcome::Limit;
+      open |= o == SweepSearch::Outcome::Limit;
+    }
+    if (!open) // both ran out of moves: nothing proven, nothing left to try
+      return SearchOutcome::Limit;
+  }
+}
+
+} // namespace detail
+} // namespace packing
+} // namespace memfit
