@@ -1,0 +1,1 @@
+"""The learned mallocGame player (mallocMuZero-style): network, search, training."""
