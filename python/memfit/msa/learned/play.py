@@ -146,18 +146,26 @@ def value_targets(traj: Trajectory, final_time, scale):
     return jnp.where(traj.active, (traj.time - final_time[None]) / scale[None], 0.0)
 
 
+def pad_access(spec, width: int):
+    """Pads the game's per-op access table to ``width`` columns (so that
+    instances with fewer accesses per op share a shape class)."""
+    acc = spec.arrays.acc
+    if acc.shape[1] > width:
+        raise ValueError(f"{spec.inst.program}: an op accesses up to {acc.shape[1]} "
+                         f"buffers > {width}")
+    acc = jnp.pad(acc, ((0, 0), (0, width - acc.shape[1])), constant_values=-1)
+    spec.arrays = spec.arrays._replace(acc=acc)
+    return spec
+
+
 def encode_padded(inst, access_width: int | None = None):
-    """The game spec and static features of ``inst``; with ``access_width``
-    the per-op access table is padded to it (so that instances with fewer
-    accesses per op share a shape class)."""
+    """The game spec and static features of ``inst``, the access table
+    padded to ``access_width`` when given."""
     spec = game.encode(inst)
+    sf = F.static_features(spec)
     if access_width is not None:
-        acc = spec.arrays.acc
-        if acc.shape[1] > access_width:
-            raise ValueError(f"an op accesses {acc.shape[1]} buffers > {access_width}")
-        acc = jnp.pad(acc, ((0, 0), (0, access_width - acc.shape[1])), constant_values=-1)
-        spec.arrays = spec.arrays._replace(acc=acc)
-    return spec, F.static_features(spec)
+        pad_access(spec, access_width)
+    return spec, sf
 
 
 def shape_class(spec) -> tuple[int, int, int]:
