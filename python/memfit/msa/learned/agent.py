@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import time
+from typing import NamedTuple
 
 import jax
 
@@ -51,30 +52,53 @@ def check_size(inst) -> None:
             "does not play it: use --method heuristic (XLA-style) or exact")
 
 
-def play_instances(insts, *, simulations: int = DEFAULT_SIMULATIONS, uniform: bool = False,
-                   params=None, seed: int = 0, access_width: int | None = None):
-    """Plays the instances (one shape class: equal game buckets) as one
-    batch; returns ``(solutions, wall seconds of the batch)``."""
+class Batch(NamedTuple):
+    specs: list
+    arrays: object
+    static: object
+    encode_seconds: float
+
+
+def encode_batch(insts, access_width: int | None = None) -> Batch:
+    """Encodes instances of one shape class (equal game buckets) as a batch:
+    the game's arrays and the network's static features (this runs the
+    heuristic once per instance, for its hint feature)."""
+    from . import play
+    for inst in insts:
+        check_size(inst)
+    t0 = time.perf_counter()
+    enc = [play.encode_padded(i) for i in insts]
+    width = access_width or play.canonical_width(max(s.arrays.acc.shape[1] for s, _ in enc))
+    enc = [(play.pad_access(s, width), f) for s, f in enc]
+    return Batch([s for s, _ in enc], play.stack([s.arrays for s, _ in enc]),
+                 play.stack([f for _, f in enc]), time.perf_counter() - t0)
+
+
+def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform: bool = False,
+               params=None, seed: int = 0):
+    """Plays every game of the batch; ``(solutions, wall seconds of the play)``.
+    ``simulations=0``: the policy's argmax; ``uniform``: the same search with
+    a uniform prior and a zero value (no network)."""
     from . import play
     if simulations > 0:
         _require("mctx", "mctx")
-    for inst in insts:
-        check_size(inst)
     net = params if params is not None else load_params()
-    enc = [play.encode_padded(i) for i in insts]
-    width = access_width or max(s.arrays.acc.shape[1] for s, _ in enc)
-    enc = [(play.pad_access(s, width), f) for s, f in enc]
-    arrays = play.stack([s.arrays for s, _ in enc])
-    static = play.stack([f for _, f in enc])
     t0 = time.perf_counter()
-    final, _ = play.play_batch(net, arrays, static, jax.random.PRNGKey(seed),
+    final, _ = play.play_batch(net, batch.arrays, batch.static, jax.random.PRNGKey(seed),
                                num_simulations=simulations, uniform=uniform, gumbel_scale=0.0)
     jax.block_until_ready(final.time)
     wall = time.perf_counter() - t0
     method = ("mcts-uniform" if uniform else "learned-mcts") if simulations > 0 else "learned-policy"
     sols = [spec.solution(play.unstack(final, i)._replace(inst=spec.arrays), method=method)
-            for i, (spec, _) in enumerate(enc)]
+            for i, spec in enumerate(batch.specs)]
     return sols, wall
+
+
+def play_instances(insts, **kwargs):
+    """``play_batch(encode_batch(insts), **kwargs)``; the wall time counts both."""
+    batch = encode_batch(insts)
+    sols, wall = play_batch(batch, **kwargs)
+    return sols, wall + batch.encode_seconds
 
 
 def assign(inst, *, simulations: int = DEFAULT_SIMULATIONS, checkpoint=None, seed: int = 0):

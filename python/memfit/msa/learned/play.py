@@ -158,6 +158,12 @@ def pad_access(spec, width: int):
     return spec
 
 
+def canonical_width(width: int) -> int:
+    """The access-table widths the player compiles for: 16, 64, else as is
+    (fewer shape classes, fewer compiles)."""
+    return 16 if width <= 16 else 64 if width <= 64 else width
+
+
 def encode_padded(inst, access_width: int | None = None):
     """The game spec and static features of ``inst``, the access table
     padded to ``access_width`` when given."""
