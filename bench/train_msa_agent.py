@@ -57,17 +57,13 @@ def _unstacked(cd):
     return [play.unstack(cd.static, i) for i in range(len(cd.specs))]
 
 
-def access_width(spec) -> int:
-    return 16 if spec.arrays.acc.shape[1] <= 16 else 64
-
-
 def encode_all(insts, desc: str):
     from tqdm import tqdm
     from memfit.msa.learned import play
     out = []
     for inst in tqdm(insts, desc=desc, leave=False):
         spec, sf = play.encode_padded(inst)
-        out.append((play.pad_access(spec, access_width(spec)), sf))
+        out.append((play.pad_access(spec, play.canonical_width(spec.arrays.acc.shape[1])), sf))
     return out
 
 

@@ -88,9 +88,10 @@ def test_training_steps_lower_the_loss():
 
 
 def test_learned_assignments_validate_on_every_in_repo_instance(params):
-    """The policy's argmax (batched per shape class) on all 54 instances."""
+    """The policy's argmax (batched per shape class) on every manifest instance."""
     groups: dict = {}
-    for inst in _manifest_instances():
+    insts = _manifest_instances()
+    for inst in insts:
         spec = game.encode(inst)
         groups.setdefault((spec.arrays.order.shape[0], spec.arrays.op_valid.shape[0]),
                           []).append(inst)
@@ -101,7 +102,7 @@ def test_learned_assignments_validate_on_every_in_repo_instance(params):
             v = validate(inst, sol)
             assert v.valid, (inst.program, v.summary())
             n += 1
-    assert n == 54
+    assert n == len(insts) >= 54
 
 
 def test_search_assignment_validates(params):
