@@ -37,7 +37,7 @@ def params():
 @pytest.mark.parametrize("num_ops,mode", [(20, "placement"), (90, "offload")])
 def test_network_shapes_and_mask(params, num_ops, mode):
     inst = random_instance(3, num_ops=num_ops, num_args=4, mode=mode)
-    spec, sf = play.encode_padded(inst)
+    spec, sf = play.encode_padded(inst, 16)
     s = game.init(spec.arrays)
     logits, value, legal = _apply(params, sf, s)
     assert logits.shape == (spec.num_actions,) and value.shape == ()
@@ -52,8 +52,8 @@ def test_network_shapes_and_mask(params, num_ops, mode):
 def test_same_instance_in_two_buckets_gives_the_same_policy(params):
     """Padding is masked: a bigger bucket changes nothing."""
     inst = random_instance(5, num_ops=20, num_args=3, mode="placement")
-    small, sf_small = play.encode_padded(inst)
-    spec = game.encode(inst, buffer_buckets=(256,), op_buckets=(256,))
+    small, sf_small = play.encode_padded(inst, 16)
+    spec = play.pad_access(game.encode(inst, buffer_buckets=(256,), op_buckets=(256,)), 16)
     from memfit.msa.learned import features
     sf_big = features.static_features(spec)
     a, va, _ = _apply(params, sf_small, game.init(small.arrays))
@@ -64,7 +64,7 @@ def test_same_instance_in_two_buckets_gives_the_same_policy(params):
 
 def test_prior_depends_on_the_state(params):
     inst = random_instance(7, num_ops=24, num_args=4, mode="placement")
-    spec, sf = play.encode_padded(inst)
+    spec, sf = play.encode_padded(inst, 16)
     s0 = game.init(spec.arrays)
     s1, _, _ = _step(s0, jnp.int32(0))
     s1b, _, _ = _step(s0, jnp.argmax(_apply(params, sf, s0)[0]))
