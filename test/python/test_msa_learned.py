@@ -90,19 +90,19 @@ def test_training_steps_lower_the_loss():
 def test_learned_assignments_validate_on_every_in_repo_instance(params):
     """The policy's argmax (batched per shape class) on every manifest instance."""
     groups: dict = {}
-    insts = _manifest_instances()
-    for inst in insts:
+    every = _manifest_instances()
+    for inst in every:
         spec = game.encode(inst)
         groups.setdefault((spec.arrays.order.shape[0], spec.arrays.op_valid.shape[0]),
                           []).append(inst)
     n = 0
-    for insts in groups.values():
-        sols, _ = agent.play_instances(insts, simulations=0, params=params)
-        for inst, sol in zip(insts, sols):
+    for group in groups.values():
+        sols, _ = agent.play_instances(group, simulations=0, params=params)
+        for inst, sol in zip(group, sols):
             v = validate(inst, sol)
             assert v.valid, (inst.program, v.summary())
             n += 1
-    assert n == len(insts) >= 54
+    assert n == len(every) >= 54
 
 
 def test_search_assignment_validates(params):
