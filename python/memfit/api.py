@@ -49,8 +49,9 @@ class MemfitJitted:
                  calibrate: bool = True, **jit_kwargs):
         self._fun = fun
         if offload is not None:
-            if offload not in ("heuristic", "exact"):
-                raise ValueError(f"offload must be 'heuristic' or 'exact', not {offload!r}")
+            if offload not in ("heuristic", "exact", "learned"):
+                raise ValueError("offload must be 'heuristic', 'exact' or 'learned', "
+                                 f"not {offload!r}")
             if memory_limit is None:
                 raise ValueError("offload= needs memory_limit= (the device capacity)")
         self.offload = offload
@@ -154,7 +155,8 @@ def jit(fun: Callable | None = None, *, passes: str | None = None,
     ``memory_limit`` (bytes, or "256MiB", "1GB") makes memfit split what does
     not fit, after memfit's algebraic rewrites (``rewrite=False`` skips them:
     they change rounding, see the README); ``passes`` adds an explicit pass
-    list. ``offload="heuristic"|"exact"`` instead keeps the program whole and
+    list. ``offload="heuristic"|"exact"|"learned"`` (XLA-style, CP-SAT, or the
+    trained player of memfit.msa.learned) instead keeps the program whole and
     moves buffers to host memory so that device memory stays within
     ``memory_limit`` (jax's ``annotate_device_placement``; honoured by XLA on
     GPUs). With a ``memory_limit``, memfit checks the compiled program

@@ -22,7 +22,7 @@ def _args():
             for s in ((256, 256), (256, 256), (256, 256), (256, 256))]
 
 
-@pytest.mark.parametrize("method", ["heuristic"])
+@pytest.mark.parametrize("method", ["heuristic", "learned"])
 def test_offload_keeps_results_and_annotates(method):
     args = _args()
     need = xla_bytes(jax.jit(chain).lower(*args).compile())

@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import sys
 
-METHODS = ("heuristic", "exact", "greedy", "random", "slow")
+METHODS = ("heuristic", "exact", "learned", "greedy", "random", "slow")
 
 
-def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int = 8, seed: int = 0):
+def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int = 8, seed: int = 0,
+               simulations: int | None = None):
     from . import baselines, exact, heuristic
     if method == "heuristic":
         return heuristic.assign(inst)
+    if method == "learned":
+        from . import learned
+        sims = learned.DEFAULT_SIMULATIONS if simulations is None else simulations
+        return learned.assign(inst, simulations=sims, seed=seed)
     if method == "exact":
         return exact.solve(inst, time_limit=time_limit, num_workers=num_workers, seed=seed).solution
     if method == "greedy":
@@ -25,11 +30,17 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
 
 
 def cmd_assign(args) -> int:
+    from ..errors import MemfitError
     from .instance import Instance
     from .validator import validate
     inst = Instance.load(args.instance)
-    sol = run_method(inst, args.method, time_limit=args.time_limit,
-                     num_workers=args.num_workers, seed=args.seed)
+    try:
+        sol = run_method(inst, args.method, time_limit=args.time_limit,
+                         num_workers=args.num_workers, seed=args.seed,
+                         simulations=args.simulations)
+    except MemfitError as e:
+        print(f"memfit assign: {e}", file=sys.stderr)
+        return 2
     v = validate(inst, sol)
     text = sol.dumps()
     if args.output in (None, "-"):
@@ -70,6 +81,9 @@ def add_subcommands(sub) -> None:
     a.add_argument("--method", choices=METHODS, default="heuristic")
     a.add_argument("--time-limit", type=float, default=10.0, help="seconds (exact)")
     a.add_argument("--num-workers", type=int, default=8, help="CP-SAT workers (exact)")
+    a.add_argument("--simulations", type=int, default=None,
+                   help="search simulations per move (learned; default 16, 0 = the "
+                        "policy's argmax alone)")
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("-o", "--output", default=None, help="solution JSON (default stdout)")
     a.set_defaults(func=cmd_assign)

@@ -377,6 +377,18 @@ def _legal_from(s: State, offs, cap_ok):
     return jnp.where(s.done, jnp.arange(1 + P1 * K) == 0, mask)
 
 
+def legal_and_offsets(s: State):
+    """``(legal [A], candidate offsets [P-1, K] in units (-1 none), plan fits
+    by bytes [P])`` for the next buffer: what a learned player scores."""
+    offs, cap_ok = _candidates(s)
+    return _legal_from(s, offs, cap_ok), offs, cap_ok
+
+
+def plan_residency(g: GameArrays, b: jax.Array) -> jax.Array:
+    """[P, T] bool: the ops at which each of buffer b's plans is resident."""
+    return _resident(g, b)
+
+
 def legal_actions(s: State) -> jax.Array:
     """bool [1 + (P-1) * K]; action 0 (slow) is always legal."""
     offs, cap_ok = _candidates(s)

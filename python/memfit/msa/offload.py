@@ -8,8 +8,9 @@ assignment solver chose to keep in host memory:
 
 1. ``memfit-inline``, then ``memfit-export-buffers`` (the instance, with
    fast-memory capacity ``memory_limit``);
-2. the solver: :func:`memfit.msa.heuristic.assign` ("heuristic", XLA-style)
-   or :func:`memfit.msa.exact.solve` ("exact", CP-SAT);
+2. the solver: :func:`memfit.msa.heuristic.assign` ("heuristic", XLA-style),
+   :func:`memfit.msa.exact.solve` ("exact", CP-SAT) or
+   :func:`memfit.msa.learned.assign` ("learned", the trained player);
 3. ``memfit-assign-memory-space{assignment=<solution.json>}`` on the same
    inlined module (so buffer ids agree).
 
@@ -24,17 +25,21 @@ from pathlib import Path
 
 from ..errors import MemfitError
 
-METHODS = ("heuristic", "exact")
+METHODS = ("heuristic", "exact", "learned")
 
 
 def solve_instance(inst, method: str, *, time_limit: float = 10.0):
-    """A Solution for an Instance by ``method`` ("heuristic" or "exact")."""
+    """A Solution for an Instance by ``method`` ("heuristic", "exact" or
+    "learned": the trained player with search, memfit.msa.learned)."""
     if method == "heuristic":
         from .heuristic import assign
         return assign(inst)
     if method == "exact":
         from .exact import solve
         return solve(inst, time_limit=time_limit).solution
+    if method == "learned":
+        from .learned import assign
+        return assign(inst)
     raise MemfitError(f"unknown offload method {method!r}; choose one of {', '.join(METHODS)}")
 
 

@@ -1,12 +1,13 @@
-"""Planning in the mallocGame with mctx (no learned network yet).
+"""Planning in the mallocGame with mctx, without a network.
 
 ``plan(spec)`` plays one game, choosing each move with
 ``mctx.gumbel_muzero_policy`` over the real environment (game.step is the
 model): uniform prior over legal actions, value 0 at the leaves. Because the
 game's time counts undecided buffers as slow, a value of 0 means "no further
 saving", so the search is a plain lookahead over the true rewards. It shows
-that the game runs inside mctx under jit; a learned policy/value (the
-mallocMuZero agent) would replace the uniform prior and the zero value.
+that the game runs inside mctx under jit. The learned player
+(``memfit.msa.learned``) replaces the uniform prior and the zero value with a
+trained policy/value network and plays batches of games.
 """
 from __future__ import annotations
 

@@ -244,6 +244,61 @@ def lstm_scan():
     return loss_and_grad, (params, _normal(82, (steps, batch, inp)))
 
 
+# -- held-out programs with more headroom (GRU step, ViT block gradient) ----------
+
+def gru_train():
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+    hidden, inp, steps, batch = 256, 128, 16, 32
+
+    def loss(params, xs, w_out):
+        wx, wh, b = params
+
+        def cell(h, x):
+            zr = jax.nn.sigmoid(x @ wx[:, :2 * hidden] + h @ wh[:, :2 * hidden] + b[:2 * hidden])
+            z, r = jnp.split(zr, 2, axis=-1)
+            n = jnp.tanh(x @ wx[:, 2 * hidden:] + (r * h) @ wh[:, 2 * hidden:] + b[2 * hidden:])
+            h = (1 - z) * n + z * h
+            return h, h
+        _, hs = lax.scan(cell, jnp.zeros((batch, hidden)), xs)
+        return ((hs @ w_out) ** 2).mean()
+
+    def step(params, xs, w_out):
+        l, g = jax.value_and_grad(loss)(params, xs, w_out)
+        return l, jax.tree_util.tree_map(lambda p, gp: p - 0.01 * gp, params, g)
+    params = (_normal(90, (inp, 3 * hidden), 0.05), _normal(91, (hidden, 3 * hidden), 0.05),
+              jnp.zeros((3 * hidden,)))
+    return step, (params, _normal(92, (steps, batch, inp)), _normal(93, (hidden, 64), 0.1))
+
+
+def vit_block_grad():
+    import jax
+    import jax.numpy as jnp
+    d, heads, tokens, batch, patch = 192, 3, 65, 8, 48
+
+    def norm(x, g):
+        mu = x.mean(-1, keepdims=True)
+        return (x - mu) * jax.lax.rsqrt(((x - mu) ** 2).mean(-1, keepdims=True) + 1e-6) * g
+
+    def loss(p, patches):
+        x = patches @ p["embed"] + p["pos"]
+        h = norm(x, p["g1"])
+        q, k, v = (h @ p[w] for w in ("wq", "wk", "wv"))
+        sh = lambda t: t.reshape(batch, tokens, heads, d // heads).transpose(0, 2, 1, 3)
+        a = jax.nn.softmax(sh(q) @ sh(k).transpose(0, 1, 3, 2) / (d // heads) ** 0.5, -1)
+        o = (a @ sh(v)).transpose(0, 2, 1, 3).reshape(batch, tokens, d)
+        x = x + o @ p["wo"]
+        x = x + jax.nn.gelu(norm(x, p["g2"]) @ p["w1"]) @ p["w2"]
+        return (x[:, 0] ** 2).mean()
+    p = {"embed": _normal(100, (patch, d), 0.1), "pos": _normal(101, (tokens, d), 0.02),
+         "wq": _normal(102, (d, d), d ** -0.5), "wk": _normal(103, (d, d), d ** -0.5),
+         "wv": _normal(104, (d, d), d ** -0.5), "wo": _normal(105, (d, d), d ** -0.5),
+         "w1": _normal(106, (d, 4 * d), d ** -0.5), "w2": _normal(107, (4 * d, d), (4 * d) ** -0.5),
+         "g1": jnp.ones((d,)), "g2": jnp.ones((d,))}
+    return jax.value_and_grad(loss), (p, _normal(108, (batch, tokens, patch)))
+
+
 WORKLOADS: dict[str, Workload] = {w.name: w for w in [
     Workload("transformer_small", "1-layer transformer, d=128, S=128, forward + backward", transformer_small),
     Workload("transformer_medium", "2-layer transformer, d=256, S=256, forward + backward", transformer_medium),
@@ -254,6 +309,8 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in [
     Workload("gp_solve", "exact GP posterior (Cholesky of 1024 x 1024)", gp_solve),
     Workload("attention", "multi-head attention, S=512", attention),
     Workload("lstm_scan", "LSTM over 32 steps (lax.scan), forward + backward", lstm_scan),
+    Workload("gru_train", "GRU over 16 steps (lax.scan), one SGD step", gru_train),
+    Workload("vit_block_grad", "ViT block (d=192, 65 tokens) gradient", vit_block_grad),
 ]}
 
 

@@ -1,0 +1,205 @@
+"""Trains the learned mallocGame player and writes the packaged checkpoint.
+
+Training instances: the manifest's training programs (data/msa), random jax
+programs exported with memfit-export-buffers (memfit.msa.learned.programs)
+and synthetic instances (memfit.msa.synthetic). The held-out programs are
+never played for training: they are only scored (the policy's argmax, no
+search) to draw the curve shown in the progress bar and the log. The
+checkpoint written is the one with the best *training-side* score (the
+argmax policy on the manifest's training instances vs the heuristic), never
+chosen by the held-out score.
+
+    .venv/bin/python bench/train_msa_agent.py [--iterations 100] [--seed 0]
+        [--out python/memfit/msa/learned/agent.npz] [--log bench/msa_agent_log.json]
+
+Seeded: the same arguments on the same machine give the same checkpoint.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type=")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_manifest(split: str):
+    from memfit.msa.instance import Instance
+    man = json.loads((ROOT / "data" / "msa" / "manifest.json").read_text())
+    return [Instance.load(ROOT / "data" / "msa" / f) for f in man[split]]
+
+
+def synthetic_instances(n: int, seed: int):
+    import numpy as np
+    from memfit.msa.synthetic import random_instance
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        mode = ("placement", "offload")[i % 2]
+        device = "cpu" if rng.random() < 0.1 else None
+        out.append(random_instance(50_000 + i, num_ops=int(rng.integers(12, 57)),
+                                   num_args=int(rng.integers(2, 8)), mode=mode, device=device,
+                                   capacity_fraction=float(rng.uniform(0.2, 0.6))))
+    return out
+
+
+TRAIN_PROGRAMS = ("attention", "gp_solve", "knn", "lstm_scan", "mlp_train_step",
+                  "transformer_small")
+
+
+def _unstacked(cd):
+    from memfit.msa.learned import play
+    return [play.unstack(cd.static, i) for i in range(len(cd.specs))]
+
+
+def encode_all(insts, desc: str):
+    from tqdm import tqdm
+    from memfit.msa.learned import play
+    out = []
+    for inst in tqdm(insts, desc=desc, leave=False):
+        spec, sf = play.encode_padded(inst)
+        out.append((play.pad_access(spec, play.canonical_width(spec.arrays.acc.shape[1])), sf))
+    return out
+
+
+def heldout_score(trainer, classes, baseline) -> float:
+    """Geometric mean over held-out instances of the policy's argmax time
+    over the heuristic's time (the game's float32 time)."""
+    import jax
+    from memfit.msa.learned import play
+    logs = []
+    for cd in classes:
+        final, _ = play.play_batch(trainer.net, cd.arrays, cd.static, jax.random.PRNGKey(0))
+        for i, spec in enumerate(cd.specs):
+            logs.append(math.log(float(final.time[i]) / baseline[spec.inst.program, spec.inst.mode,
+                                                                spec.inst.capacity]))
+    return math.exp(sum(logs) / len(logs))
+
+
+def heuristic_times(specs) -> dict:
+    from memfit.msa.heuristic import assign
+    from memfit.msa.validator import validate
+    return {(s.inst.program, s.inst.mode, s.inst.capacity): validate(s.inst, assign(s.inst)).estimated_time
+            for s in specs}
+
+
+def schedule(classes, iteration: int, large_every: int):
+    """Which class plays this iteration: classes of 256+ buffers every
+    ``large_every``-th iteration, the small ones in turn otherwise."""
+    small = [c for c in classes if c.key[0] <= 64]
+    large = [c for c in classes if c.key[0] > 64]
+    if large and (not small or iteration % large_every == large_every - 1):
+        return large[(iteration // large_every) % len(large)]
+    return small[iteration % len(small)]
+
+
+def plot_curve(log: list[dict], path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))
+    x = [r["minutes"] for r in log]
+    ax[0].plot(x, [r["loss"] for r in log], label="total")
+    ax[0].plot(x, [r["policy_loss"] for r in log], label="policy")
+    ax[0].plot(x, [r["value_loss"] for r in log], label="value")
+    ax[0].set_xlabel("minutes (2 CPU cores)"), ax[0].set_ylabel("training loss"), ax[0].legend()
+    ev = [r for r in log if r.get("heldout") is not None]
+    ax[1].plot([r["minutes"] for r in ev], [r["heldout"] for r in ev], marker="o", label="held-out")
+    ax[1].plot([r["minutes"] for r in ev], [r["train_programs"] for r in ev], marker="s",
+               label="training programs (selects the checkpoint)")
+    ax[1].axhline(1.0, color="gray", ls="--", label="heuristic")
+    ax[1].set_xlabel("minutes"), ax[1].set_ylabel("time / heuristic (argmax policy)")
+    ax[1].legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--iterations", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--simulations", type=int, default=16)
+    ap.add_argument("--large-simulations", type=int, default=8)
+    ap.add_argument("--large-every", type=int, default=5)
+    ap.add_argument("--synthetic", type=int, default=60)
+    ap.add_argument("--programs", type=int, default=30, help="random jax programs")
+    ap.add_argument("--learning-rate", type=float, default=3e-4)
+    ap.add_argument("--eval-every", type=int, default=20)
+    ap.add_argument("--out", default=str(ROOT / "python/memfit/msa/learned/agent.npz"))
+    ap.add_argument("--log", default=str(ROOT / "bench/msa_agent_log.json"))
+    ap.add_argument("--plot", default=str(ROOT / "docs/msa_training_curve.png"))
+    args = ap.parse_args(argv)
+    try:
+        from tqdm import tqdm
+        import optax  # noqa: F401
+    except ImportError as e:
+        sys.exit(f"training needs tqdm and optax: pip install tqdm optax ({e})")
+    from memfit.msa.learned import checkpoint, programs, train
+
+    t_start = time.time()
+    train_insts = (load_manifest("train") + programs.training_instances(range(args.programs))
+                   + synthetic_instances(args.synthetic, args.seed))
+    classes = train.group_by_class(encode_all(train_insts, "encode training instances"))
+    held = train.group_by_class(encode_all(load_manifest("heldout"), "encode held-out"))
+    # Checkpoint selection on the manifest's training programs (never held-out).
+    val = train.group_by_class([(s, f) for cd in classes for s, f in zip(cd.specs, _unstacked(cd))
+                                if s.inst.program in TRAIN_PROGRAMS])
+    baseline = heuristic_times([s for cd in held + val for s in cd.specs])
+    cfg = train.Config(seed=args.seed, simulations=args.simulations,
+                       learning_rate=args.learning_rate)
+    trainer = train.Trainer(classes, cfg)
+    print(f"{len(train_insts)} training instances in classes "
+          f"{[(c.key, len(c.specs)) for c in classes]}; held-out {sum(len(c.specs) for c in held)}; "
+          f"setup {time.time() - t_start:.0f}s", file=sys.stderr)
+
+    log, steps, moves, score, vscore = [], 0, 0, None, None
+    best = (math.inf, trainer.net, 0)
+    bar = tqdm(range(args.iterations), desc="train")
+    for it in bar:
+        cd = schedule(classes, it, args.large_every)
+        large = cd.key[0] > 64
+        moves += trainer.self_play(cd, args.large_simulations if large else None,
+                                   4 if large else None)
+        n_updates = 2 * cfg.updates_per_batch if large else cfg.updates_per_batch
+        loss, pl, vl = trainer.learn(cd, n_updates)
+        steps += n_updates
+        evaluate = (it + 1) % args.eval_every == 0 or it + 1 == args.iterations
+        if evaluate:
+            score = heldout_score(trainer, held, baseline)
+            vscore = heldout_score(trainer, val, baseline)
+            if vscore < best[0]:
+                best = (vscore, trainer.net, it + 1)
+        rec = {"iteration": it + 1, "minutes": (time.time() - t_start) / 60, "grad_steps": steps,
+               "moves": moves, "class": list(cd.key), "loss": loss, "policy_loss": pl,
+               "value_loss": vl, "heldout": score if evaluate else None,
+               "train_programs": vscore if evaluate else None}
+        log.append(rec)
+        bar.set_postfix(steps=steps, loss=f"{loss:.3f}",
+                        heldout=f"{score:.3f}" if score is not None else "-",
+                        train_progs=f"{vscore:.3f}" if vscore is not None else "-")
+    meta = {"training": {"iterations": args.iterations, "seed": args.seed,
+                         "simulations": args.simulations, "instances": len(train_insts),
+                         "grad_steps": steps, "moves": moves,
+                         "minutes": (time.time() - t_start) / 60,
+                         "learning_rate": args.learning_rate,
+                         "selected_iteration": best[2],
+                         "train_programs_argmax_over_heuristic": best[0],
+                         "heldout_argmax_over_heuristic_at_selected": next(
+                             (r["heldout"] for r in log if r["iteration"] == best[2]), None),
+                         "heldout_argmax_over_heuristic_last": score}}
+    checkpoint.save(args.out, best[1], meta)
+    Path(args.log).write_text(json.dumps({"meta": meta, "curve": log}, indent=1) + "\n")
+    plot_curve(log, Path(args.plot))
+    print(f"wrote {args.out} ({Path(args.out).stat().st_size / 1e6:.2f} MB), {args.log}, "
+          f"{args.plot}; kept iteration {best[2]} (training programs {best[0]:.3f}); "
+          f"held-out argmax / heuristic last {score:.3f}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

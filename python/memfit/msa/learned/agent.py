@@ -1,0 +1,116 @@
+"""``assign(instance)``: memory-space assignment by the trained player.
+
+``simulations > 0`` plays every move with Gumbel MuZero search (the network's
+prior and value, the true game as the model, no Gumbel noise: the search is
+deterministic); ``simulations=0`` plays the policy's argmax alone. The
+result always goes through the validator: an invalid solution is a bug and
+raises, it is never replaced by another method's.
+"""
+from __future__ import annotations
+
+import functools
+import time
+from typing import NamedTuple
+
+import jax
+
+from ...errors import MemfitError
+from .. import game
+
+#: Search simulations per move by default: a compile-time budget of about
+#: half a minute per program on 2 CPU cores. Measured (2026-12-03, whole
+#: `memfit assign --method learned` process: jax import, encoding, jit
+#: compile, play): 14 s for 35 buffers (cnn_train), 27 s for 188 buffers
+#: (transformer_medium).
+DEFAULT_SIMULATIONS = 16
+MAX_BUFFERS = game.BUFFER_BUCKETS[-1]
+MAX_OPS = game.OP_BUCKETS[-1]
+
+
+def _require(module: str, package: str):
+    try:
+        return __import__(module)
+    except ImportError:
+        raise MemfitError(f"the learned agent needs {package}: "
+                          f"pip install {package}") from None
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_params(path):
+    from . import checkpoint
+    return checkpoint.load(path)
+
+
+def load_params(path=None):
+    """The network's parameters (the packaged checkpoint by default)."""
+    return _cached_params(str(path) if path is not None else None)[0]
+
+
+def check_size(inst) -> None:
+    if inst.num_buffers > MAX_BUFFERS or inst.num_ops > MAX_OPS:
+        raise MemfitError(
+            f"{inst.program}: {inst.num_buffers} buffers / {inst.num_ops} ops exceed the "
+            f"largest game bucket ({MAX_BUFFERS} buffers, {MAX_OPS} ops); the learned agent "
+            "does not play it: use --method heuristic (XLA-style) or exact")
+
+
+class Batch(NamedTuple):
+    specs: list
+    arrays: object
+    static: object
+    encode_seconds: float
+
+
+def encode_batch(insts, access_width: int | None = None) -> Batch:
+    """Encodes instances of one shape class (equal game buckets) as a batch:
+    the game's arrays and the network's static features (this runs the
+    heuristic once per instance, for its hint feature)."""
+    from . import play
+    for inst in insts:
+        check_size(inst)
+    t0 = time.perf_counter()
+    enc = [play.encode_padded(i) for i in insts]
+    width = access_width or play.canonical_width(max(s.arrays.acc.shape[1] for s, _ in enc))
+    enc = [(play.pad_access(s, width), f) for s, f in enc]
+    return Batch([s for s, _ in enc], play.stack([s.arrays for s, _ in enc]),
+                 play.stack([f for _, f in enc]), time.perf_counter() - t0)
+
+
+def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform: bool = False,
+               params=None, seed: int = 0):
+    """Plays every game of the batch; ``(solutions, wall seconds of the play)``.
+    ``simulations=0``: the policy's argmax; ``uniform``: the same search with
+    a uniform prior and a zero value (no network)."""
+    from . import play
+    if simulations > 0:
+        _require("mctx", "mctx")
+    net = params if params is not None else load_params()
+    t0 = time.perf_counter()
+    final, _ = play.play_batch(net, batch.arrays, batch.static, jax.random.PRNGKey(seed),
+                               num_simulations=simulations, uniform=uniform, gumbel_scale=0.0)
+    jax.block_until_ready(final.time)
+    wall = time.perf_counter() - t0
+    method = ("mcts-uniform" if uniform else "learned-mcts") if simulations > 0 else "learned-policy"
+    sols = [spec.solution(play.unstack(final, i)._replace(inst=spec.arrays), method=method)
+            for i, spec in enumerate(batch.specs)]
+    return sols, wall
+
+
+def play_instances(insts, **kwargs):
+    """``play_batch(encode_batch(insts), **kwargs)``; the wall time counts both."""
+    batch = encode_batch(insts)
+    sols, wall = play_batch(batch, **kwargs)
+    return sols, wall + batch.encode_seconds
+
+
+def assign(inst, *, simulations: int = DEFAULT_SIMULATIONS, checkpoint=None, seed: int = 0):
+    """A validated Solution for ``inst`` (an Instance) by the learned agent."""
+    from ..validator import validate
+    params = load_params(checkpoint)
+    (sol,), _ = play_instances([inst], simulations=simulations, params=params, seed=seed)
+    sol.method = "learned"
+    v = validate(inst, sol)
+    if not v.valid:
+        raise MemfitError(f"BUG: the learned agent produced an invalid solution for "
+                          f"{inst.program}: {v.summary()}")
+    return sol

@@ -1,0 +1,236 @@
+"""What the learned player sees: per-buffer, per-plan and per-op features.
+
+Static features depend only on the instance and are computed once, host
+side (numpy), padded to the game's bucket: they ride next to the game's
+arrays. Dynamic features depend on the state (which buffers are decided and
+how, the bytes resident at each op, the buffer being decided) and are
+computed in jax from ``game.State`` inside the network.
+
+Every quantity is made scale-free so that one network plays programs of any
+size and any device: bytes are divided by the capacity, times by the
+instance's all-slow time ``T0`` (and multiplied by the number of ops where an
+average op's share is the natural unit), op positions by the number of ops.
+``squash`` maps the wide ranges that remain (a copy may cost 1e-6 or 10x an
+op) to a few units with a signed log.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import game
+
+# Per-buffer, per-op and per-plan static feature widths, and the dynamic ones
+# the network appends (they are part of the checkpoint's signature).
+BUF_STATIC = 13
+OP_STATIC = 8
+PLAN_STATIC = 13
+BUF_DYNAMIC = 6
+OP_DYNAMIC = 2
+PLAN_DYNAMIC = 3
+OFFSET_FEATURES = 2
+GLOBAL_FEATURES = 4
+KINDS = ("argument", "output", "temp")
+PLAN_KINDS = 4   # slow, keep, split, prefetch
+
+
+class Static(NamedTuple):
+    buf: jax.Array        # [B, BUF_STATIC] float32
+    op: jax.Array         # [T, OP_STATIC] float32
+    plan: jax.Array       # [B, P, PLAN_STATIC] float32
+    plan_kind: jax.Array  # [B, P] int32: 0 slow, 1 keep, 2 split, 3 prefetch
+    rank: jax.Array       # [B] int32: the move at which the buffer is decided
+    start: jax.Array      # [B] int32
+    end: jax.Array        # [B] int32
+    buf_valid: jax.Array  # [B] bool
+    scale: jax.Array      # float32: all-slow estimated time T0 (seconds)
+    n_ops: jax.Array      # float32
+
+
+def squash(x):
+    """Signed log: keeps order and sign, compresses 1e-6 .. 1e3 to a few units."""
+    return np.sign(x) * np.log1p(np.abs(x) * 100.0) / 5.0
+
+
+def plan_kinds(spec: game.GameSpec) -> np.ndarray:
+    B = spec.arrays.order.shape[0]
+    out = np.zeros((B, game.NUM_PLANS), np.int32)
+    code = {"slow": 0, "keep": 1, "split": 2, "prefetch": 3}
+    for b, menu in enumerate(spec.menus):
+        for p, m in enumerate(menu):
+            out[b, p] = code[m.kind]
+    return out
+
+
+@jax.jit
+def _times_of_pairs(g: game.GameArrays, pairs):
+    B = g.plan_valid.shape[0]
+
+    def one(x):
+        choice = jnp.zeros(B, jnp.int32).at[x[0]].set(x[1])
+        return game.estimated_time(g, choice)
+    return jax.vmap(one)(pairs)
+
+
+def isolated_times(g: game.GameArrays, chunk: int = 512) -> np.ndarray:
+    """[B, P]: the estimated time with only buffer b on plan p (others slow).
+
+    One batched pass of the game's cost model over every (buffer, plan);
+    the saving ``T0 - time`` is the plan's worth before any interaction."""
+    B, P = g.plan_valid.shape
+    pairs = np.stack([np.repeat(np.arange(B), P), np.tile(np.arange(P), B)],
+                     axis=1).astype(np.int32)
+    n = len(pairs)
+    pairs = np.concatenate([pairs, np.zeros(((-n) % chunk, 2), np.int32)])
+    out = [np.asarray(_times_of_pairs(g, jnp.asarray(pairs[i:i + chunk])))
+           for i in range(0, len(pairs), chunk)]
+    return np.concatenate(out)[:n].reshape(B, P)
+
+
+def _op_static(spec: game.GameSpec, T0: float) -> np.ndarray:
+    g, inst = spec.arrays, spec.inst
+    TT = g.op_valid.shape[0]
+    n = inst.num_ops
+    dev = inst.device
+    out = np.zeros((TT, OP_STATIC), np.float32)
+    for t, op in enumerate(inst.ops):
+        acc = inst.accesses(t)
+        nbytes = sum(inst.buffers[b].size for b in acc)
+        comp = op.flops / dev.flops
+        slow = op.weight * max(comp, nbytes / dev.slow_bandwidth)
+        fast = op.weight * max(comp, nbytes / dev.fast_bandwidth)
+        out[t] = [t / max(n - 1, 1), np.log2(op.weight) / 4, squash(op.weight * comp / T0 * n),
+                  squash(slow / T0 * n), squash(fast / T0 * n), squash((slow - fast) / T0 * n),
+                  len(acc) / 8, 1.0]
+    return out
+
+
+def _buf_static(spec: game.GameSpec, T0: float, saving: np.ndarray) -> np.ndarray:
+    inst = spec.inst
+    B = spec.arrays.order.shape[0]
+    n, cap = inst.num_ops, max(inst.capacity, 1)
+    dev = inst.device
+    rank = np.empty(inst.num_buffers, np.int64)
+    rank[spec.order] = np.arange(inst.num_buffers)
+    out = np.zeros((B, BUF_STATIC), np.float32)
+    for b, buf in enumerate(inst.buffers):
+        acc_ops = inst.access_ops(b)
+        slow_share = sum(inst.ops[t].weight * buf.size / dev.slow_bandwidth for t in acc_ops)
+        kind = [float(buf.kind == k) for k in KINDS]
+        out[b] = [min(buf.size / cap, 4.0), np.log2(buf.size / cap + 1e-9) / 10,
+                  buf.start / max(n - 1, 1), buf.end / max(n - 1, 1),
+                  (buf.end - buf.start + 1) / n, np.log1p(len(buf.uses)) / 3,
+                  *kind, squash(slow_share / T0 * n), squash(saving[b].max() / T0 * n),
+                  rank[b] / max(inst.num_buffers - 1, 1), 1.0]
+    return out
+
+
+def heuristic_choices(spec: game.GameSpec) -> np.ndarray:
+    """[B]: the menu index the XLA-style heuristic picks for each buffer
+    (-1 for padding). A hint, like a hand-made feature of a board: the
+    network learns when to follow it and when not."""
+    from ..heuristic import assign
+    from ..plans import menu_index
+    sol = assign(spec.inst)
+    out = np.full(spec.arrays.order.shape[0], -1, np.int32)
+    for a in sol.buffers:
+        p = menu_index(spec.menus[a.id], a)
+        out[a.id] = -1 if p is None else p
+    return out
+
+
+def _plan_static(spec: game.GameSpec, T0: float, saving: np.ndarray, kinds: np.ndarray,
+                 hint: np.ndarray):
+    g = jax.tree.map(np.asarray, spec.arrays)
+    n = spec.inst.num_ops
+    B, P = g.plan_valid.shape
+    home_len = np.where(g.home_hi >= g.home_lo, g.home_hi - g.home_lo + 1, 0)
+    win_len = np.where(g.has_pf, g.win_hi - g.win_s + 1, 0)
+    onehot = np.eye(PLAN_KINDS, dtype=np.float32)[kinds]
+    out = np.zeros((B, P, PLAN_STATIC), np.float32)
+    out[..., 0] = g.plan_valid
+    out[..., 1:5] = onehot
+    out[..., 5] = (home_len + win_len) / n
+    out[..., 6] = squash(g.pf_dur / T0 * n)
+    out[..., 7] = squash(g.ev_dur / T0 * n)
+    out[..., 8] = squash(saving / T0 * n)
+    out[..., 9] = saving / T0 * 10
+    out[..., 10] = np.where(g.has_pf, (g.win_u - g.win_s) / n, 0.0)
+    out[..., 11] = np.where(g.evict >= 0, (g.win_u - g.evict) / n, 0.0)
+    out[..., 12] = np.arange(P)[None, :] == hint[:, None]
+    out[~g.plan_valid] = 0.0
+    return out
+
+
+def static_features(spec: game.GameSpec) -> Static:
+    """The instance's static features, padded to the game's bucket."""
+    g = spec.arrays
+    B = g.order.shape[0]
+    inst = spec.inst
+    T0 = float(game.estimated_time(g, jnp.zeros(B, jnp.int32)))
+    T0 = max(T0, 1e-30)
+    times = isolated_times(g)
+    saving = np.where(np.asarray(g.plan_valid), T0 - times, 0.0)
+    kinds = plan_kinds(spec)
+    rank = np.full(B, B, np.int32)
+    rank[spec.order] = np.arange(inst.num_buffers)
+    start = np.zeros(B, np.int32)
+    end = np.zeros(B, np.int32)
+    for b, buf in enumerate(inst.buffers):
+        start[b], end[b] = buf.start, buf.end
+    valid = np.arange(B) < inst.num_buffers
+    return Static(buf=jnp.asarray(_buf_static(spec, T0, saving)),
+                  op=jnp.asarray(_op_static(spec, T0)),
+                  plan=jnp.asarray(_plan_static(spec, T0, saving, kinds, heuristic_choices(spec))),
+                  plan_kind=jnp.asarray(kinds), rank=jnp.asarray(rank),
+                  start=jnp.asarray(start), end=jnp.asarray(end),
+                  buf_valid=jnp.asarray(valid), scale=jnp.float32(T0),
+                  n_ops=jnp.float32(inst.num_ops))
+
+
+# -- dynamic features (jax, per state) -------------------------------------------
+
+def current_buffer(s: game.State) -> jax.Array:
+    B = s.choice.shape[0]
+    return s.inst.order[jnp.minimum(s.step, B - 1)]
+
+
+def dynamic_buffers(sf: Static, s: game.State) -> jax.Array:
+    """[B, BUF_DYNAMIC]: decided, the chosen plan's kind, is-current."""
+    decided = sf.rank < s.step
+    kind = jnp.take_along_axis(sf.plan_kind, s.choice[:, None], axis=1)[:, 0]
+    onehot = jax.nn.one_hot(kind, PLAN_KINDS) * decided[:, None]
+    cur = jnp.arange(s.choice.shape[0]) == current_buffer(s)
+    return jnp.concatenate([decided[:, None], onehot, cur[:, None]], axis=1).astype(jnp.float32)
+
+
+def dynamic_ops(s: game.State) -> jax.Array:
+    """[T, OP_DYNAMIC]: resident bytes over capacity, and whether the
+    current buffer would still fit next to them."""
+    g = s.inst
+    cap = jnp.maximum(g.capacity, 1).astype(jnp.float32)
+    live = s.live.astype(jnp.float32) / cap
+    size = g.size_units[current_buffer(s)].astype(jnp.float32) / cap
+    return jnp.stack([live, (live + size <= 1.0).astype(jnp.float32)], axis=1)
+
+
+def dynamic_plans(s: game.State, residency: jax.Array, legal_plan: jax.Array) -> jax.Array:
+    """[P, PLAN_DYNAMIC]: legal, the tightest headroom over the plan's
+    residency after placing the current buffer, and the peak fill there."""
+    g = s.inst
+    cap = jnp.maximum(g.capacity, 1).astype(jnp.float32)
+    size = g.size_units[current_buffer(s)].astype(jnp.float32)
+    live = s.live.astype(jnp.float32)
+    fill = jnp.where(residency, live[None, :], 0.0).max(axis=1)
+    head = (cap - fill - size) / cap
+    return jnp.stack([legal_plan.astype(jnp.float32), jnp.clip(head, -2.0, 1.0),
+                      fill / cap], axis=1)
+
+
+def global_features(sf: Static, s: game.State) -> jax.Array:
+    nb = jnp.maximum(s.inst.n_buffers, 1).astype(jnp.float32)
+    return jnp.stack([s.step / nb, s.time / sf.scale, 1.0 - s.time / sf.scale,
+                      (s.inst.placement).astype(jnp.float32)])

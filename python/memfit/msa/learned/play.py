@@ -1,0 +1,179 @@
+"""Playing whole games with the network: greedy, or Gumbel MuZero search.
+
+The mallocGame is known and deterministic, so the search's model is the
+game itself (``game.step``); the network supplies the prior logits and the
+leaf value. Rewards are divided by the instance's all-slow time ``T0`` so
+that values are comparable across instances (a value is the fraction of
+``T0`` still to be saved).
+
+Games are played for a *batch* of instances of one shape class at once
+(``vmap``), in one ``lax.while_loop`` until every game is over; the search
+tree's embeddings are the states without the instance arrays (those are
+passed once, as the search's ``params``). ``record=True`` also returns, per
+move, the state, the search's improved policy and whether the move was real
+(training data).
+"""
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from .. import game
+from . import features as F
+from . import network
+
+
+class Trajectory(NamedTuple):
+    step: jax.Array     # [M, N]
+    choice: jax.Array   # [M, N, B]
+    offset: jax.Array   # [M, N, B]
+    live: jax.Array     # [M, N, T]
+    time: jax.Array     # [M, N]
+    policy: jax.Array   # [M, N, A]: the search's improved policy
+    active: jax.Array   # [M, N] bool: a real move (the game was not over)
+
+
+def _strip(s: game.State) -> game.State:
+    return s._replace(inst=None)
+
+
+def _evaluate(net, static, states, uniform: bool):
+    logits, value, legal = jax.vmap(network.apply, (None, 0, 0))(net, static, states)
+    if uniform:
+        logits = jnp.where(legal, 0.0, network.NEG)
+        value = jnp.zeros_like(value)
+    return logits, jnp.where(states.done, 0.0, value), legal
+
+
+def _recurrent_fn(uniform: bool):
+    import mctx
+
+    def fn(params, rng, action, emb):
+        net, arrays, static = params
+        nxt, reward, done = jax.vmap(game.step)(emb._replace(inst=arrays), action)
+        logits, value, _ = _evaluate(net, static, nxt, uniform)
+        out = mctx.RecurrentFnOutput(reward=reward / static.scale,
+                                     discount=jnp.where(done, 0.0, 1.0).astype(jnp.float32),
+                                     prior_logits=logits, value=value)
+        return out, _strip(nxt)
+    return fn
+
+
+def search_moves(net, arrays, static, states, key, *, num_simulations: int,
+                 uniform: bool = False, gumbel_scale: float = 1.0, max_considered: int = 16):
+    """One search per state of the batch: ``(action [N], improved policy [N, A])``."""
+    import mctx
+    logits, value, legal = _evaluate(net, static, states, uniform)
+    root = mctx.RootFnOutput(prior_logits=logits, value=value, embedding=_strip(states))
+    out = mctx.gumbel_muzero_policy(
+        params=(net, arrays, static), rng_key=key, root=root,
+        recurrent_fn=_recurrent_fn(uniform), num_simulations=num_simulations,
+        invalid_actions=~legal, max_num_considered_actions=max_considered,
+        gumbel_scale=gumbel_scale)
+    return out.action, out.action_weights
+
+
+def greedy_moves(net, static, states):
+    logits, _, _ = _evaluate(net, static, states, False)
+    return jnp.argmax(logits, axis=-1), jax.nn.softmax(logits)
+
+
+def _empty_trajectory(arrays, M: int, A: int) -> Trajectory:
+    N, B = arrays.order.shape
+    T = arrays.op_valid.shape[1]
+    return Trajectory(step=jnp.zeros((M, N), jnp.int32), choice=jnp.zeros((M, N, B), jnp.int32),
+                      offset=jnp.zeros((M, N, B), jnp.int32), live=jnp.zeros((M, N, T), jnp.int32),
+                      time=jnp.zeros((M, N), jnp.float32), policy=jnp.zeros((M, N, A), jnp.float32),
+                      active=jnp.zeros((M, N), bool))
+
+
+def _record(traj: Trajectory, i, states, policy) -> Trajectory:
+    put = lambda buf, x: jax.lax.dynamic_update_index_in_dim(buf, x, i, 0)
+    return Trajectory(step=put(traj.step, states.step), choice=put(traj.choice, states.choice),
+                      offset=put(traj.offset, states.offset), live=put(traj.live, states.live),
+                      time=put(traj.time, states.time), policy=put(traj.policy, policy),
+                      active=put(traj.active, ~states.done))
+
+
+@functools.partial(jax.jit, static_argnames=("num_simulations", "uniform", "record",
+                                             "gumbel_scale", "max_considered"))
+def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: bool = False,
+               record: bool = False, gumbel_scale: float = 1.0, max_considered: int = 16):
+    """Plays every game of the batch to the end. ``num_simulations=0`` plays
+    the network's argmax. Returns ``(final states, trajectory or None)``."""
+    states = jax.vmap(game.init)(arrays)
+    M = arrays.order.shape[1]
+    A = 1 + (game.NUM_PLANS - 1) * game.NUM_OFFSETS
+    traj = _empty_trajectory(arrays, M, A) if record else None
+
+    def body(carry):
+        i, states, key, traj = carry
+        key, sub = jax.random.split(key)
+        if num_simulations > 0:
+            action, policy = search_moves(net, arrays, static, states, sub,
+                                          num_simulations=num_simulations, uniform=uniform,
+                                          gumbel_scale=gumbel_scale,
+                                          max_considered=max_considered)
+        else:
+            action, policy = greedy_moves(net, static, states)
+        if record:
+            traj = _record(traj, i, states, policy)
+        states, _, _ = jax.vmap(game.step)(states, action)
+        return i + 1, states, key, traj
+
+    def cond(carry):
+        i, states, _, _ = carry
+        return (i < M) & ~jnp.all(states.done)
+
+    _, states, _, traj = jax.lax.while_loop(cond, body, (jnp.int32(0), states, key, traj))
+    return states, traj
+
+
+def stack(items):
+    """Stacks equally shaped pytrees (one per instance) into a batch."""
+    return jax.tree.map(lambda *xs: jnp.stack(xs), *items)
+
+
+def unstack(tree, i):
+    return jax.tree.map(lambda x: x[i], tree)
+
+
+def value_targets(traj: Trajectory, final_time, scale):
+    """The fraction of T0 each recorded state still saved by the game's end."""
+    return jnp.where(traj.active, (traj.time - final_time[None]) / scale[None], 0.0)
+
+
+def pad_access(spec, width: int):
+    """Pads the game's per-op access table to ``width`` columns (so that
+    instances with fewer accesses per op share a shape class)."""
+    acc = spec.arrays.acc
+    if acc.shape[1] > width:
+        raise ValueError(f"{spec.inst.program}: an op accesses up to {acc.shape[1]} "
+                         f"buffers > {width}")
+    acc = jnp.pad(acc, ((0, 0), (0, width - acc.shape[1])), constant_values=-1)
+    spec.arrays = spec.arrays._replace(acc=acc)
+    return spec
+
+
+def canonical_width(width: int) -> int:
+    """The access-table widths the player compiles for: 16, 64, else as is
+    (fewer shape classes, fewer compiles)."""
+    return 16 if width <= 16 else 64 if width <= 64 else width
+
+
+def encode_padded(inst, access_width: int | None = None):
+    """The game spec and static features of ``inst``, the access table
+    padded to ``access_width`` when given."""
+    spec = game.encode(inst)
+    sf = F.static_features(spec)
+    if access_width is not None:
+        pad_access(spec, access_width)
+    return spec, sf
+
+
+def shape_class(spec) -> tuple[int, int, int]:
+    g = spec.arrays
+    return (g.order.shape[0], g.op_valid.shape[0], g.acc.shape[1])

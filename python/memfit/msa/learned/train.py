@@ -1,0 +1,157 @@
+"""Training the player: self-play with Gumbel MuZero, a replay buffer, Adam.
+
+Instances are grouped by shape class (game bucket of buffers, of ops, and
+the access-table width) so that a class's games are played with one
+``vmap``. Each iteration plays a batch of games of one class with search
+(``play.play_batch(record=True)``), stores every real move (the state, the
+search's improved policy, and the value target: the fraction of ``T0`` the
+game still saved after that state), then takes gradient steps on minibatches
+drawn from the same class's replay buffer.
+
+Loss: cross-entropy to the improved policy + ``value_weight`` x squared error
+of the value, with AdamW.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import game
+from . import network, play
+
+
+@dataclass
+class Config:
+    seed: int = 0
+    hidden: int = network.HIDDEN
+    simulations: int = 16
+    games_per_batch: int = 8
+    updates_per_batch: int = 8
+    minibatch: int = 64
+    learning_rate: float = 1e-3
+    weight_decay: float = 1e-4
+    value_weight: float = 1.0
+    replay_size: int = 20000
+
+
+@dataclass
+class ClassData:
+    """The instances of one shape class and their replay buffer."""
+    key: tuple
+    specs: list
+    arrays: game.GameArrays         # stacked over the class's instances
+    static: object                  # stacked features.Static
+    replay: dict = field(default_factory=dict)
+    filled: int = 0
+    cursor: int = 0
+
+
+def group_by_class(encoded) -> list[ClassData]:
+    """``encoded``: ``[(spec, static)]`` -> one ClassData per shape class."""
+    groups: dict[tuple, list] = {}
+    for spec, sf in encoded:
+        groups.setdefault(play.shape_class(spec), []).append((spec, sf))
+    out = []
+    for key in sorted(groups):
+        items = groups[key]
+        out.append(ClassData(key, [s for s, _ in items], play.stack([s.arrays for s, _ in items]),
+                             play.stack([f for _, f in items])))
+    return out
+
+
+def _add_to_replay(cd: ClassData, idx: np.ndarray, traj, targets, capacity: int) -> int:
+    """Appends the real moves of ``traj`` (games ``idx`` of the class)."""
+    active = np.asarray(traj.active)
+    m, n = np.nonzero(active)
+    rows = {"inst": idx[n], "step": np.asarray(traj.step)[m, n],
+            "choice": np.asarray(traj.choice)[m, n], "offset": np.asarray(traj.offset)[m, n],
+            "live": np.asarray(traj.live)[m, n], "time": np.asarray(traj.time)[m, n],
+            "policy": np.asarray(traj.policy)[m, n], "value": np.asarray(targets)[m, n]}
+    if not cd.replay:
+        cd.replay = {k: np.zeros((capacity,) + v.shape[1:], v.dtype) for k, v in rows.items()}
+    k = len(m)
+    pos = (cd.cursor + np.arange(k)) % capacity
+    for name, v in rows.items():
+        cd.replay[name][pos] = v
+    cd.cursor = int((cd.cursor + k) % capacity)
+    cd.filled = min(cd.filled + k, capacity)
+    return k
+
+
+def _states(arrays, rows) -> game.State:
+    inst = jax.tree.map(lambda x: x[rows["inst"]], arrays)
+    return game.State(inst=inst, step=rows["step"], choice=rows["choice"],
+                      offset=rows["offset"], live=rows["live"], time=rows["time"],
+                      done=jnp.zeros_like(rows["step"], bool))
+
+
+def loss_fn(net, arrays, static, rows, value_weight: float = 1.0):
+    states = _states(arrays, rows)
+    st = jax.tree.map(lambda x: x[rows["inst"]], static)
+    logits, value, _ = jax.vmap(network.apply, (None, 0, 0))(net, st, states)
+    logp = jax.nn.log_softmax(logits)
+    policy_loss = -(rows["policy"] * logp).sum(-1).mean()
+    value_loss = ((value - rows["value"]) ** 2).mean()
+    return policy_loss + value_weight * value_loss, (policy_loss, value_loss)
+
+
+def make_optimizer(cfg: Config):
+    import optax
+    return optax.adamw(cfg.learning_rate, weight_decay=cfg.weight_decay)
+
+
+@functools.partial(jax.jit, static_argnames=("opt", "value_weight"))
+def update(net, opt_state, arrays, static, rows, *, opt, value_weight: float):
+    import optax
+    (loss, parts), grads = jax.value_and_grad(loss_fn, has_aux=True)(
+        net, arrays, static, rows, value_weight)
+    upd, opt_state = opt.update(grads, opt_state, net)
+    return optax.apply_updates(net, upd), opt_state, loss, parts
+
+
+class Trainer:
+    """Self-play + learning over a list of ClassData."""
+
+    def __init__(self, classes: list[ClassData], cfg: Config, net=None):
+        self.classes, self.cfg = classes, cfg
+        self.net = net if net is not None else network.init_params(cfg.seed, cfg.hidden)
+        self.opt = make_optimizer(cfg)
+        self.opt_state = self.opt.init(self.net)
+        self.rng = np.random.default_rng(cfg.seed)
+        self.key = jax.random.PRNGKey(cfg.seed)
+
+    def self_play(self, cd: ClassData, simulations: int | None = None,
+                  games: int | None = None) -> int:
+        """Plays a batch of the class's games with search; returns moves stored."""
+        n = len(cd.specs)
+        k = min(games or self.cfg.games_per_batch, n)
+        idx = np.sort(self.rng.choice(n, size=k, replace=False))
+        arrays = jax.tree.map(lambda x: x[idx], cd.arrays)
+        static = jax.tree.map(lambda x: x[idx], cd.static)
+        self.key, sub = jax.random.split(self.key)
+        final, traj = play.play_batch(self.net, arrays, static, sub,
+                                      num_simulations=simulations or self.cfg.simulations,
+                                      record=True)
+        targets = play.value_targets(traj, final.time, static.scale)
+        return _add_to_replay(cd, idx, traj, targets, self.cfg.replay_size)
+
+    def learn(self, cd: ClassData, steps: int | None = None) -> tuple[float, float, float]:
+        """Gradient steps on the class's replay; mean (loss, policy, value)."""
+        out = []
+        for _ in range(steps or self.cfg.updates_per_batch):
+            pick = self.rng.integers(0, cd.filled, size=self.cfg.minibatch)
+            rows = {k: jnp.asarray(v[pick]) for k, v in cd.replay.items()}
+            self.net, self.opt_state, loss, (pl, vl) = update(
+                self.net, self.opt_state, cd.arrays, cd.static, rows, opt=self.opt,
+                value_weight=self.cfg.value_weight)
+            out.append((float(loss), float(pl), float(vl)))
+        return tuple(np.mean(out, axis=0))
+
+    def fixed_loss(self, cd: ClassData) -> float:
+        """Loss over the class's whole replay (for tests and logs)."""
+        rows = {k: jnp.asarray(v[:cd.filled]) for k, v in cd.replay.items()}
+        return float(loss_fn(self.net, cd.arrays, cd.static, rows, self.cfg.value_weight)[0])

@@ -1,0 +1,153 @@
+"""The learned player: network shapes and masks, training, checkpoint, entry points."""
+import json
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+pytest.importorskip("mctx")
+pytest.importorskip("optax")
+
+from memfit.cli import main  # noqa: E402
+from memfit.errors import MemfitError  # noqa: E402
+from memfit.msa import game  # noqa: E402
+from memfit.msa.instance import Instance  # noqa: E402
+from memfit.msa.learned import checkpoint, network, play, train  # noqa: E402
+from memfit.msa.learned import agent  # noqa: E402
+from memfit.msa.synthetic import random_instance  # noqa: E402
+from memfit.msa.validator import validate  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "msa"
+_apply = jax.jit(network.apply)
+_step = jax.jit(game.step)
+
+
+def _manifest_instances():
+    man = json.loads((DATA / "manifest.json").read_text())
+    return [Instance.load(DATA / f) for f in man["train"] + man["heldout"]]
+
+
+@pytest.fixture(scope="module")
+def params():
+    return agent.load_params()
+
+
+@pytest.mark.parametrize("num_ops,mode", [(20, "placement"), (90, "offload")])
+def test_network_shapes_and_mask(params, num_ops, mode):
+    inst = random_instance(3, num_ops=num_ops, num_args=4, mode=mode)
+    spec, sf = play.encode_padded(inst, 16)
+    s = game.init(spec.arrays)
+    logits, value, legal = _apply(params, sf, s)
+    assert logits.shape == (spec.num_actions,) and value.shape == ()
+    assert np.isfinite(float(value))
+    assert (np.asarray(legal) == np.asarray(game.legal_actions(s))).all()
+    lg = np.asarray(logits)
+    assert (lg[~np.asarray(legal)] <= network.NEG / 2).all()      # illegal: masked
+    assert np.isfinite(lg[np.asarray(legal)]).all()
+    assert (lg[np.asarray(legal)] > network.NEG / 2).all()
+
+
+def test_same_instance_in_two_buckets_gives_the_same_policy(params):
+    """Padding is masked: a bigger bucket changes nothing."""
+    inst = random_instance(5, num_ops=20, num_args=3, mode="placement")
+    small, sf_small = play.encode_padded(inst, 16)
+    spec = play.pad_access(game.encode(inst, buffer_buckets=(256,), op_buckets=(256,)), 16)
+    from memfit.msa.learned import features
+    sf_big = features.static_features(spec)
+    a, va, _ = _apply(params, sf_small, game.init(small.arrays))
+    b, vb, _ = _apply(params, sf_big, game.init(spec.arrays))
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-4)
+    assert float(va) == pytest.approx(float(vb), rel=1e-4, abs=1e-4)
+
+
+def test_prior_depends_on_the_state(params):
+    inst = random_instance(7, num_ops=24, num_args=4, mode="placement")
+    spec, sf = play.encode_padded(inst, 16)
+    s0 = game.init(spec.arrays)
+    s1, _, _ = _step(s0, jnp.int32(0))
+    s1b, _, _ = _step(s0, jnp.argmax(_apply(params, sf, s0)[0]))
+    p = [np.asarray(jax.nn.softmax(_apply(params, sf, s)[0])) for s in (s0, s1, s1b)]
+    assert np.abs(p[0] - p[1]).max() > 1e-3
+    # Same buffer next, different history: the prior still differs.
+    assert np.abs(p[1] - p[2]).max() > 1e-4
+
+
+def test_training_steps_lower_the_loss():
+    insts = [random_instance(s, num_ops=12, num_args=3, mode=m)
+             for s in range(3) for m in ("placement", "offload")]
+    classes = train.group_by_class([play.encode_padded(i, 16) for i in insts])
+    tr = train.Trainer(classes, train.Config(seed=1, simulations=4, minibatch=32))
+    cd = classes[0]
+    assert tr.self_play(cd, games=6) > 0
+    before = tr.fixed_loss(cd)
+    tr.learn(cd, 30)
+    after = tr.fixed_loss(cd)
+    assert after < 0.9 * before, (before, after)
+
+
+def test_learned_assignments_validate_on_every_in_repo_instance(params):
+    """The policy's argmax (batched per shape class) on every manifest instance."""
+    groups: dict = {}
+    every = _manifest_instances()
+    for inst in every:
+        spec = game.encode(inst)
+        groups.setdefault((spec.arrays.order.shape[0], spec.arrays.op_valid.shape[0]),
+                          []).append(inst)
+    n = 0
+    for group in groups.values():
+        sols, _ = agent.play_instances(group, simulations=0, params=params)
+        for inst, sol in zip(group, sols):
+            v = validate(inst, sol)
+            assert v.valid, (inst.program, v.summary())
+            n += 1
+    assert n == len(every) >= 54
+
+
+def test_search_assignment_validates(params):
+    inst = Instance.load(DATA / "instances" / "sgpr-placement-25.json")
+    sol = agent.assign(inst, simulations=4)
+    v = validate(inst, sol)
+    assert v.valid and sol.method == "learned"
+
+
+def test_checkpoint_round_trip_and_mismatch(tmp_path, params):
+    path = tmp_path / "a.npz"
+    checkpoint.save(path, params, {"note": "test"})
+    loaded, meta = checkpoint.load(path)
+    assert meta["note"] == "test"
+    for x, y in zip(jax.tree.leaves(loaded), jax.tree.leaves(params)):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    with np.load(path) as z:
+        stored = {k: z[k] for k in z.files}
+    meta = json.loads(bytes(stored.pop("__meta__")).decode())
+    meta["signature"]["plan_static"] += 1
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, __meta__=np.frombuffer(json.dumps(meta).encode(), np.uint8), **stored)
+    with pytest.raises(MemfitError, match="plan_static: checkpoint"):
+        checkpoint.load(bad)
+    with pytest.raises(MemfitError, match="no learned-agent checkpoint"):
+        checkpoint.load(tmp_path / "missing.npz")
+
+
+def test_packaged_checkpoint_was_trained():
+    _, meta = checkpoint.load()
+    assert meta["training"]["grad_steps"] > 0 and meta["training"]["instances"] > 0
+
+
+def test_too_large_instance_is_a_clear_error():
+    big = type("Big", (), {"num_buffers": agent.MAX_BUFFERS + 1, "num_ops": 10,
+                           "program": "big"})()
+    with pytest.raises(MemfitError, match="largest game bucket"):
+        agent.check_size(big)
+
+
+def test_cli_assign_learned(tmp_path, capsys):
+    ip = DATA / "instances" / "attention-offload-50.json"
+    sp = tmp_path / "sol.json"
+    assert main(["assign", str(ip), "--method", "learned", "--simulations", "4",
+                 "-o", str(sp)]) == 0
+    assert json.loads(sp.read_text())["method"] == "learned"
+    assert "learned: valid" in capsys.readouterr().err
+    assert main(["score", str(ip), str(sp)]) == 0
