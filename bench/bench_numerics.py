@@ -56,7 +56,7 @@ def recall_table(n=50_000, m=500, limit="8MiB"):
     for name, d, offset in RECALL_ROWS:
         x = (offset + 10 * rng.random((n, d))).astype(np.float32)
         q = (offset + 10 * rng.random((m, d))).astype(np.float32)
-        truth = np.argsort(oracle._sqdist64(q, x), axis=1, kind="stable")[:, :5]
+        truth = np.argsort(oracle.sqdist64(q, x), axis=1, kind="stable")[:, :5]
         cells = []
         for f in contenders.values():
             got = np.asarray(f(x, q))

@@ -55,7 +55,8 @@ def _f64(a):
     return np.asarray(a, np.float64)
 
 
-def _sqdist64(q, x):
+def sqdist64(q, x):
+    """Squared distances of every row of q to every row of x, in float64."""
     q, x = _f64(q), _f64(x)
     return ((q[:, None, :] - x[None, :, :]) ** 2).sum(-1)
 
@@ -77,7 +78,7 @@ def _knn_fn(x, q):
 
 
 def _knn_ref(x, q):
-    return np.argsort(_sqdist64(q, x), axis=1, kind="stable")[:, :5]
+    return np.argsort(sqdist64(q, x), axis=1, kind="stable")[:, :5]
 
 
 def _argmin_fn(x, q):
@@ -85,7 +86,7 @@ def _argmin_fn(x, q):
 
 
 def _argmin_ref(x, q):
-    return np.argmin(_sqdist64(q, x), axis=1)[:, None]
+    return np.argmin(sqdist64(q, x), axis=1)[:, None]
 
 
 def _kernel_fn(x, q, v):
@@ -94,7 +95,7 @@ def _kernel_fn(x, q, v):
 
 
 def _kernel_ref(x, q, v):
-    return np.exp(-_sqdist64(q, x) / (2 * 0.5 ** 2)) @ _f64(v)
+    return np.exp(-sqdist64(q, x) / (2 * 0.5 ** 2)) @ _f64(v)
 
 
 def _db_args(d):
@@ -197,8 +198,8 @@ def _gp_fn(z, x, y):
 
 def _gp_ref(z, x, y):
     z, x, y = _f64(z), _f64(x), _f64(y)
-    kzz = np.exp(-_sqdist64(z, z) / 2) + 1e-3 * np.eye(len(z))
-    kxz = np.exp(-_sqdist64(x, z) / 2)
+    kzz = np.exp(-sqdist64(z, z) / 2) + 1e-3 * np.eye(len(z))
+    kxz = np.exp(-sqdist64(x, z) / 2)
     l = np.linalg.cholesky(kzz)
     return np.linalg.solve(l, kxz.T).T @ np.linalg.solve(l, y)
 

@@ -2,6 +2,7 @@
 split shape on data that is hard for it; memfit's error within
 oracle.FACTOR x jax's + oracle.FLOOR_ULPS ulps, and index results equal
 to float64's wherever jax's are."""
+import jax
 import numpy as np
 import pytest
 
@@ -42,7 +43,7 @@ def test_oracle_catches_the_inexact_expansion():
     knn = next(p for p in oracle.PROGRAMS if p.name == "knn_top_k")
     args = knn.make_args("offset", np.random.default_rng(1))
     fast = memfit.jit(knn.fn, passes="memfit-rewrite{fast-distance=true}")
-    got_jax = np.asarray(oracle.jax.jit(knn.fn)(*args))
+    got_jax = np.asarray(jax.jit(knn.fn)(*args))
     outcome = oracle.judge(knn, "offset", 1, got_jax, np.asarray(fast(*args)),
                            knn.reference(*args))
     assert not outcome.ok and outcome.memfit_error > outcome.jax_error
