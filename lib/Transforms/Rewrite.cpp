@@ -57,6 +57,9 @@ struct MemfitRewritePass : memfit::impl::MemfitRewriteBase<MemfitRewritePass> {
       return true;
     if (factorSums && memfit::rewriteFactorSum(op))
       return true;
+    // Last: the other rewrites read top_k as the program wrote it.
+    if (topK && memfit::rewriteTwoStageTopK(op))
+      return true;
     return false;
   }
 };

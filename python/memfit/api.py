@@ -11,7 +11,7 @@ import jax
 
 from . import _core
 from .errors import MemfitError
-from .transform import pipeline_for, transform
+from .transform import REWRITES_BEFORE_SPLIT, pipeline_for, transform
 
 
 def _normalize_static(fun, static_argnums, static_argnames):
@@ -100,7 +100,7 @@ class MemfitJitted:
     def _before_split(self, base: str) -> str:
         """The module as memfit-split receives it: loops that the rewrites
         made (the exact kNN's repair loop) are not the split's."""
-        return transform(base, "memfit-inline,memfit-rewrite") if self._rewrite else base
+        return transform(base, "memfit-inline," + REWRITES_BEFORE_SPLIT) if self._rewrite else base
 
     def _pipeline(self, temp_margin: float | None = None) -> str:
         # With offload, the limit is the device capacity the placement must

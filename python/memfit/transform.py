@@ -6,6 +6,14 @@ from .errors import MemfitError
 from .units import parse_memory_size
 
 
+# memfit-rewrite runs twice around memfit-split: its two-stage top-k comes
+# after the split, so that a split loop sees the program's one top_k (and
+# merges per-chunk top-k) and the chunks' top_k get the two-stage form.
+REWRITES_BEFORE_SPLIT = "memfit-rewrite{top-k=false}"
+REWRITES_AFTER_SPLIT = ("memfit-rewrite{distance=false matrix-chain=false "
+                        "reduce-to-dot=false factor-sums=false}")
+
+
 def pipeline_for(passes: str | None = None, memory_limit: int | str | None = None,
                  rewrite: bool = True, temp_margin: float | None = None) -> str:
     """The pass pipeline for a memory limit and/or an explicit pass list.
@@ -21,9 +29,11 @@ def pipeline_for(passes: str | None = None, memory_limit: int | str | None = Non
         limit = parse_memory_size(memory_limit)
         parts.append("memfit-inline")
         if rewrite:
-            parts.append("memfit-rewrite")
+            parts.append(REWRITES_BEFORE_SPLIT)
         margin = "" if temp_margin is None else f" temp-margin={float(temp_margin)!r}"
         parts.append(f"memfit-split{{memory-limit={limit}{margin}}}")
+        if rewrite:
+            parts.append(REWRITES_AFTER_SPLIT)
     if passes:
         parts.append(passes.strip().strip(","))
     return ",".join(parts)

@@ -93,7 +93,12 @@ def MemfitRewrite : Pass<"memfit-rewrite", "::mlir::ModuleOp"> {
        re-associated by dynamic programming on FLOPs ((A B) v -> A (B v));
      * `reduce-to-dot`: sum(a * b) over a shared dimension -> dot_general;
      * `factor-sums`: a sum of matrix products sharing a factor,
-       G1 A + G2 A -> (G1 + G2) A (jax's gradient of a Gram matrix A A^T).
+       G1 A + G2 A -> (G1 + G2) A (jax's gradient of a Gram matrix A A^T);
+     * `top-k`: chlo.top_k over a long row -> top_k of block maxima picks k
+       blocks, top_k of their elements finishes; exact, ties and NaN as
+       lax.top_k. memfit's pipeline runs it after memfit-split (with the
+       other rewrites off), so that split loops see one top_k and their
+       chunks get the two-stage form.
     Rewrites change rounding (see README for the contract). Ops they replace
     are erased.
   }];
@@ -102,6 +107,8 @@ def MemfitRewrite : Pass<"memfit-rewrite", "::mlir::ModuleOp"> {
            "Exact k nearest neighbours through a GEMM (certified candidates)">,
     Option<"fastDistance", "fast-distance", "bool", /*default=*/"false",
            "Expand every squared distance into norms and a dot product (less accurate)">,
+    Option<"topK", "top-k", "bool", /*default=*/"true",
+           "Exact two-stage top_k over long rows (block maxima, then candidates)">,
     Option<"matrixChain", "matrix-chain", "bool", /*default=*/"true",
            "Re-associate chains of matrix products">,
     Option<"reduceToDot", "reduce-to-dot", "bool", /*default=*/"true",
