@@ -18,15 +18,17 @@
 // order (picked blocks in increasing order, the remainder last), so stage 3
 // breaks ties as lax.top_k does.
 //
-// Values are compared through keys whose signed integer order is the order
+// Values are compared through keys whose integer order is the order
 // lax.top_k uses: for floats the total order (-NaN < -inf < ... < -0 < +0 <
 // ... < inf < +NaN), by flipping the magnitude bits of negative numbers; for
-// integers the value itself. Stage 3 runs top_k on the original values.
+// integers the value itself. XLA:CPU has a fast TopK only for f32 and f64
+// (other types sort the whole row), so the top_k of stages 2 and 3 run on
+// an f32/f64 image of the keys with the same order.
 //
 // B comes from a cost model measured on XLA:CPU (`bench/bench_topk.py`):
-// per row, a N (the block maxima) + c N / B (top_k of the maxima) + g k B
-// (gathering and ranking the candidates); B = sqrt(c N / (g k)), moved to a
-// divisor of N nearby when one exists (no remainder block to slice off).
+// per row, a(B) N (the block maxima; integer max-reductions are fastest over
+// rows of 32) + c N / B (top_k of the maxima) + g (k B + N mod B) (the
+// candidates) + s N when B does not divide N (slicing the full blocks off).
 //
 //===----------------------------------------------------------------------===//
 #include "Rewrites.h"
@@ -40,14 +42,25 @@ using namespace memfit;
 
 namespace {
 
-/// Per-element costs on XLA:CPU in ns, measured by bench/bench_topk.py
-/// (Intel Xeon, jax 0.12 defaults): lax.top_k of a long row, the block
-/// maxima pass, the top_k of the maxima (per block), the candidates (per
-/// candidate element, gather included).
-constexpr double kTopKPerElement = 2.0;
-constexpr double kMaxPerElement = 0.35;
-constexpr double kTopKPerBlock = 2.0;
-constexpr double kCandidatePerElement = 2.5;
+/// The cost model, in ns per element on XLA:CPU, measured by
+/// bench/bench_topk.py (Intel Xeon, jax 0.12 defaults, 2 shared cores).
+/// lax.top_k of a long row: XLA's TopK runtime call for f32 and f64; a full
+/// stable sort of the row for every other type.
+constexpr double kTopKFast = 4.0;
+constexpr double kTopKSorted = 90.0;
+/// The block maxima: integer max-reductions are fastest over rows of 32 and
+/// several times slower over rows of 64 or more, so blocks that are
+/// multiples of 32 are reduced in groups of 32 first.
+constexpr int64_t kGroup = 32;
+constexpr double kMaximaOf32 = 0.6;
+constexpr double kMaximaGrouped = 0.8;
+constexpr double kMaximaOther = 1.1;
+/// top_k of the maxima (per maximum) and of the candidates (per candidate,
+/// gathers included; short rows cost more per element); slicing the full
+/// blocks off a row whose length the block does not divide.
+constexpr double kTopKPerMaximum = 4.0;
+constexpr double kPerCandidate = 20.0;
+constexpr double kSliceCopy = 3.0;
 /// The rewrite must model at least this speed-up: the model is rough.
 constexpr double kRequiredSpeedup = 1.5;
 /// Marks top_k ops this rewrite created (their rows are short or already
@@ -58,26 +71,32 @@ struct BlockPlan {
   int64_t rows, n, k, block, full, remainder;
 };
 
-double modelledPlainCost(int64_t n) { return kTopKPerElement * n; }
+/// f32 and f64 rows take XLA's fast TopK; so do the float images of keys.
+bool hasFastTopK(Type et) { return et.isF32() || et.isF64(); }
+
+double modelledPlainCost(Type et, int64_t n) {
+  return (hasFastTopK(et) ? kTopKFast : kTopKSorted) * n;
+}
 
 double modelledTwoStageCost(int64_t n, int64_t k, int64_t block) {
   int64_t full = n / block, rem = n % block;
-  return kMaxPerElement * n + kTopKPerBlock * full +
-         kCandidatePerElement * (k * block + rem);
+  double maxima = block == kGroup         ? kMaximaOf32
+                  : block % kGroup == 0   ? kMaximaGrouped
+                                          : kMaximaOther;
+  return maxima * n + kTopKPerMaximum * full + kPerCandidate * (k * block + rem) +
+         (rem ? kSliceCopy * n : 0.0);
 }
 
-/// The block size: the model's optimum, or a divisor of n within a factor
-/// of 1.5 of it when one exists (no remainder to slice off the row).
-int64_t chooseBlock(int64_t n, int64_t k) {
-  double best = std::sqrt(kTopKPerBlock * n / (kCandidatePerElement * k));
-  int64_t b = std::max<int64_t>(1, std::llround(best));
-  int64_t lo = std::max<int64_t>(1, std::llround(best / 1.5)),
-          hi = std::llround(best * 1.5);
-  int64_t divisor = 0;
-  for (int64_t d = lo; d <= hi; ++d)
-    if (n % d == 0 && (divisor == 0 || std::abs(d - b) < std::abs(divisor - b)))
-      divisor = d;
-  return divisor ? divisor : b;
+/// The block size of least modelled cost that leaves more than k blocks.
+std::optional<int64_t> chooseBlock(int64_t n, int64_t k) {
+  std::optional<int64_t> best;
+  double bestCost = 0;
+  for (int64_t b = 8; b <= 1024 && n / b > k; ++b) {
+    double c = modelledTwoStageCost(n, k, b);
+    if (!best || c < bestCost)
+      best = b, bestCost = c;
+  }
+  return best;
 }
 
 /// Element types whose order lax.top_k defines and keys can express.
@@ -96,15 +115,12 @@ std::optional<BlockPlan> planBlocks(Operation *op) {
   if (!t.hasStaticShape() || t.getRank() < 1 || !hasKeys(t.getElementType()))
     return std::nullopt;
   int64_t n = t.getShape().back(), k = topK->getK();
-  if (k < 1 || n < 4 * k)
-    return std::nullopt;
-  int64_t block = chooseBlock(n, k);
-  int64_t full = n / block;
-  if (full <= k || modelledPlainCost(n) <
-                        kRequiredSpeedup * modelledTwoStageCost(n, k, block))
+  std::optional<int64_t> block = k >= 1 ? chooseBlock(n, k) : std::nullopt;
+  if (!block || modelledPlainCost(t.getElementType(), n) <
+                    kRequiredSpeedup * modelledTwoStageCost(n, k, *block))
     return std::nullopt;
   int64_t rows = t.getNumElements() / n;
-  return BlockPlan{rows, n, k, block, full, n % block};
+  return BlockPlan{rows, n, k, *block, n / *block, n % *block};
 }
 
 RankedTensorType tensorOf(ArrayRef<int64_t> shape, Type et) {
@@ -120,29 +136,45 @@ Value intSplat(OpBuilder &b, Location loc, RankedTensorType t, const APInt &v) {
       ->getResult(0);
 }
 
-/// The key type of `et`: itself for integers, the signless integer of the
-/// same width for floats.
-Type keyTypeOf(OpBuilder &b, Type et) {
-  if (llvm::isa<IntegerType>(et))
-    return et;
-  return b.getIntegerType(et.getIntOrFloatBitWidth());
-}
-
-/// Keys whose integer order is lax.top_k's order of `v`'s elements.
-Value orderKeys(OpBuilder &b, Location loc, Value v) {
-  auto t = llvm::cast<RankedTensorType>(v.getType());
-  if (llvm::isa<IntegerType>(t.getElementType()))
-    return v;
-  unsigned w = t.getElementType().getIntOrFloatBitWidth();
-  auto kt = tensorOf(t.getShape(), b.getIntegerType(w));
-  Value bits = buildGenericOp(b, loc, "stablehlo.bitcast_convert", {v}, {kt})->getResult(0);
-  // Negative floats (sign bit set) order backwards: flip their magnitude.
+/// Integer bits with the magnitude of negative numbers flipped: turns IEEE
+/// bits into keys of the total order, and keys back into bits.
+Value flipNegatives(OpBuilder &b, Location loc, Value bits) {
+  auto kt = llvm::cast<RankedTensorType>(bits.getType());
+  unsigned w = kt.getElementType().getIntOrFloatBitWidth();
   Value sign = buildGenericOp(b, loc, "stablehlo.shift_right_arithmetic",
                               {bits, intSplat(b, loc, kt, APInt(w, w - 1))}, {kt})
                    ->getResult(0);
   Value mask = buildElementwise(b, loc, "stablehlo.and",
                                 {sign, intSplat(b, loc, kt, APInt::getSignedMaxValue(w))});
   return buildElementwise(b, loc, "stablehlo.xor", {bits, mask});
+}
+
+Value bitcastTo(OpBuilder &b, Location loc, Value v, Type et) {
+  auto t = tensorOf(llvm::cast<RankedTensorType>(v.getType()).getShape(), et);
+  return buildGenericOp(b, loc, "stablehlo.bitcast_convert", {v}, {t})->getResult(0);
+}
+
+/// Keys whose integer order is lax.top_k's order of `v`'s elements.
+Value orderKeys(OpBuilder &b, Location loc, Value v) {
+  Type et = llvm::cast<RankedTensorType>(v.getType()).getElementType();
+  if (llvm::isa<IntegerType>(et))
+    return v;
+  return flipNegatives(b, loc, bitcastTo(b, loc, v, b.getIntegerType(et.getIntOrFloatBitWidth())));
+}
+
+/// Keys of `et` values as floats of the same order that XLA's fast TopK
+/// takes: the values themselves for f32/f64, else the keys converted
+/// exactly (16-bit keys to f32, 32-bit ones to f64); 64-bit integer keys
+/// stay as they are (a sort).
+Value fastImage(OpBuilder &b, Location loc, Value keys, Type et) {
+  if (hasFastTopK(et))
+    return bitcastTo(b, loc, flipNegatives(b, loc, keys), et);
+  auto kt = llvm::cast<RankedTensorType>(keys.getType());
+  unsigned w = kt.getElementType().getIntOrFloatBitWidth();
+  if (w > 32)
+    return keys;
+  Type ft = w <= 16 ? Type(b.getF32Type()) : Type(b.getF64Type());
+  return buildConvert(b, loc, tensorOf(kt.getShape(), ft), keys);
 }
 
 /// The smallest key: the maximum's initial value.
@@ -194,13 +226,24 @@ std::pair<Value, Value> markedTopK(OpBuilder &b, Location loc, Value v, int64_t 
   return {vals, idx};
 }
 
-/// Stages 1 and 2: the k full blocks with the largest maxima, in increasing
-/// block order: [P, k] i32.
-Value pickBlocks(OpBuilder &b, Location loc, const BlockPlan &p, Value blocks) {
+/// Stage 1: the maximum key of every full block, [P, full]; reduced in
+/// groups of kGroup first when the block is a multiple of it.
+Value blockMaxima(OpBuilder &b, Location loc, const BlockPlan &p, Value blocks) {
   Value keys = orderKeys(b, loc, blocks);
   Type kt = llvm::cast<RankedTensorType>(keys.getType()).getElementType();
-  Value maxima = buildReduce(b, loc, keys, lowestKey(b, loc, kt), {2}, "stablehlo.maximum");
-  Value picked = markedTopK(b, loc, maxima, p.k).second;
+  Value lowest = lowestKey(b, loc, kt);
+  if (p.block % kGroup == 0 && p.block > kGroup) {
+    int64_t groups = p.block / kGroup;
+    keys = buildReshape(b, loc, tensorOf({p.rows, p.full, groups, kGroup}, kt), keys);
+    keys = buildReduce(b, loc, keys, lowest, {3}, "stablehlo.maximum");
+  }
+  return buildReduce(b, loc, keys, lowest, {2}, "stablehlo.maximum");
+}
+
+/// Stage 2: the k blocks with the largest maxima, in increasing block
+/// order: [P, k] i32.
+Value pickBlocks(OpBuilder &b, Location loc, const BlockPlan &p, Value maxima, Type et) {
+  Value picked = markedTopK(b, loc, fastImage(b, loc, maxima, et), p.k).second;
   return buildSort(b, loc, {picked}, 1)->getResult(0);
 }
 
@@ -225,6 +268,17 @@ Value candidatePositions(OpBuilder &b, Location loc, const BlockPlan &p, Value p
   return buildConcatenate(b, loc, {pos, rem}, 1);
 }
 
+/// Stage 3: top_k of the candidates, (values, positions among them); on
+/// their keys' fast image when the values have no fast TopK.
+std::pair<Value, Value> finishOnCandidates(OpBuilder &b, Location loc, Value cand,
+                                           int64_t k) {
+  Type et = llvm::cast<RankedTensorType>(cand.getType()).getElementType();
+  if (hasFastTopK(et))
+    return markedTopK(b, loc, cand, k);
+  Value at = markedTopK(b, loc, fastImage(b, loc, orderKeys(b, loc, cand), et), k).second;
+  return {gatherAlongRows(b, loc, cand, at, {}), at};
+}
+
 } // namespace
 
 bool memfit::rewriteTwoStageTopK(Operation *op) {
@@ -240,13 +294,13 @@ bool memfit::rewriteTwoStageTopK(Operation *op) {
   Value main = p.remainder ? sliceColumns(b, loc, rows, 0, p.full * p.block) : rows;
   Value blocks = buildReshape(b, loc, tensorOf({p.rows, p.full, p.block}, et), main);
 
-  Value picked = pickBlocks(b, loc, p, blocks);
+  Value picked = pickBlocks(b, loc, p, blockMaxima(b, loc, p, blocks), et);
   Value cand = buildReshape(b, loc, tensorOf({p.rows, p.k * p.block}, et),
                             gatherAlongRows(b, loc, blocks, picked, {p.block}));
   if (p.remainder)
     cand = buildConcatenate(b, loc, {cand, sliceColumns(b, loc, rows, p.full * p.block, p.n)},
                             1);
-  auto [vals, at] = markedTopK(b, loc, cand, p.k);
+  auto [vals, at] = finishOnCandidates(b, loc, cand, p.k);
   Value idx = gatherAlongRows(b, loc, candidatePositions(b, loc, p, picked), at, {});
 
   auto vt = llvm::cast<RankedTensorType>(op->getResult(0).getType());
