@@ -7,10 +7,12 @@ B, in jax's default configuration (ynn on), interleaved. From the timings it
 measures the terms of the model the rewrite uses, per row,
 
     plain     = p N
-    two-stage = a(B) N + c N / B + g (k B + N mod B) [+ s N if B does not divide N]
+    two-stage = a(B) N + c N / B + g (k B + N mod B)
 
-(a(B): the block maxima, fastest at B = 32 on XLA:CPU; c: top_k of the
-maxima; g: the candidates; s: slicing the row's full blocks off), and then,
+(a(B): the block maxima, fastest at B = 32 on XLA:CPU, also against
+longer blocks reduced in groups of 32; c: top_k of the
+maxima; g: the candidates; slicing the full blocks off a row that B does
+not divide is fused into the maxima, measured as "maxima B=32, N-1"), and then,
 for each shape, the best B measured, the B that memfit chooses (``memfit.jit(passes=
 "memfit-rewrite")``) and memfit's time over lax.top_k's.
 
@@ -42,8 +44,6 @@ def two_stage(s, k, block):
     full, rem = divmod(n, block)
     blocks = s[:, :full * block].reshape(p, full, block)
     keys = _keys(blocks)
-    if block % 32 == 0 and block > 32:  # integer max in groups of 32 first
-        keys = jnp.max(keys.reshape(p, full, block // 32, 32), -1)
     # the maxima back as f32 (the key map is its own inverse): XLA's fast
     # TopK is f32/f64 only, integer top_k sorts the whole row
     _, picked = jax.lax.top_k(jax.lax.bitcast_convert_type(_keys(jnp.max(keys, -1)), jnp.float32), k)
@@ -94,13 +94,14 @@ def model_terms(rows, n, k, repeats):
            "top_k of maxima": (jax.jit(lambda m: jax.lax.top_k(m, k)), maxima, n // 32),
            "int32 top_k": (jax.jit(lambda s: jax.lax.top_k(_keys(scores(s)), k)), s, n),
            "candidates": (jax.jit(lambda c: jax.lax.top_k(c, k)), cand, k * 32),
-           "slice copy": (jax.jit(lambda s: scores(s)[:, :n - 1].reshape(rows, -1, 1)[:, :, 0]), s, n)}
+           # a row that 32 does not divide: the slice fuses into the reduction
+           "maxima B=32, N-1": (jax.jit(lambda s: jnp.max(_keys(scores(s)[:, :n - 32]).reshape(
+               rows, -1, 32), -1)), s[:, 1:], n - 1)}
     for b in (16, 24, 32, 64, 256):
-        if b % 32 == 0 and b > 32:
-            f = lambda s, b=b: jnp.max(jnp.max(_keys(scores(s)).reshape(rows, -1, b // 32, 32), -1), -1)
-        else:
-            f = lambda s, b=b: jnp.max(_keys(scores(s))[:, :n - n % b].reshape(rows, -1, b), -1)
+        f = lambda s, b=b: jnp.max(_keys(scores(s))[:, :n - n % b].reshape(rows, -1, b), -1)
         fns[f"maxima B={b}"] = (jax.jit(f), s, n)
+    f = lambda s: jnp.max(jnp.max(_keys(scores(s)).reshape(rows, -1, 8, 32), -1), -1)
+    fns["maxima B=256 in 32s"] = (jax.jit(f), s, n)
     times = interleaved_medians({name: (lambda f=f, x=x: f(x)) for name, (f, x, _) in fns.items()},
                                 repeats=repeats)
     return {name: times[name] / (rows * m) * 1e9 for name, (_, _, m) in fns.items()}

@@ -28,7 +28,7 @@
 // B comes from a cost model measured on XLA:CPU (`bench/bench_topk.py`):
 // per row, a(B) N (the block maxima; integer max-reductions are fastest over
 // rows of 32) + c N / B (top_k of the maxima) + g (k B + N mod B) (the
-// candidates) + s N when B does not divide N (slicing the full blocks off).
+// candidates).
 //
 //===----------------------------------------------------------------------===//
 #include "Rewrites.h"
@@ -48,19 +48,19 @@ namespace {
 /// stable sort of the row for every other type.
 constexpr double kTopKFast = 4.0;
 constexpr double kTopKSorted = 90.0;
-/// The block maxima: integer max-reductions are fastest over rows of 32 and
-/// several times slower over rows of 64 or more, so blocks that are
-/// multiples of 32 are reduced in groups of 32 first.
-constexpr int64_t kGroup = 32;
+/// The block maxima: XLA:CPU's integer max-reduction is fastest over rows
+/// of 32, slower over shorter ones and about four times slower over longer
+/// ones (reducing those in groups of 32 first measured slower than blocks
+/// of 32 once the top_k of the maxima is counted).
 constexpr double kMaximaOf32 = 0.6;
-constexpr double kMaximaGrouped = 0.8;
-constexpr double kMaximaOther = 1.1;
+constexpr double kMaximaShorter = 1.1;
+constexpr double kMaximaLonger = 2.7;
 /// top_k of the maxima (per maximum) and of the candidates (per candidate,
-/// gathers included; short rows cost more per element); slicing the full
-/// blocks off a row whose length the block does not divide.
+/// gathers included; short rows cost more per element). Slicing the full
+/// blocks off a row that the block does not divide costs nothing measurable:
+/// XLA fuses the slice into the maxima's reduction.
 constexpr double kTopKPerMaximum = 4.0;
 constexpr double kPerCandidate = 20.0;
-constexpr double kSliceCopy = 3.0;
 /// The rewrite must model at least this speed-up: the model is rough.
 constexpr double kRequiredSpeedup = 1.5;
 /// Marks top_k ops this rewrite created (their rows are short or already
@@ -80,11 +80,10 @@ double modelledPlainCost(Type et, int64_t n) {
 
 double modelledTwoStageCost(int64_t n, int64_t k, int64_t block) {
   int64_t full = n / block, rem = n % block;
-  double maxima = block == kGroup         ? kMaximaOf32
-                  : block % kGroup == 0   ? kMaximaGrouped
-                                          : kMaximaOther;
-  return maxima * n + kTopKPerMaximum * full + kPerCandidate * (k * block + rem) +
-         (rem ? kSliceCopy * n : 0.0);
+  double maxima = block == 32  ? kMaximaOf32
+                  : block < 32 ? kMaximaShorter
+                               : kMaximaLonger;
+  return maxima * n + kTopKPerMaximum * full + kPerCandidate * (k * block + rem);
 }
 
 /// The block size of least modelled cost that leaves more than k blocks.
@@ -226,18 +225,11 @@ std::pair<Value, Value> markedTopK(OpBuilder &b, Location loc, Value v, int64_t 
   return {vals, idx};
 }
 
-/// Stage 1: the maximum key of every full block, [P, full]; reduced in
-/// groups of kGroup first when the block is a multiple of it.
+/// Stage 1: the maximum key of every full block, [P, full].
 Value blockMaxima(OpBuilder &b, Location loc, const BlockPlan &p, Value blocks) {
   Value keys = orderKeys(b, loc, blocks);
   Type kt = llvm::cast<RankedTensorType>(keys.getType()).getElementType();
-  Value lowest = lowestKey(b, loc, kt);
-  if (p.block % kGroup == 0 && p.block > kGroup) {
-    int64_t groups = p.block / kGroup;
-    keys = buildReshape(b, loc, tensorOf({p.rows, p.full, groups, kGroup}, kt), keys);
-    keys = buildReduce(b, loc, keys, lowest, {3}, "stablehlo.maximum");
-  }
-  return buildReduce(b, loc, keys, lowest, {2}, "stablehlo.maximum");
+  return buildReduce(b, loc, keys, lowestKey(b, loc, kt), {2}, "stablehlo.maximum");
 }
 
 /// Stage 2: the k blocks with the largest maxima, in increasing block
