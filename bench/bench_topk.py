@@ -22,7 +22,6 @@ for each shape, the best B measured, the B that memfit chooses (``memfit.jit(pas
 from __future__ import annotations
 
 import argparse
-import platform
 import re
 
 import jax
@@ -30,7 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import memfit
-from memfit.measure import interleaved_medians
+from memfit.measure import cpu_model, interleaved_medians
 
 
 def _keys(s):
@@ -115,8 +114,7 @@ def main():
     shapes = ([(50_000, 10), (50_000, 28)] if args.quick else
               [(30_000, 10), (200_000, 1), (200_000, 10), (200_000, 28),
                (200_000, 100), (1_000_000, 10)])
-    print(f"CPU: {platform.processor() or platform.machine()}; "
-          f"{open('/proc/cpuinfo').read().split('model name')[1].split(':')[1].splitlines()[0].strip()}")
+    print(f"CPU: {cpu_model()}")
     print(f"jax {jax.__version__}, default flags, {rows} rows\n")
     print("model terms (ns per element; TwoStageTopK.cpp's constants come from here):")
     for name, ns in model_terms(rows, 204_800, 10, 3 if args.quick else 7).items():

@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -41,6 +42,21 @@ def _leaf_key(x):
     return ("py", type(x))
 
 
+# XLA:CPU's ynn fusions (on by default) do not count their scratch in
+# memory_analysis (DESIGN.md). Calibration compiles for XLA's count without
+# them; the kept program is then compiled again to run in the configuration
+# the user runs.
+def _accounting_options() -> dict | None:
+    """Compiler options under which XLA's memory analysis counts every byte,
+    or None when the default compile already does."""
+    if jax.default_backend() != "cpu":
+        return None
+    if "--xla_cpu_experimental_ynn_fusion_type= " in os.environ.get("XLA_FLAGS", "") + " ":
+        return None  # ynn fusions already off in this process
+    from .measure import ACCOUNTING_OPTIONS
+    return ACCOUNTING_OPTIONS
+
+
 class MemfitJitted:
     """A function compiled by XLA after memfit's passes. Made by memfit.jit."""
 
@@ -74,8 +90,9 @@ class MemfitJitted:
         """Like jax.jit(f).lower(...), with memfit's pipeline applied to the
         module (``.as_text()`` shows the transformed StableHLO). With a
         memory limit this already compiles (see ``calibrate``), so that the
-        module shown is the one that runs."""
-        return self._lower_and_compile(args, kwargs)[0]
+        module shown is the one that runs; calling the function afterwards
+        with arguments of the same shapes reuses that executable."""
+        return self._lowered_and_compiled(args, kwargs)[0]
 
     def _lower_and_compile(self, args, kwargs):
         """(lowered, compiled or None): the calibrated split compiles."""
@@ -90,12 +107,15 @@ class MemfitJitted:
             return handover.replace_module(lowered, text), None
         from .calibrate import calibrate
         from .units import parse_memory_size
+        options = _accounting_options()
         cal = calibrate(
             lambda m: transform(base, self._pipeline(temp_margin=m)),
-            lambda text: handover.replace_module(lowered, text).compile(),
+            lambda text: handover.replace_module(lowered, text).compile(
+                compiler_options=options),
             parse_memory_size(self.memory_limit), original=self._before_split(base))
         self.last_calibration = cal
-        return handover.replace_module(lowered, cal.kept.text), cal.kept.compiled
+        kept = handover.replace_module(lowered, cal.kept.text)
+        return kept, (cal.kept.compiled if options is None else kept.compile())
 
     def _before_split(self, base: str) -> str:
         """The module as memfit-split receives it: loops that the rewrites
@@ -128,7 +148,9 @@ class MemfitJitted:
                     "the whole computation instead, e.g. "
                     "memfit.jit(train_step) where train_step calls jax.grad.")
 
-    def __call__(self, *args, **kwargs):
+    def _lowered_and_compiled(self, args, kwargs):
+        """(lowered, executable) for these arguments, cached by their
+        shapes, dtypes, shardings and static values like jax.jit's cache."""
         dyn_args, dyn_kwargs, static_args, static_kwargs = self._split_static(args, kwargs)
         self._check_not_traced(dyn_args, dyn_kwargs)
         leaves, treedef = jax.tree_util.tree_flatten((dyn_args, dyn_kwargs))
@@ -137,13 +159,19 @@ class MemfitJitted:
             hash(key)
         except TypeError:
             key = None
-        compiled = self._cache.get(key) if key is not None else None
+        hit = self._cache.get(key) if key is not None else None
+        if hit is not None:
+            return hit
+        lowered, compiled = self._lower_and_compile(args, kwargs)
         if compiled is None:
-            lowered, compiled = self._lower_and_compile(args, kwargs)
-            if compiled is None:
-                compiled = lowered.compile()
-            if key is not None:
-                self._cache[key] = compiled
+            compiled = lowered.compile()
+        if key is not None:
+            self._cache[key] = (lowered, compiled)
+        return lowered, compiled
+
+    def __call__(self, *args, **kwargs):
+        dyn_args, dyn_kwargs, _, _ = self._split_static(args, kwargs)
+        compiled = self._lowered_and_compiled(args, kwargs)[1]
         return compiled(*dyn_args, **dyn_kwargs)
 
 

@@ -25,14 +25,15 @@
 // (other types sort the whole row), so the top_k of stages 2 and 3 run on
 // an f32/f64 image of the keys with the same order.
 //
-// B comes from a cost model measured on XLA:CPU (`bench/bench_topk.py`):
-// per row, a(B) N (the block maxima; integer max-reductions are fastest over
+// B comes from a cost model measured on XLA:CPU (Analysis/TopKCost.cpp,
+// bench/bench_topk.py): per row, a(B) N (the block maxima; integer max-reductions are fastest over
 // rows of 32) + c N / B (top_k of the maxima) + g (k B + N mod B) (the
 // candidates).
 //
 //===----------------------------------------------------------------------===//
 #include "Rewrites.h"
 
+#include "memfit/Analysis/TopKCost.h"
 #include "memfit/IR/OpViews.h"
 
 #include <cmath>
@@ -42,27 +43,6 @@ using namespace memfit;
 
 namespace {
 
-/// The cost model, in ns per element on XLA:CPU, measured by
-/// bench/bench_topk.py (Intel Xeon, jax 0.12 defaults, 2 shared cores).
-/// lax.top_k of a long row: XLA's TopK runtime call for f32 and f64; a full
-/// stable sort of the row for every other type.
-constexpr double kTopKFast = 4.0;
-constexpr double kTopKSorted = 90.0;
-/// The block maxima: XLA:CPU's integer max-reduction is fastest over rows
-/// of 32, slower over shorter ones and about four times slower over longer
-/// ones (reducing those in groups of 32 first measured slower than blocks
-/// of 32 once the top_k of the maxima is counted).
-constexpr double kMaximaOf32 = 0.6;
-constexpr double kMaximaShorter = 1.1;
-constexpr double kMaximaLonger = 2.7;
-/// top_k of the maxima (per maximum) and of the candidates (per candidate,
-/// gathers included; short rows cost more per element). Slicing the full
-/// blocks off a row that the block does not divide costs nothing measurable:
-/// XLA fuses the slice into the maxima's reduction.
-constexpr double kTopKPerMaximum = 4.0;
-constexpr double kPerCandidate = 20.0;
-/// The rewrite must model at least this speed-up: the model is rough.
-constexpr double kRequiredSpeedup = 1.5;
 /// Marks top_k ops this rewrite created (their rows are short or already
 /// reduced; rewriting them again would only add ops).
 constexpr llvm::StringLiteral kTwoStageAttr = "memfit.two_stage";
@@ -70,33 +50,6 @@ constexpr llvm::StringLiteral kTwoStageAttr = "memfit.two_stage";
 struct BlockPlan {
   int64_t rows, n, k, block, full, remainder;
 };
-
-/// f32 and f64 rows take XLA's fast TopK; so do the float images of keys.
-bool hasFastTopK(Type et) { return et.isF32() || et.isF64(); }
-
-double modelledPlainCost(Type et, int64_t n) {
-  return (hasFastTopK(et) ? kTopKFast : kTopKSorted) * n;
-}
-
-double modelledTwoStageCost(int64_t n, int64_t k, int64_t block) {
-  int64_t full = n / block, rem = n % block;
-  double maxima = block == 32  ? kMaximaOf32
-                  : block < 32 ? kMaximaShorter
-                               : kMaximaLonger;
-  return maxima * n + kTopKPerMaximum * full + kPerCandidate * (k * block + rem);
-}
-
-/// The block size of least modelled cost that leaves more than k blocks.
-std::optional<int64_t> chooseBlock(int64_t n, int64_t k) {
-  std::optional<int64_t> best;
-  double bestCost = 0;
-  for (int64_t b = 8; b <= 1024 && n / b > k; ++b) {
-    double c = modelledTwoStageCost(n, k, b);
-    if (!best || c < bestCost)
-      best = b, bestCost = c;
-  }
-  return best;
-}
 
 /// Element types whose order lax.top_k defines and keys can express.
 bool hasKeys(Type et) {
@@ -114,12 +67,11 @@ std::optional<BlockPlan> planBlocks(Operation *op) {
   if (!t.hasStaticShape() || t.getRank() < 1 || !hasKeys(t.getElementType()))
     return std::nullopt;
   int64_t n = t.getShape().back(), k = topK->getK();
-  std::optional<int64_t> block = k >= 1 ? chooseBlock(n, k) : std::nullopt;
-  if (!block || modelledPlainCost(t.getElementType(), n) <
-                    kRequiredSpeedup * modelledTwoStageCost(n, k, *block))
+  std::optional<TwoStageBlocks> two = twoStageTopK(t.getElementType(), n, k);
+  if (!two)
     return std::nullopt;
-  int64_t rows = t.getNumElements() / n;
-  return BlockPlan{rows, n, k, *block, n / *block, n % *block};
+  int64_t rows = t.getNumElements() / n, block = two->block;
+  return BlockPlan{rows, n, k, block, n / block, n % block};
 }
 
 RankedTensorType tensorOf(ArrayRef<int64_t> shape, Type et) {

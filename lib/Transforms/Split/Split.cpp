@@ -15,9 +15,11 @@
 //  3. Choose the chunk size (ChunkChooser.cpp): the largest chunk with which
 //     the loop stays within the limit, its temporaries counted `temp-margin`
 //     times; aligned and balanced. Among the feasible plans (seeds x
-//     dimensions) the one with the largest c / N wins (fewest iterations),
-//     ties going to plans without accumulation; online softmax only when no
-//     plain plan fits, a second pass only when neither does.
+//     dimensions) the one of least modelled time wins (LoopCost.cpp: fewest
+//     iterations, and top_k rows kept whole where the two-stage top_k
+//     makes that cheaper), ties going to plans without accumulation;
+//     online softmax only when no plain plan fits, a second pass only when
+//     neither does.
 //  4. Rewrite (LoopEmitter.cpp): the while loop, its remainder step, the
 //     accumulators' states and the live-ins recomputed in the body.
 //  5. Repeat from 1 (several oversized regions; regions inside existing
@@ -29,6 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ChunkChooser.h"
+#include "LoopCost.h"
 #include "LoopEmitter.h"
 #include "Planner.h"
 
@@ -87,11 +90,14 @@ struct Candidates {
   Choice minChoice;
   bool haveMin = false;
 
-  /// Fewest iterations first; accumulation, online softmax and a second
-  /// pass only as successively later resorts.
+  /// Online softmax and a second pass are successively later resorts;
+  /// within a resort, the least modelled time (LoopCost.h: fewest
+  /// iterations, top_k rows kept whole where that pays); then plans without
+  /// accumulation.
   static double score(const Plan &plan, const Choice &ch) {
-    return double(ch.chunk) / double(plan.size) - (plan.sinks.empty() ? 0.0 : 1e-9) -
-           (plan.osm ? 1.0 : 0.0) - (plan.later.empty() ? 0.0 : 2.0);
+    double resort = (plan.osm ? 1.0 : 0.0) + (plan.later.empty() ? 0.0 : 2.0);
+    return -resort * 1e18 - modelledLoopNanos(plan, ch.chunk) -
+           (plan.sinks.empty() ? 0.0 : 1e-3);
   }
 
   void offer(const Plan &plan, const Choice &ch) {
