@@ -315,11 +315,8 @@ std::optional<OpDimRule> scatterRule(Operation *op, RuleBuilder &b) {
 /// each. The dimension a acts on is in no factor.
 std::optional<OpDimRule> triangularSolveRule(Operation *op, RuleBuilder &b) {
   CustomCallView call(op);
-  std::string target = call.getTarget();
-  bool trsm = target.size() == 16 && llvm::StringRef(target).starts_with("lapack_") &&
-              llvm::StringRef(target).ends_with("trsm_ffi");
   std::optional<int64_t> side = call.getBackendConfigInt("side");
-  if (!trsm || !side || op->getNumOperands() != 2 || op->getNumResults() != 1)
+  if (!call.isTriangularSolve() || !side)
     return std::nullopt;
   auto a = typeOf(op->getOperand(0)), rhs = typeOf(op->getOperand(1));
   int64_t nb = call.getNumBatchDims(), r = rhs.getRank();

@@ -433,6 +433,13 @@ std::optional<int64_t> CustomCallView::getBackendConfigInt(llvm::StringRef key) 
   return static_cast<int64_t>(v.getValue().getZExtValue());
 }
 
+bool CustomCallView::isTriangularSolve() const {
+  std::string target = getTarget();
+  llvm::StringRef t(target);
+  return t.size() == 16 && t.starts_with("lapack_") && t.ends_with("trsm_ffi") &&
+         op->getNumOperands() == 2 && op->getNumResults() == 1;
+}
+
 int64_t CustomCallView::getNumBatchDims() const {
   auto dict = llvm::dyn_cast_or_null<DictionaryAttr>(op->getAttr("mhlo.frontend_attributes"));
   auto v = dict ? llvm::dyn_cast_or_null<StringAttr>(dict.get("num_batch_dims")) : nullptr;

@@ -33,7 +33,7 @@ struct MemfitRewritePass : memfit::impl::MemfitRewriteBase<MemfitRewritePass> {
       getOperation().walk([&](Operation *op) {
         memfit::OpKind k = memfit::getOpKind(op);
         if (k == memfit::OpKind::Reduce || k == memfit::OpKind::DotGeneral ||
-            k == memfit::OpKind::TopK ||
+            k == memfit::OpKind::TopK || k == memfit::OpKind::CustomCall ||
             op->getName().getStringRef() == "stablehlo.add")
           candidates.push_back(op);
       });
@@ -56,6 +56,8 @@ struct MemfitRewritePass : memfit::impl::MemfitRewriteBase<MemfitRewritePass> {
     if (matrixChain && memfit::rewriteMatrixChain(op))
       return true;
     if (factorSums && memfit::rewriteFactorSum(op))
+      return true;
+    if (invariantSolve && memfit::rewriteLoopInvariantSolve(op))
       return true;
     // Last: the other rewrites read top_k as the program wrote it.
     if (topK && memfit::rewriteTwoStageTopK(op))

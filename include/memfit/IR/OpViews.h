@@ -219,6 +219,9 @@ MEMFIT_VIEW(CustomCallView, CustomCall)
   std::optional<int64_t> getBackendConfigInt(llvm::StringRef key) const;
   /// `mhlo.frontend_attributes.num_batch_dims` (LAPACK calls); 0 if absent.
   int64_t getNumBatchDims() const;
+  /// jax's LAPACK triangular solve, lapack_{s,d,c,z}trsm_ffi: op(a) x = b
+  /// (side 'L') or x op(a) = b (side 'R'); operands (a, b), result x.
+  bool isTriangularSolve() const;
 MEMFIT_VIEW_END
 
 #undef MEMFIT_VIEW

@@ -44,6 +44,11 @@ bool rewriteNearestNeighbours(mlir::Operation *topK);
 /// model measured on XLA:CPU predicts a clear gain.
 bool rewriteTwoStageTopK(mlir::Operation *topK);
 
+/// A triangular solve in a loop body against a factor the loop carries
+/// unchanged: the factor's inverse is formed once before the loop and each
+/// iteration multiplies by it (a GEMM instead of a solve with layout copies).
+bool rewriteLoopInvariantSolve(mlir::Operation *solve);
+
 /// reduce(add, A * B) over dims both carry, A and B broadcasts of a and b
 ///  ->  dot_general(a, b)
 bool rewriteReduceOfProduct(mlir::Operation *reduce);
