@@ -24,4 +24,7 @@ __all__ = [
     "MemfitJitted",
     "ProfileReport",
 ]
-__version__ = "0.1.0"
+# pyproject.toml holds the version; the C++ library is compiled with it
+# (CMakeLists.txt), and the package reports the library's, so a stale build
+# shows up as a mismatch (test_packaging.py).
+from ._core import __version__  # noqa: E402

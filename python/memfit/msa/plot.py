@@ -25,8 +25,8 @@ def _resolved(inst, sol):
     return out
 
 def plot_assignment(inst: Instance, sol: Solution | None, path: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
+    from .._optional import matplotlib_agg
+    matplotlib_agg("memfit plot")
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
