@@ -100,9 +100,9 @@ def schedule(classes, iteration: int, large_every: int):
 
 
 def plot_curve(log: list[dict], path: Path) -> None:
-    from memfit._optional import matplotlib_agg
+    from memfit._optional import matplotlib_agg, require
     matplotlib_agg("the training curve")
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot")
     fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))
     x = [r["minutes"] for r in log]
     ax[0].plot(x, [r["loss"] for r in log], label="total")

@@ -32,7 +32,8 @@ class SplitLoop:
     """One loop memfit-split made (its ``memfit.split`` attribute)."""
     step: int
     seed: str            # the op whose result pushed the program over
-    seed_type: str
+    seed_shape: list[int]
+    seed_element: str
     seed_bytes: int
     location: str        # the user's source line of that op
     dim: int             # the dimension of that result the loop walks
@@ -43,6 +44,10 @@ class SplitLoop:
     kind: str            # map | accumulate | online-softmax | first-of-two-passes
     modelled_peak: int   # memfit's modelled peak with this chunk, margin included
     temp_margin: float
+
+    @property
+    def seed_type(self) -> str:
+        return f"tensor<{'x'.join(map(str, self.seed_shape))}x{self.seed_element}>"
 
 
 @dataclass
@@ -61,7 +66,7 @@ class SplitReport:
     memory_limit: int
     fits: bool
     before: ProfileReport                # the program as jax (or the file) gave it
-    after: ProfileReport | None          # the kept program; None when it does not fit
+    after: ProfileReport | None = None   # the kept program; None when it does not fit
     loops: list[SplitLoop] = field(default_factory=list)
     rewrites: dict[str, int] = field(default_factory=dict)
     margins: list[MarginTried] = field(default_factory=list)
@@ -95,7 +100,8 @@ class SplitReport:
 
 # -- reading what the passes wrote -------------------------------------------
 
-_ENTRY = re.compile(r'([\w-]+) = ("(?:[^"\\]|\\.)*"|[-+0-9.eE]+)(?: : \w+)?')
+_ENTRY = re.compile(r'([\w-]+) = ("(?:[^"\\]|\\.)*"|array<i64(?:: [-0-9, ]*)?>|[-+0-9.eE]+)'
+                    r'(?: : \w+)?')
 
 
 def _attr_dicts(text: str, name: str) -> list[dict[str, Any]]:
@@ -104,12 +110,17 @@ def _attr_dicts(text: str, name: str) -> list[dict[str, Any]]:
     for body in re.findall(re.escape(name) + r" = \{([^{}]*)\}", text):
         d = {}
         for key, val in _ENTRY.findall(body):
-            d[key] = json.loads(val) if val.startswith('"') else _number(val)
+            d[key] = _value(val)
         out.append(d)
     return out
 
 
-def _number(s: str) -> int | float:
+def _value(s: str) -> Any:
+    """An attribute value as MLIR prints it: string, i64 array, number."""
+    if s.startswith('"'):
+        return json.loads(s)
+    if s.startswith("array<"):
+        return [int(v) for v in re.findall(r"-?\d+", s.partition(":")[2])]
     return int(s) if re.fullmatch(r"[-+]?\d+", s) else float(s)
 
 

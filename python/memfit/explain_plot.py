@@ -51,10 +51,10 @@ def _shade_loops(ax, report) -> None:
 def plot_split(report, path: str | None = None, *, dpi: int = 100):
     """Draws ``report`` (and saves it to ``path`` as PNG); returns the Figure.
     Headless: a bare Figure on the Agg canvas, no pyplot state."""
-    from ._optional import matplotlib_agg
+    from ._optional import matplotlib_agg, require
     matplotlib_agg("the split plot")
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    FigureCanvasAgg = require("matplotlib.backends.backend_agg").FigureCanvasAgg
+    Figure = require("matplotlib.figure").Figure
 
     fig = Figure(figsize=(9, 6), layout="constrained")
     FigureCanvasAgg(fig)

@@ -159,7 +159,8 @@ void explainNoFit(const Candidates &c, ArrayRef<Value> seeds, RunResult &rr) {
 /// attribute `memfit.split` lets reports (memfit.explain) say what each loop
 /// splits without re-deriving it. XLA ignores it.
 struct LoopNote {
-  std::string seedOp, seedType, location;
+  std::string seedOp, element, location;
+  SmallVector<int64_t> shape; // not the type's text: checks for big types would match it
   int64_t seedBytes = 0, dim = -1;
   const char *kind = "map";
 };
@@ -172,8 +173,10 @@ LoopNote noteFor(const Plan &plan) {
     auto it = plan.dimOf.find(r);
     if (it == plan.dimOf.end())
       continue;
-    llvm::raw_string_ostream os(n.seedType);
-    r.getType().print(os);
+    auto t = llvm::cast<RankedTensorType>(r.getType());
+    n.shape.assign(t.getShape().begin(), t.getShape().end());
+    llvm::raw_string_ostream os(n.element);
+    t.getElementType().print(os);
     n.seedBytes = bytesOf(r);
     n.dim = it->second;
     break;
@@ -196,7 +199,8 @@ void emitNotedLoop(const Plan &plan, const Choice &ch, int64_t step, double marg
   SmallVector<NamedAttribute> f{
       b.getNamedAttr("step", i64(step)),
       b.getNamedAttr("seed", b.getStringAttr(n.seedOp)),
-      b.getNamedAttr("seed_type", b.getStringAttr(n.seedType)),
+      b.getNamedAttr("seed_shape", b.getDenseI64ArrayAttr(n.shape)),
+      b.getNamedAttr("seed_element", b.getStringAttr(n.element)),
       b.getNamedAttr("seed_bytes", i64(n.seedBytes)),
       b.getNamedAttr("location", b.getStringAttr(n.location)),
       b.getNamedAttr("dim", i64(n.dim)),

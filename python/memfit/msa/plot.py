@@ -25,10 +25,10 @@ def _resolved(inst, sol):
     return out
 
 def plot_assignment(inst: Instance, sol: Solution | None, path: str) -> None:
-    from .._optional import matplotlib_agg
+    from .._optional import matplotlib_agg, require
     matplotlib_agg("memfit plot")
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Rectangle
+    plt = require("matplotlib.pyplot")
+    Rectangle = require("matplotlib.patches").Rectangle
 
     T = inst.num_ops
     fig, axes = plt.subplots(2, 1, figsize=(11, 8), height_ratios=[3, 2])
