@@ -33,6 +33,7 @@ def _panel(ax, profile, label: str, colour: str, limit: int) -> None:
     ax.axhline(limit / MIB, color="tab:red", linestyle="--", linewidth=1.2,
                label=f"limit {format_bytes(limit)}")
     ax.set_ylabel("MiB live")
+    ax.xaxis.get_major_locator().set_params(integer=True)  # x counts ops
     ax.set_xlim(-0.5, max(len(y), 1) - 0.5)
     ax.set_ylim(bottom=0)
 
