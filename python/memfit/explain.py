@@ -254,10 +254,11 @@ def _bytes_or_dash(n: int | None) -> str:
 
 
 def _margin_row(m: MarginTried) -> str:
-    what = "not compiled" if m.xla_bytes is None else f"XLA {format_bytes(m.xla_bytes)}"
+    what = m.note or "not compiled"
+    if m.xla_bytes is not None:
+        what = f"XLA {format_bytes(m.xla_bytes)}" + (f"  {m.note}" if m.note else "")
     margin = "-" if m.margin is None else f"{m.margin:.3g}"
-    return (f"    margin {margin:>6}: {what}" + ("  (kept)" if m.kept else "")
-            + (f"  {m.note}" if m.note else ""))
+    return f"    margin {margin:>6}: {what}" + ("  (kept)" if m.kept else "")
 
 
 def format_split_table(r: SplitReport) -> str:
