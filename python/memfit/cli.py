@@ -47,7 +47,9 @@ def _opt_with_report(args) -> int:
     print(report.to_json() if args.report == "json" else report.table(), file=sys.stderr)
     if kept is None:
         return 1
-    write_text(args.output, kept if not args.pretty else transform(kept, "", generic=False))
+    if args.pretty:
+        kept = transform(kept, "", generic=False, record_pipeline=False)
+    write_text(args.output, kept)
     return 0
 
 
