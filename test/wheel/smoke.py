@@ -81,6 +81,14 @@ def splits_and_reports() -> None:
         check(False, "plot without matplotlib raises")
     except _optional.MissingDependency as e:
         check("memfit[plot]" in str(e), "plot without matplotlib names memfit[plot]")
+    from memfit._jax_handover import module_text
+    Path("knn.mlir").write_text(module_text(jax.jit(knn).lower(x, y)))
+    p = subprocess.run([str(Path(sys.prefix) / "bin/memfit"), "explain", "knn.mlir",
+                        "--memory-limit", "1MiB", "-o", "split.png"],
+                       capture_output=True, text=True)
+    check(p.returncode == 2 and "pip install 'memfit[plot]'" in p.stderr
+          and "Traceback" not in p.stderr and "chunk x count" in p.stdout,
+          "memfit explain -o without matplotlib: the report, then exit 2 naming memfit[plot]")
 
 
 def tools_run() -> None:
