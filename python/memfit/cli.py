@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -43,7 +44,8 @@ def _opt_with_report(args) -> int:
     from .explain import explain_text
     from .transform import transform
     report, kept = explain_text(read_text(args.file), args.memory_limit,
-                                rewrite=not args.no_rewrite, temp_margin=args.temp_margin)
+                                rewrite=not args.no_rewrite, temp_margin=args.temp_margin,
+                                xla=_xla_requested(args))
     print(report.to_json() if args.report == "json" else report.table(), file=sys.stderr)
     if kept is None:
         return 1
@@ -53,11 +55,23 @@ def _opt_with_report(args) -> int:
     return 0
 
 
+def _xla_requested(args) -> bool:
+    """--xla: XLA's bytes count every buffer on CPU only without ynn fusions
+    (DESIGN.md); the flag must be set before jax's backend starts."""
+    if args.xla:
+        from .measure import NO_YNN
+        flags = os.environ.get("XLA_FLAGS", "")
+        if "ynn_fusion_type" not in flags:
+            os.environ["XLA_FLAGS"] = f"{flags} {NO_YNN}".strip()
+    return args.xla
+
+
 def cmd_explain(args) -> int:
     """memfit explain: the split's report, and its memory timeline as PNG."""
     from .explain import explain_text
     report, kept = explain_text(read_text(args.file), args.memory_limit,
-                                rewrite=not args.no_rewrite, temp_margin=args.temp_margin)
+                                rewrite=not args.no_rewrite, temp_margin=args.temp_margin,
+                                xla=_xla_requested(args))
     print(report.to_json() if args.json else report.table())
     if args.output:
         report.plot(args.output)
@@ -106,6 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--report", nargs="?", const="table", choices=("table", "json"),
                    help="with --memory-limit: say on stderr what the split did "
                         "(a table, or --report=json)")
+    o.add_argument("--xla", action="store_true",
+                   help="with --report: compile both programs with XLA for its bytes")
     o.add_argument("-o", "--output", default=None)
     o.set_defaults(func=cmd_opt)
 
@@ -117,6 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="budget loop temporaries this many times over (default 2)")
     e.add_argument("--no-rewrite", action="store_true", help="skip the algebraic rewrites")
     e.add_argument("--json", action="store_true", help="the report as JSON instead of a table")
+    e.add_argument("--xla", action="store_true",
+                   help="compile both programs with XLA (jax's backend) for its bytes")
     e.add_argument("-o", "--output", default=None,
                    help="write the memory timeline here (PNG; needs memfit[plot])")
     e.set_defaults(func=cmd_explain)

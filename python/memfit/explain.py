@@ -177,20 +177,32 @@ def build_report(base: str, limit: int, *, kept: str | None = None,
 
 
 def explain_text(text: str, memory_limit, *, rewrite: bool = True,
-                 temp_margin: float | None = None) -> tuple[SplitReport, str | None]:
+                 temp_margin: float | None = None,
+                 xla: bool = False) -> tuple[SplitReport, str | None]:
     """Splits module text as ``memfit opt --memory-limit`` does; returns the
-    report and the split text (None when the limit cannot be met). No XLA
-    here: the XLA fields stay None."""
+    report and the split text (None when the limit cannot be met). With
+    ``xla``, both programs are compiled by XLA for its bytes (no calibration:
+    files keep the given margin)."""
     limit = parse_memory_size(memory_limit)
     base = to_generic(text)
     margin = MarginTried(temp_margin if temp_margin is not None else 2.0, None, True,
-                         "not calibrated (no XLA compile for files)")
+                         "not calibrated (files keep their margin)")
+    before = _xla_bytes_of_text(base) if xla else None
     try:
         kept = transform(base, pipeline_for(None, limit, rewrite, temp_margin=temp_margin))
     except MemfitError as e:
         margin.kept = False
-        return build_report(base, limit, error=e, margins=[margin]), None
-    return build_report(base, limit, kept=kept, margins=[margin]), kept
+        return build_report(base, limit, error=e, margins=[margin], xla_before=before), None
+    after = _xla_bytes_of_text(kept) if xla else None
+    margin.xla_bytes = after
+    return build_report(base, limit, kept=kept, margins=[margin], xla_before=before,
+                        xla_after=after), kept
+
+
+def _xla_bytes_of_text(text: str) -> int:
+    from . import _jax_handover as handover
+    from .measure import xla_bytes
+    return xla_bytes(handover.compile_text(text))
 
 
 def margins_of(cal) -> list[MarginTried]:

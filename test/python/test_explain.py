@@ -126,14 +126,20 @@ def knn_file(data, tmp_path_factory):
     return path
 
 
-def test_cli_explain_writes_report_and_png(knn_file, tmp_path, capsys):
+def test_cli_explain_writes_report_and_png(data, knn_file, tmp_path, capsys):
     png = tmp_path / "split.png"
-    assert main(["explain", str(knn_file), "--memory-limit", "2MiB", "--json",
+    assert main(["explain", str(knn_file), "--memory-limit", "2MiB", "--json", "--xla",
                  "-o", str(png)]) == 0
     d = json.loads(capsys.readouterr().out)
     report, _ = explain_text(knn_file.read_text(), "2MiB")
     assert d["loops"] == [vars(loop) for loop in report.loops] and d["fits"]
     assert png.read_bytes()[:4] == b"\x89PNG"
+    # The file's XLA bytes are those of the same programs compiled through jax.
+    assert d["xla_bytes_before"] == xla_bytes(jax.jit(knn).lower(*data).compile())
+    g = memfit.jit(knn, memory_limit="2MiB", calibrate=False)
+    g.lower(*data)
+    assert d["xla_bytes_after"] == g.report().xla_bytes_after
+    assert d["margins"][0]["xla_bytes"] == d["xla_bytes_after"]
 
 
 def test_cli_opt_report(knn_file, tmp_path, capsys):
