@@ -152,3 +152,25 @@ def test_cli_opt_report(knn_file, tmp_path, capsys):
     assert main(["opt", str(knn_file), "--memory-limit", "300KiB", "--report=json"]) == 1
     d = json.loads(capsys.readouterr().err)
     assert not d["fits"] and d["smallest_reachable"] > 300 * 1024
+
+
+def test_two_loops_are_told_apart(tmp_path):
+    """Two oversized regions (test_split's program): two loops, each with its
+    own plan, its own ops in the timeline and its own shaded span."""
+    def f(x, y, z):
+        s = jax.numpy.sum(jax.numpy.exp(-(x[:, None] - y[None, :]) ** 2), 1)
+        return s, jax.lax.top_k(z[:, None] * s[None, :], 2)
+    args = [jax.ShapeDtypeStruct((n,), np.float32) for n in (3000, 3001, 2999)]
+    report, kept = explain_text(handover.module_text(jax.jit(f).lower(*args)), "256KiB")
+    assert report.fits and len(report.loops) >= 2
+    assert [lp.step for lp in report.loops] == sorted({lp.step for lp in report.loops})
+    assert {lp.seed_shape[lp.dim] for lp in report.loops} >= {3001, 2999}
+    for lp in report.loops:
+        assert lp.chunk * lp.chunks + lp.remainder == lp.size
+    steps = {p["split_step"] for p in report.after.timeline} - {-1}
+    assert steps == {lp.step for lp in report.loops}
+    fig = report.plot(str(tmp_path / "two.png"))
+    labels = [p.get_label() for p in fig.axes[1].patches if p.get_label().startswith("loop")]
+    assert len(labels) == len(report.loops)
+    for lp, label in zip(report.loops, labels):
+        assert label.startswith(f"loop {lp.step}: dim {lp.dim} of {lp.seed_type}")
