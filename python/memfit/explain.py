@@ -100,7 +100,8 @@ class SplitReport:
 
 # -- reading what the passes wrote -------------------------------------------
 
-_ENTRY = re.compile(r'([\w-]+) = ("(?:[^"\\]|\\.)*"|array<i64(?:: [-0-9, ]*)?>|[-+0-9.eE]+)'
+# key = value; MLIR quotes keys that are not identifiers ("reduce-to-dot").
+_ENTRY = re.compile(r'"?([\w-]+)"? = ("(?:[^"\\]|\\.)*"|array<i64(?:: [-0-9, ]*)?>|[-+0-9.eE]+)'
                     r'(?: : \w+)?')
 
 

@@ -174,3 +174,14 @@ def test_two_loops_are_told_apart(tmp_path):
     assert len(labels) == len(report.loops)
     for lp, label in zip(report.loops, labels):
         assert label.startswith(f"loop {lp.step}: dim {lp.dim} of {lp.seed_type}")
+
+
+def test_rewrites_with_quoted_names_are_read():
+    """MLIR quotes dictionary keys that are not identifiers ("reduce-to-dot")."""
+    from memfit.explain import applied_rewrites
+    def f(a, b):
+        return jax.numpy.sum(a[:, None, :] * b[None, :, :], -1)
+    args = [jax.ShapeDtypeStruct((16, 8), np.float32), jax.ShapeDtypeStruct((32, 8), np.float32)]
+    text = memfit.transform(handover.module_text(jax.jit(f).lower(*args)), "memfit-rewrite")
+    assert '"reduce-to-dot" = 1' in text
+    assert applied_rewrites(text) == {"reduce-to-dot": 1}
