@@ -12,7 +12,7 @@ PY_PACKAGES := jax==0.12.0.1 jaxlib==0.12.0.1 numpy nanobind==3.1.0 scikit-build
 SOURCES := $(shell find lib include python/bindings tools -type f 2>/dev/null) CMakeLists.txt pyproject.toml
 LLVM_BIN := /usr/lib/llvm-22/bin
 
-.PHONY: all deps build demo test lit pytest clean bench bench-deps
+.PHONY: all deps build demo test lit pytest clean bench bench-deps wheel wheel-smoke
 
 all: build
 
@@ -61,6 +61,27 @@ pytest: build
 test: build
 	PATH="$(CURDIR)/$(VENV)/bin:$(LLVM_BIN):$$PATH" $(VENV)/bin/lit -sv test/lit
 	$(PY) -m pytest -q test/python
+	$(MAKE) --no-print-directory wheel-smoke
+
+# The wheel as a user installs it. `pip wheel` reuses the editable build's
+# CMake tree (build/cmake), so nothing is compiled twice; the wheel goes into
+# a fresh venv with only its declared dependencies (no extras), and runs from
+# a temporary directory, where neither the source tree nor the editable
+# install can be imported.
+WHEEL_DIR := build/wheel
+WHEEL_VENV := build/wheel-venv
+wheel: build
+	rm -rf $(WHEEL_DIR)
+	$(PIP) wheel -q --no-deps --no-build-isolation -w $(WHEEL_DIR) . -Cbuild-dir=build/cmake
+
+wheel-smoke: wheel
+	rm -rf $(WHEEL_VENV)
+	"$$($(PY) -c 'import sys; print(sys._base_executable)')" -m venv $(WHEEL_VENV)
+	$(WHEEL_VENV)/bin/python -m pip install -q $(WHEEL_DIR)/memfit-*.whl
+	tmp="$$(mktemp -d)" && cd "$$tmp" && \
+	  $(CURDIR)/$(WHEEL_VENV)/bin/memfit demo && \
+	  $(CURDIR)/$(WHEEL_VENV)/bin/python $(CURDIR)/test/wheel/smoke.py $(CURDIR)/$(WHEEL_DIR)/memfit-*.whl; \
+	  rc=$$?; rm -rf "$$tmp"; exit $$rc
 
 bench: build
 	@for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done

@@ -58,8 +58,9 @@ def _unstacked(cd):
 
 
 def encode_all(insts, desc: str):
-    from tqdm import tqdm
+    from memfit._optional import require
     from memfit.msa.learned import play
+    tqdm = require("tqdm", "training the learned player").tqdm
     out = []
     for inst in tqdm(insts, desc=desc, leave=False):
         spec, sf = play.encode_padded(inst)
@@ -99,9 +100,9 @@ def schedule(classes, iteration: int, large_every: int):
 
 
 def plot_curve(log: list[dict], path: Path) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from memfit._optional import matplotlib_agg, require
+    matplotlib_agg("the training curve")
+    plt = require("matplotlib.pyplot")
     fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))
     x = [r["minutes"] for r in log]
     ax[0].plot(x, [r["loss"] for r in log], label="total")
@@ -134,11 +135,12 @@ def main(argv=None) -> int:
     ap.add_argument("--log", default=str(ROOT / "bench/msa_agent_log.json"))
     ap.add_argument("--plot", default=str(ROOT / "docs/msa_training_curve.png"))
     args = ap.parse_args(argv)
+    from memfit._optional import MissingDependency, require
     try:
-        from tqdm import tqdm
-        import optax  # noqa: F401
-    except ImportError as e:
-        sys.exit(f"training needs tqdm and optax: pip install tqdm optax ({e})")
+        tqdm = require("tqdm", "training the learned player").tqdm
+        require("optax", "training the learned player")
+    except MissingDependency as e:
+        sys.exit(str(e))
     from memfit.msa.learned import checkpoint, programs, train
 
     t_start = time.time()

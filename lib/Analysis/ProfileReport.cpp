@@ -57,6 +57,16 @@ std::string where(Value v) {
 
 std::string where(Operation *op) { return op ? getUserSourceLine(op->getLoc()) : ""; }
 
+/// The step of the memfit-split loop that is or holds `op` (the `step` of its
+/// `memfit.split` attribute), or -1: reports shade the loops memfit made.
+int64_t splitStep(Operation *op) {
+  for (; op; op = op->getParentOp())
+    if (auto note = op->getAttrOfType<DictionaryAttr>("memfit.split"))
+      if (auto step = note.getAs<IntegerAttr>("step"))
+        return step.getInt();
+  return -1;
+}
+
 } // namespace
 
 std::string memfit::renderProfileTable(const std::vector<FunctionProfile> &profiles,
@@ -119,7 +129,8 @@ std::string memfit::renderProfileJson(const std::vector<FunctionProfile> &profil
           {"op", tp.op->getName().getStringRef().str()},
           {"depth", tp.depth},
           {"live_bytes", tp.liveBytes},
-          {"location", where(tp.op)}});
+          {"location", where(tp.op)},
+          {"split_step", splitStep(tp.op)}});
     functions.push_back(llvm::json::Object{
         {"name", p.name},
         {"argument_bytes", p.argumentBytes},

@@ -4,16 +4,16 @@
 //     --allow-unregistered-dialect --memfit-profile file.mlir
 //
 // Linked against libMLIR.so, the same library mlir-opt-22 uses, so the
-// passes share its registry and its LLVM.
+// passes share its registry and its LLVM. Its version is memfit's
+// (MEMFIT_VERSION, from pyproject.toml).
 //
 //===----------------------------------------------------------------------===//
 #include "memfit/Transforms/Passes.h"
 
 #include "mlir/Tools/Plugins/PassPlugin.h"
-#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/Compiler.h"
 
 extern "C" LLVM_ATTRIBUTE_WEAK ::mlir::PassPluginLibraryInfo mlirGetPassPluginInfo() {
-  return {MLIR_PLUGIN_API_VERSION, "memfit", LLVM_VERSION_STRING,
+  return {MLIR_PLUGIN_API_VERSION, "memfit", MEMFIT_VERSION,
           []() { memfit::registerMemfitPasses(); }};
 }

@@ -10,6 +10,8 @@
 #include "memfit/IR/OpViews.h"
 #include "memfit/Transforms/Passes.h"
 
+#include "llvm/ADT/StringMap.h"
+
 namespace memfit {
 #define GEN_PASS_DEF_MEMFITREWRITE
 #include "memfit/Transforms/Passes.h.inc"
@@ -26,6 +28,7 @@ struct MemfitRewritePass : memfit::impl::MemfitRewriteBase<MemfitRewritePass> {
     if (failed(memfit::verifyOpInvariants(getOperation())))
       return signalPassFailure();
     // Each sweep collects candidates first: rewrites erase ops.
+    llvm::StringMap<int64_t> applied;
     bool changed = true;
     while (changed) {
       changed = false;
@@ -38,31 +41,53 @@ struct MemfitRewritePass : memfit::impl::MemfitRewriteBase<MemfitRewritePass> {
           candidates.push_back(op);
       });
       for (Operation *op : candidates) {
-        if (applyOne(op)) {
+        if (const char *name = applyOne(op)) {
+          ++applied[name];
           changed = true;
           break; // candidates may now be erased; collect again
         }
       }
     }
+    recordApplied(applied);
   }
 
-  bool applyOne(Operation *op) {
+  /// The name of the rewrite applied at `op` (its pass option), or null.
+  const char *applyOne(Operation *op) {
     if (distance && memfit::rewriteNearestNeighbours(op))
-      return true;
+      return "distance";
     if (fastDistance && memfit::rewriteSquaredDistance(op))
-      return true;
+      return "fast-distance";
     if (reduceToDot && memfit::rewriteReduceOfProduct(op))
-      return true;
+      return "reduce-to-dot";
     if (matrixChain && memfit::rewriteMatrixChain(op))
-      return true;
+      return "matrix-chain";
     if (factorSums && memfit::rewriteFactorSum(op))
-      return true;
+      return "factor-sums";
     if (invariantSolve && memfit::rewriteLoopInvariantSolve(op))
-      return true;
+      return "invariant-solve";
     // Last: the other rewrites read top_k as the program wrote it.
     if (topK && memfit::rewriteTwoStageTopK(op))
-      return true;
-    return false;
+      return "top-k";
+    return nullptr;
+  }
+
+  /// `memfit.rewrites = {distance = 1 : i64, ...}` on the module, so that a
+  /// report can say which rewrites changed the program (and how often).
+  void recordApplied(const llvm::StringMap<int64_t> &applied) {
+    if (applied.empty())
+      return;
+    Builder b(&getContext());
+    // memfit's pipeline runs this pass twice (around memfit-split): add to
+    // what an earlier run recorded.
+    llvm::StringMap<int64_t> total(applied);
+    if (auto before = getOperation()->getAttrOfType<DictionaryAttr>("memfit.rewrites"))
+      for (NamedAttribute e : before)
+        if (auto n = llvm::dyn_cast<IntegerAttr>(e.getValue()))
+          total[e.getName().getValue()] += n.getInt();
+    SmallVector<NamedAttribute> counts;
+    for (const auto &e : total)
+      counts.push_back(b.getNamedAttr(e.getKey(), b.getI64IntegerAttr(e.getValue())));
+    getOperation()->setAttr("memfit.rewrites", b.getDictionaryAttr(counts));
   }
 };
 

@@ -6,12 +6,14 @@ jax.jit's path: lower, transform, compile.
     import memfit
     f = memfit.jit(f, memory_limit="256MiB")
     memfit.profile(f)(x)                   # where the memory goes
+    f(x); print(f.report())                # what the split did (.plot("split.png"))
     text = memfit.transform(text, "memfit-inline,memfit-profile")
 """
 from .errors import MemfitError
 from .units import parse_memory_size
 from .transform import transform, to_generic, pipeline_for
 from .api import jit, profile, MemfitJitted, ProfileReport
+from .explain import SplitReport
 
 __all__ = [
     "MemfitError",
@@ -23,5 +25,9 @@ __all__ = [
     "profile",
     "MemfitJitted",
     "ProfileReport",
+    "SplitReport",
 ]
-__version__ = "0.1.0"
+# pyproject.toml holds the version; the C++ library is compiled with it
+# (CMakeLists.txt), and the package reports the library's, so a stale build
+# shows up as a mismatch (test_packaging.py).
+from ._core import __version__  # noqa: E402

@@ -70,3 +70,16 @@ def replace_module(lowered, text: str):
 
 def is_tracer(x) -> bool:
     return isinstance(x, jax.core.Tracer)
+
+
+def compile_text(text: str):
+    """XLA's executable for module text alone (no Lowered: a file), on jax's
+    default backend's first device. Its ``get_compiled_memory_stats()`` has
+    the fields of ``Compiled.memory_analysis()``."""
+    from jax._src.lib import xla_client as xc
+    from jax.extend.backend import get_backend
+    try:
+        return get_backend().compile_and_load(
+            text, xc.DeviceList(tuple(jax.devices()[:1])), xc.CompileOptions())
+    except Exception as e:  # jaxlib raises its own error types
+        raise MemfitError(f"XLA could not compile the module: {e}") from None

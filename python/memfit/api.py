@@ -78,6 +78,7 @@ class MemfitJitted:
         #: memfit.calibrate.Calibration of the latest compile (None when not
         #: calibrated): the margins tried and what XLA accounted for each.
         self.last_calibration = None
+        self._record = None  # memfit.explain.JitRecord of the latest compile
         self._jit_kwargs = jit_kwargs
         self._jitted = jax.jit(fun, **jit_kwargs)
         self._static_nums, self._static_names = _normalize_static(
@@ -100,22 +101,75 @@ class MemfitJitted:
         lowered = self._jitted.lower(*args, **kwargs)
         base = handover.module_text(lowered)
         if not self.calibrate:
-            text = transform(base, self.pipeline)
+            text = self._recorded(base, args, kwargs, lambda: transform(base, self.pipeline))
             if self.offload:
                 from .msa.offload import offload_pipeline
                 text = offload_pipeline(text, self.memory_limit, self.offload)
             return handover.replace_module(lowered, text), None
         from .calibrate import calibrate
-        from .units import parse_memory_size
         options = _accounting_options()
-        cal = calibrate(
+        cal = self._recorded(base, args, kwargs, lambda: calibrate(
             lambda m: transform(base, self._pipeline(temp_margin=m)),
             lambda text: handover.replace_module(lowered, text).compile(
                 compiler_options=options),
-            parse_memory_size(self.memory_limit), original=self._before_split(base))
+            self._limit_bytes(), original=self._before_split(base)))
         self.last_calibration = cal
         kept = handover.replace_module(lowered, cal.kept.text)
         return kept, (cal.kept.compiled if options is None else kept.compile())
+
+    def _limit_bytes(self) -> int:
+        from .units import parse_memory_size
+        return parse_memory_size(self.memory_limit)
+
+    def _recorded(self, base, args, kwargs, split):
+        """Runs ``split()`` (text or Calibration) and keeps what f.report()
+        needs, failures included (they report the smallest reachable limit)."""
+        from . import _jax_handover as handover
+        from .explain import JitRecord
+        if self.memory_limit is None or self.offload:
+            return split()
+        # Lowered objects are handed memfit's module in place: lower afresh
+        # (jax caches it) to compile jax's own program and memfit's kept one,
+        # from shapes only, so the record keeps no argument alive.
+        args, kwargs = self._abstract(args, kwargs)
+        lower = lambda: self._jitted.lower(*args, **kwargs)  # noqa: E731
+        record = JitRecord(base, self._limit_bytes(), lambda: lower().compile(),
+                           lambda text: handover.replace_module(lower(), text).compile())
+        self._record = record
+        try:
+            result = split()
+        except MemfitError as e:
+            record.error = e
+            raise
+        if isinstance(result, str):
+            record.kept = result
+        else:
+            record.calibration = result
+        return result
+
+    def _abstract(self, args, kwargs):
+        """The arguments with every non-static array as its ShapeDtypeStruct."""
+        def spec(x):
+            if not (hasattr(x, "shape") and hasattr(x, "dtype")):
+                return x
+            sharding = x.sharding if isinstance(x, jax.Array) else None
+            return jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=sharding,
+                                        weak_type=bool(getattr(x, "weak_type", False)))
+        args = tuple(a if i in self._static_nums else jax.tree_util.tree_map(spec, a)
+                     for i, a in enumerate(args))
+        kwargs = {k: v if k in self._static_names else jax.tree_util.tree_map(spec, v)
+                  for k, v in kwargs.items()}
+        return args, kwargs
+
+    def report(self):
+        """memfit.explain.SplitReport of the latest compile: what pushed the
+        program over the limit, the loops memfit made, rewrites, margins and
+        XLA's bytes before and after (``.table()``, ``.to_json()``,
+        ``.plot(path)``). Also after a compile that could not meet the limit."""
+        if self._record is None:
+            raise MemfitError("report(): nothing compiled yet; call or lower the function "
+                              "first (with memory_limit=, without offload=)")
+        return self._record.report()
 
     def _before_split(self, base: str) -> str:
         """The module as memfit-split receives it: loops that the rewrites

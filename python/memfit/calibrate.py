@@ -104,8 +104,10 @@ def next_margin(a: Attempt, limit: int) -> float | None:
 
 
 def _program(text: str) -> str:
-    """The module without the memfit.pipeline attribute (which names the margin)."""
-    return re.sub(r'memfit\.pipeline = "[^"]*"', "", text)
+    """The module without the attributes that name the margin: memfit.pipeline
+    and each loop's memfit.split record (its margin and modelled peak)."""
+    text = re.sub(r'memfit\.pipeline = "[^"]*"', "", text)
+    return re.sub(r"memfit\.split = \{[^{}]*\}", "", text)
 
 
 def _loops(text: str) -> int:

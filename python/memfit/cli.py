@@ -1,4 +1,4 @@
-"""The ``memfit`` command line: opt, profile, demo, pack, --plugin-path.
+"""The ``memfit`` command line: opt, explain, profile, demo, pack, --plugin-path.
 
 It parses arguments and calls library functions; the subcommands of a
 feature (pack, msa) are added by that feature's module."""
@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
+from ._optional import MissingDependency
 from .errors import MemfitError
 from .textio import read_text, write_text
 
@@ -23,11 +25,58 @@ def cmd_opt(args) -> int:
     from .transform import pipeline_for, transform
     if args.temp_margin is not None and args.memory_limit is None:
         raise SystemExit("memfit opt: --temp-margin needs --memory-limit")
+    if args.report and (args.memory_limit is None or args.pipeline):
+        raise SystemExit("memfit opt: --report explains a split: give --memory-limit "
+                         "and no --pipeline")
+    if args.report:
+        return _opt_with_report(args)
     pipeline = pipeline_for(args.pipeline, args.memory_limit, rewrite=not args.no_rewrite,
                             temp_margin=args.temp_margin)
     out = transform(read_text(args.file), pipeline, generic=not args.pretty)
     write_text(args.output, out)
     return 0
+
+
+def _opt_with_report(args) -> int:
+    """memfit opt --memory-limit L --report: the split module as usual, and
+    what the split did on stderr (a table, or JSON with --report=json);
+    exit 1 with the report (smallest reachable limit) when L cannot be met."""
+    from .explain import explain_text
+    from .transform import transform
+    report, kept = explain_text(read_text(args.file), args.memory_limit,
+                                rewrite=not args.no_rewrite, temp_margin=args.temp_margin,
+                                xla=_xla_requested(args))
+    print(report.to_json() if args.report == "json" else report.table(), file=sys.stderr)
+    if kept is None:
+        return 1
+    if args.pretty:
+        kept = transform(kept, "", generic=False, record_pipeline=False)
+    write_text(args.output, kept)
+    return 0
+
+
+def _xla_requested(args) -> bool:
+    """--xla: XLA's bytes count every buffer on CPU only without ynn fusions
+    (DESIGN.md); the flag must be set before jax's backend starts."""
+    if args.xla:
+        from .measure import NO_YNN
+        flags = os.environ.get("XLA_FLAGS", "")
+        if "ynn_fusion_type" not in flags:
+            os.environ["XLA_FLAGS"] = f"{flags} {NO_YNN}".strip()
+    return args.xla
+
+
+def cmd_explain(args) -> int:
+    """memfit explain: the split's report, and its memory timeline as PNG."""
+    from .explain import explain_text
+    report, kept = explain_text(read_text(args.file), args.memory_limit,
+                                rewrite=not args.no_rewrite, temp_margin=args.temp_margin,
+                                xla=_xla_requested(args))
+    print(report.to_json() if args.json else report.table())
+    if args.output:
+        report.plot(args.output)
+        print(f"memfit explain: wrote {args.output}", file=sys.stderr)
+    return 0 if kept is not None else 1
 
 
 def cmd_profile(args) -> int:
@@ -50,6 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="memfit",
         description="Make StableHLO programs fit a memory budget.")
+    from . import __version__
+    p.add_argument("--version", action="version", version=f"memfit {__version__}")
     p.add_argument("--plugin-path", action="store_true",
                    help="print the path of the mlir-opt pass plugin and exit")
     sub = p.add_subparsers(dest="command")
@@ -66,8 +117,27 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--no-rewrite", action="store_true",
                    help="with --memory-limit: skip the algebraic rewrites (they change rounding)")
     o.add_argument("--pretty", action="store_true", help="print func/arith in pretty form")
+    o.add_argument("--report", nargs="?", const="table", choices=("table", "json"),
+                   help="with --memory-limit: say on stderr what the split did "
+                        "(a table, or --report=json)")
+    o.add_argument("--xla", action="store_true",
+                   help="with --report: compile both programs with XLA for its bytes")
     o.add_argument("-o", "--output", default=None)
     o.set_defaults(func=cmd_opt)
+
+    e = sub.add_parser("explain", help="what memfit-split does to a file under a limit, "
+                                       "with a before/after memory timeline (PNG)")
+    e.add_argument("file", help="StableHLO module text, or - for stdin")
+    e.add_argument("--memory-limit", required=True, help="e.g. 64MiB")
+    e.add_argument("--temp-margin", type=float, default=None,
+                   help="budget loop temporaries this many times over (default 2)")
+    e.add_argument("--no-rewrite", action="store_true", help="skip the algebraic rewrites")
+    e.add_argument("--json", action="store_true", help="the report as JSON instead of a table")
+    e.add_argument("--xla", action="store_true",
+                   help="compile both programs with XLA (jax's backend) for its bytes")
+    e.add_argument("-o", "--output", default=None,
+                   help="write the memory timeline here (PNG; needs memfit[plot])")
+    e.set_defaults(func=cmd_explain)
 
     pr = sub.add_parser("profile", help="fusion-aware memory profile of a StableHLO module")
     pr.add_argument("file", help="StableHLO module text, or - for stdin")
@@ -100,6 +170,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
+    except MissingDependency as e:
+        # An extra is not installed: the message says which; no traceback.
+        print(f"memfit: error: {e}", file=sys.stderr)
+        return 2
     except (MemfitError, ValueError) as e:
         print(f"memfit: error: {e}", file=sys.stderr)
         return 1

@@ -44,8 +44,10 @@ def cpu_model() -> str:
 
 
 def xla_bytes(compiled) -> int:
-    """argument + output + temp - alias of a compiled jax executable."""
-    m = compiled.memory_analysis()
+    """argument + output + temp - alias of a compiled jax executable (or of
+    an XLA LoadedExecutable, whose stats have the same fields)."""
+    m = (compiled.memory_analysis() if hasattr(compiled, "memory_analysis")
+         else compiled.get_compiled_memory_stats())
     return int(m.argument_size_in_bytes + m.output_size_in_bytes
                + m.temp_size_in_bytes - m.alias_size_in_bytes)
 

@@ -19,7 +19,8 @@ std::string renderProfileTable(const std::vector<FunctionProfile> &profiles,
                                const ProfileReportOptions &options);
 /// JSON: {"functions": [{"name", "argument_bytes", "output_bytes",
 /// "peak_bytes", "peak_op", "peak_location", "largest_at_peak": [...],
-/// "timeline": [{"op", "depth", "live_bytes", "location"}]}]}
+/// "timeline": [{"op", "depth", "live_bytes", "location", "split_step"}]}]}
+/// (split_step: the memfit-split loop the op is or is in, -1 if none).
 std::string renderProfileJson(const std::vector<FunctionProfile> &profiles,
                               const ProfileReportOptions &options);
 

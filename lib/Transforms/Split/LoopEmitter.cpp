@@ -33,7 +33,7 @@ namespace {
 class LoopEmitter {
 public:
   explicit LoopEmitter(const Plan &plan);
-  void apply(int64_t chunk);
+  Operation *apply(int64_t chunk);
 
 private:
   friend class ChunkEmission;
@@ -440,7 +440,7 @@ void LoopEmitter::eraseReplaced(ArrayRef<Operation *> dead) {
   (void)sortTopologically(plan.block);
 }
 
-void LoopEmitter::apply(int64_t chunk) {
+Operation *LoopEmitter::apply(int64_t chunk) {
   Location loc = plan.seedOp->getLoc();
   int64_t n = plan.size / chunk, rem = plan.size % chunk;
   collectLiveIns();
@@ -454,10 +454,11 @@ void LoopEmitter::apply(int64_t chunk) {
   SmallVector<Operation *> dead;
   deliverResults(b, loc, state, dead);
   eraseReplaced(dead);
+  return loop;
 }
 
 } // namespace
 
-void emitLoop(const Plan &plan, int64_t chunk) { LoopEmitter(plan).apply(chunk); }
+Operation *emitLoop(const Plan &plan, int64_t chunk) { return LoopEmitter(plan).apply(chunk); }
 
 } // namespace memfit::split

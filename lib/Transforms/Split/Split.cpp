@@ -36,6 +36,7 @@
 #include "Planner.h"
 
 #include "memfit/Analysis/MemoryProfile.h"
+#include "memfit/Support/Diagnostics.h"
 #include "memfit/Transforms/Passes.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -160,6 +161,65 @@ void explainNoFit(const Candidates &c, ArrayRef<Value> seeds, RunResult &rr) {
     rr.blocker = seeds.front().getDefiningOp();
 }
 
+/// A split step's plan, told in the loop it becomes: the discardable
+/// attribute `memfit.split` lets reports (memfit.explain) say what each loop
+/// splits without re-deriving it. XLA ignores it.
+struct LoopNote {
+  std::string seedOp, element, location;
+  SmallVector<int64_t> shape; // not the type's text: checks for big types would match it
+  int64_t seedBytes = 0, dim = -1;
+  const char *kind = "map";
+};
+
+LoopNote noteFor(const Plan &plan) {
+  LoopNote n;
+  n.seedOp = plan.seedOp->getName().getStringRef().str();
+  n.location = getUserSourceLine(plan.seedOp->getLoc());
+  for (Value r : plan.seedOp->getResults()) {
+    auto it = plan.dimOf.find(r);
+    if (it == plan.dimOf.end())
+      continue;
+    auto t = llvm::cast<RankedTensorType>(r.getType());
+    n.shape.assign(t.getShape().begin(), t.getShape().end());
+    llvm::raw_string_ostream os(n.element);
+    t.getElementType().print(os);
+    n.seedBytes = bytesOf(r);
+    n.dim = it->second;
+    break;
+  }
+  if (plan.osm)
+    n.kind = "online-softmax";
+  else if (!plan.later.empty())
+    n.kind = "first-of-two-passes";
+  else if (!plan.sinks.empty())
+    n.kind = "accumulate";
+  return n;
+}
+
+/// Emits the plan's loop and records on it what it splits and how.
+void emitNotedLoop(const Plan &plan, const Choice &ch, int64_t step, double margin) {
+  LoopNote n = noteFor(plan); // before emitLoop erases the seed
+  Operation *loop = emitLoop(plan, ch.chunk);
+  Builder b(loop->getContext());
+  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  SmallVector<NamedAttribute> f{
+      b.getNamedAttr("step", i64(step)),
+      b.getNamedAttr("seed", b.getStringAttr(n.seedOp)),
+      b.getNamedAttr("seed_shape", b.getDenseI64ArrayAttr(n.shape)),
+      b.getNamedAttr("seed_element", b.getStringAttr(n.element)),
+      b.getNamedAttr("seed_bytes", i64(n.seedBytes)),
+      b.getNamedAttr("location", b.getStringAttr(n.location)),
+      b.getNamedAttr("dim", i64(n.dim)),
+      b.getNamedAttr("size", i64(plan.size)),
+      b.getNamedAttr("chunk", i64(ch.chunk)),
+      b.getNamedAttr("chunks", i64(plan.size / ch.chunk)),
+      b.getNamedAttr("remainder", i64(plan.size % ch.chunk)),
+      b.getNamedAttr("kind", b.getStringAttr(n.kind)),
+      b.getNamedAttr("modelled_peak", i64(ch.peak)),
+      b.getNamedAttr("temp_margin", b.getF64FloatAttr(margin))};
+  loop->setAttr("memfit.split", b.getDictionaryAttr(f));
+}
+
 /// Splits `f` (a clone) until it fits `limit`. With `minimize`, instead
 /// applies whatever lowers the peak most, until nothing does.
 RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize, double margin) {
@@ -199,7 +259,7 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize, double margin)
       if (!c.haveMin || c.minChoice.peak >= prof->peakBytes)
         return rr;
       pendingSecondPass = !c.minPlan.later.empty();
-      emitLoop(c.minPlan, c.minChoice.chunk);
+      emitNotedLoop(c.minPlan, c.minChoice, iter, margin);
       rr.appliedPeak = std::max(rr.appliedPeak, c.minChoice.peak);
       continue;
     }
@@ -207,7 +267,7 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize, double margin)
       explainNoFit(c, seeds, rr);
       return rr;
     }
-    emitLoop(*c.best, c.bestChoice.chunk);
+    emitNotedLoop(*c.best, c.bestChoice, iter, margin);
     rr.appliedPeak = std::max(rr.appliedPeak, c.bestChoice.peak);
   }
   rr.why = "too many split steps";

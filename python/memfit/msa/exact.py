@@ -34,8 +34,7 @@ import math
 import time as _time
 from dataclasses import dataclass
 
-from ortools.sat.python import cp_model
-
+from .._optional import require
 from .instance import Instance
 from .model import access_seconds, compute_seconds, copy_seconds, op_seconds, simulate
 from .plans import build_menus, menu_index
@@ -158,6 +157,7 @@ def solve(inst: Instance, *, time_limit: float = 10.0, num_workers: int = 8,
     the objective is then the solution's time as CP-SAT encodes it, at most
     one tick (``tick_seconds``) per duration term below the validator's."""
     t0 = _time.time()
+    cp_model = require("ortools.sat.python.cp_model", "exact memory-space assignment (CP-SAT)")
     if hint is None and use_heuristic_hint:
         from .heuristic import assign
         hint = assign(inst)

@@ -25,10 +25,10 @@ def _resolved(inst, sol):
     return out
 
 def plot_assignment(inst: Instance, sol: Solution | None, path: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Rectangle
+    from .._optional import matplotlib_agg, require
+    matplotlib_agg("memfit plot")
+    plt = require("matplotlib.pyplot")
+    Rectangle = require("matplotlib.patches").Rectangle
 
     T = inst.num_ops
     fig, axes = plt.subplots(2, 1, figsize=(11, 8), height_ratios=[3, 2])

@@ -16,11 +16,12 @@ import functools
 import jax
 import jax.numpy as jnp
 
+from .._optional import require
 from . import game
 
 
 def _policy_fn(num_simulations: int, max_depth: int | None):
-    import mctx
+    mctx = require("mctx", "Monte-Carlo tree search")
 
     def recurrent_fn(params, rng, action, embedding):
         nxt, reward, done = jax.vmap(game.step)(embedding, action)

@@ -21,6 +21,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from ..._optional import require
 from .. import game
 from . import features as F
 from . import network
@@ -49,7 +50,7 @@ def _evaluate(net, static, states, uniform: bool):
 
 
 def _recurrent_fn(uniform: bool):
-    import mctx
+    mctx = require("mctx", "the learned memory-space player")
 
     def fn(params, rng, action, emb):
         net, arrays, static = params
@@ -65,7 +66,7 @@ def _recurrent_fn(uniform: bool):
 def search_moves(net, arrays, static, states, key, *, num_simulations: int,
                  uniform: bool = False, gumbel_scale: float = 1.0, max_considered: int = 16):
     """One search per state of the batch: ``(action [N], improved policy [N, A])``."""
-    import mctx
+    mctx = require("mctx", "the learned memory-space player")
     logits, value, legal = _evaluate(net, static, states, uniform)
     root = mctx.RootFnOutput(prior_logits=logits, value=value, embedding=_strip(states))
     out = mctx.gumbel_muzero_policy(

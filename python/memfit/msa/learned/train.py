@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..._optional import require
 from .. import game
 from . import network, play
 
@@ -100,13 +101,13 @@ def loss_fn(net, arrays, static, rows, value_weight: float = 1.0):
 
 
 def make_optimizer(cfg: Config):
-    import optax
+    optax = require("optax", "training the learned player")
     return optax.adamw(cfg.learning_rate, weight_decay=cfg.weight_decay)
 
 
 @functools.partial(jax.jit, static_argnames=("opt", "value_weight"))
 def update(net, opt_state, arrays, static, rows, *, opt, value_weight: float):
-    import optax
+    optax = require("optax", "training the learned player")
     (loss, parts), grads = jax.value_and_grad(loss_fn, has_aux=True)(
         net, arrays, static, rows, value_weight)
     upd, opt_state = opt.update(grads, opt_state, net)
