@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import platform
 import time
 
 import jax
@@ -28,6 +27,7 @@ import numpy as np
 
 import memfit
 from memfit import oracle
+from memfit.measure import cpu_model
 
 
 def knn5(x, q):
@@ -87,17 +87,6 @@ def oracle_table(seeds: int):
     for (name, what, fam), (n, bad, worst) in stats.items():
         print(f"| {name} | {what} | {fam} | {n} | {bad} | {worst:.2f} |")
     print(f"\ntotal broken: {sum(v[1] for v in stats.values())}")
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def main():
