@@ -116,7 +116,7 @@ def main():
                (200_000, 100), (1_000_000, 10)])
     print(f"CPU: {cpu_model()}")
     print(f"jax {jax.__version__}, default flags, {rows} rows\n")
-    print("model terms (ns per element; TwoStageTopK.cpp's constants come from here):")
+    print("model terms (ns per element; lib/Analysis/TopKCost.cpp's constants come from here):")
     for name, ns in model_terms(rows, 204_800, 10, 3 if args.quick else 7).items():
         print(f"  {name:<18} {ns:6.2f}")
     print()
