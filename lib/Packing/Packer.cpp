@@ -261,7 +261,18 @@ PackResult packAtCapacity(const std::vector<Buffer> &buffers,
     Component &c = comps[ci];
     // Best-fit first: when it fits, no search is needed.
     int64_t bfPeak = 0;
-    std::vector<int64_t> offs = bestFit(componentBuffers(buffers, c), bfPeak);
+    bool bfFinished = true;
+    std::vector<int64_t> offs = bestFit(componentBuffers(buffers, c), bfPeak,
+                                        budget.deadline, bfFinished);
+    if (!bfFinished) {
+      r.offsets.clear();
+      r.status = PackResult::Status::Timeout;
+      r.message = "timeout: best-fit did not finish within the limit (" +
+                  str(int64_t(c.members.size())) + " buffers in one part; "
+                  "proven only that " + str(r.lowerBound) +
+                  " bytes are live at one time)";
+      return r;
+    }
     if (bfPeak <= cap) {
       scatter(c, offs, r.offsets);
       continue;
@@ -308,11 +319,23 @@ PackResult minimisePeak(const std::vector<Buffer> &buffers,
 
   // Upper bounds: best-fit, and the first leaf of a depth-first search with
   // no capacity (skyline greedy) in each candidate order.
-  for (Component &c : comps) {
+  for (Component &c : comps)
     r.lowerBound = std::max(r.lowerBound, c.lowerBound);
+  for (Component &c : comps) {
     std::vector<Buffer> cb = componentBuffers(buffers, c);
     int64_t bfPeak = 0;
-    c.bestOffsets = bestFit(cb, bfPeak);
+    bool bfFinished = true;
+    c.bestOffsets = bestFit(cb, bfPeak, deadline, bfFinished);
+    if (!bfFinished) {
+      // No packing at all yet: nothing better to return than the bound.
+      r.status = PackResult::Status::Timeout;
+      r.provenLowerBound = r.lowerBound;
+      r.message = "timeout: best-fit did not finish within the limit (" +
+                  str(int64_t(c.members.size())) + " buffers in one part), "
+                  "so there is no packing; proven only that " +
+                  str(r.lowerBound) + " bytes are live at one time";
+      return r;
+    }
     c.bestPeak = bfPeak;
     c.infeasibleUpTo = c.lowerBound - 1;
     int64_t total = 0;

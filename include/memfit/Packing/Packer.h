@@ -17,6 +17,7 @@
 #ifndef MEMFIT_PACKING_PACKER_H
 #define MEMFIT_PACKING_PACKER_H
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -98,6 +99,12 @@ PackResult pack(const std::vector<Buffer> &buffers, const PackOptions &options);
 /// it (or on top). Returns the offsets; `peak` receives max(offset + size).
 /// Inputs must already be valid.
 std::vector<int64_t> bestFit(const std::vector<Buffer> &buffers, int64_t &peak);
+
+/// Best-fit that stops at `deadline`: `finished` is false (and the result
+/// empty) when it ran out of time before placing every buffer.
+std::vector<int64_t> bestFit(const std::vector<Buffer> &buffers, int64_t &peak,
+                             std::chrono::steady_clock::time_point deadline,
+                             bool &finished);
 
 /// The most bytes live at any one time (0 for no buffers). Inputs must be
 /// valid.
