@@ -8,8 +8,9 @@ the limits here are generous per-instance guards against regressions.
 import pytest
 
 from memfit.pack import Buffer, best_fit, max_live_bytes, pack
-from memfit.pack_instances import (CAPACITY, DEV_SEEDS, FAMILIES, HELDOUT_SEEDS,
-                                   PLANTED_FAMILIES, UNIT, generate, hard_set, is_hard)
+from memfit.pack_instances import (CAPACITY, CORES, DEV_SEEDS, FAMILIES, HELDOUT_SEEDS,
+                                   INFEASIBLE_FAMILIES, PLANTED_FAMILIES, UNIT, generate,
+                                   hard_set, is_hard)
 from memfit.pack_validate import check_packing
 
 
@@ -23,7 +24,7 @@ def test_generator_is_seeded_and_valid(family):
         assert all(x.lower < x.upper and x.size > 0 and x.size % UNIT == 0 for x in bufs)
         sizes = [x.size for x in bufs]
         if family != "sweep-equal":  # a few multiples of one quantum
-            assert max(sizes) >= 20 * min(sizes), "sizes spread over more than an order of magnitude"
+            assert max(sizes) >= 100 * min(sizes), "sizes spread over two orders of magnitude"
         live = max_live_bytes(bufs)
         # Packable-but-tight: the capacity is at most 1% above the bytes live
         # at once, and never below them.
@@ -34,6 +35,9 @@ def test_generator_is_seeded_and_valid(family):
             check_packing(bufs, a.witness, a.capacity)
         else:
             assert a.witness is None
+        assert a.infeasible == (family in INFEASIBLE_FAMILIES)
+        if a.infeasible:
+            assert live == a.capacity, "infeasible but close: at the live-bytes bound"
     assert generate(family, 1).buffers != generate(family, 2).buffers
 
 
@@ -119,3 +123,34 @@ def test_a_long_trace_packs_at_the_live_bytes_bound():
     r = pack(bufs, live, time_limit=30)
     assert r.status == "packed", r.message
     check_packing(bufs, r.offsets, live)
+
+
+def _cpsat_fits(bufs, capacity):
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from bench_pack import cpsat_fits
+    return cpsat_fits(bufs, capacity, time_limit=60)
+
+
+@pytest.mark.parametrize("k", range(len(CORES)))
+def test_each_core_needs_one_byte_more_by_cpsat(k):
+    live, rows = CORES[k]
+    bufs = [Buffer(i, *r) for i, r in enumerate(rows)]
+    assert max_live_bytes(bufs) == live
+    assert _cpsat_fits(bufs, live) is False
+    assert _cpsat_fits(bufs, live + 1) is True
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, 5])
+def test_blocked_instance_is_proven_infeasible_and_cpsat_agrees(seed):
+    inst = generate("blocked", seed)
+    assert inst.infeasible and max_live_bytes(inst.buffers) == inst.capacity
+    r = pack(inst.buffers, inst.capacity, time_limit=20)
+    assert r.status == "infeasible" and r.proof == "search-exhausted", r.message
+    if seed < 2:  # CP-SAT takes seconds on these
+        assert _cpsat_fits(inst.buffers, inst.capacity) is False
+    # One unit of room more is not always enough, but the bound does not
+    # lie: below the live bytes it is the live-bytes proof.
+    below = pack(inst.buffers, inst.capacity - UNIT, time_limit=5)
+    assert below.status == "infeasible" and below.proof == "live-bytes"
