@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SectionProof.h"
 #include "SkylineSolver.h"
 #include "SweepSearch.h"
 
@@ -229,6 +230,9 @@ SearchOutcome SkylineSolver::run(std::vector<int64_t> &offsets) {
   std::vector<SweepSearch> sweeps;
   for (int i = 0; i < cfg.sweepSearches && i < 2; ++i)
     sweeps.emplace_back(P, C, /*reversed=*/i == 1, cfg.sweepDiscrepancy);
+  std::vector<SectionProver> sections;
+  if (cfg.sectionProofs)
+    sections.emplace_back(P, C);
   // A first turn long enough for a few dives to the bottom of the tree.
   int64_t turn = std::max<int64_t>({cfg.firstRunNodes, 16 * int64_t(n), 1});
   while (true) {
@@ -247,6 +251,14 @@ SearchOutcome SkylineSolver::run(std::vector<int64_t> &offsets) {
       if (o == SearchOutcome::Infeasible)
         return o;
       // Limit: out of this turn's nodes, or out of the whole budget.
+      if (outOfBudget())
+        return SearchOutcome::Limit;
+    }
+    // Three turns' nodes: a section proof ends the whole search, and when
+    // every window packs the member stops costing anything.
+    for (SectionProver &section : sections) {
+      if (section.resume(budget, 3 * turn) == SearchOutcome::Infeasible)
+        return SearchOutcome::Infeasible;
       if (outOfBudget())
         return SearchOutcome::Limit;
     }

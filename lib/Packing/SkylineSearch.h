@@ -46,6 +46,10 @@ struct SearchBudget {
   int64_t nodesUsed = 0;
   /// Set by solveAtCapacity: the narrowest scope of any call.
   SearchScope scope = SearchScope::Full;
+  /// Set on an Infeasible proven by a time section alone (SectionProof.h):
+  /// its segments [sectionBegin, sectionEnd); -1 otherwise.
+  int sectionBegin = -1;
+  int sectionEnd = -1;
 };
 
 /// The order in which a node tries its candidate buffers.
@@ -117,6 +121,8 @@ struct SearchConfig {
   /// The time-order searches run limited discrepancy passes rather than
   /// plain depth-first search.
   bool sweepDiscrepancy = true;
+  /// Time-section proofs (SectionProof.h) take turns too.
+  bool sectionProofs = true;
   /// Memory bound, in table entries. The skyline search keeps, per segment,
   /// the buffers live there and, per buffer, the buffers overlapping it:
   /// (sum of lifetimes in segments) + 2 x (overlapping pairs) entries. The

@@ -73,8 +73,10 @@ class PackResult:
     peak-minimising mode ``optimal`` says whether ``peak`` is proven minimal
     and ``proven_lower_bound`` is the best proven bound. ``proof`` says why
     an infeasible result holds: ``"live-bytes"`` (more bytes live at one
-    time than the capacity), ``"buffer-too-large"`` or ``"search-exhausted"``
-    (the exhaustive search ruled out every placement); empty otherwise.
+    time than the capacity), ``"buffer-too-large"``, ``"search-exhausted"``
+    (the exhaustive search ruled out every placement) or ``"section"`` (the
+    buffers of one time section, cut to it, have no placement; the message
+    names the section); empty otherwise.
     """
 
     status: str

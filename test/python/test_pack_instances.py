@@ -148,10 +148,26 @@ def test_blocked_instance_is_proven_infeasible_and_cpsat_agrees(seed):
     inst = generate("blocked", seed)
     assert inst.infeasible and max_live_bytes(inst.buffers) == inst.capacity
     r = pack(inst.buffers, inst.capacity, time_limit=20)
-    assert r.status == "infeasible" and r.proof == "search-exhausted", r.message
+    assert r.status == "infeasible" and r.proof in ("search-exhausted", "section"), r.message
     if seed < 2:  # CP-SAT takes seconds on these
         assert _cpsat_fits(inst.buffers, inst.capacity) is False
     # One unit of room more is not always enough, but the bound does not
     # lie: below the live bytes it is the live-bytes proof.
     below = pack(inst.buffers, inst.capacity - UNIT, time_limit=5)
     assert below.status == "infeasible" and below.proof == "live-bytes"
+
+
+@pytest.mark.parametrize("seed", [0, 5, 6])
+def test_blocked_large_is_proven_infeasible_by_a_time_section(seed):
+    # 150-260 buffers around a core: the whole search would refute the core
+    # again under every choice made elsewhere; one time section, each buffer
+    # cut to it, is refuted on its own, and CP-SAT agrees on that section.
+    import re
+    inst = generate("blocked-large", seed)
+    r = pack(inst.buffers, inst.capacity, time_limit=30)
+    assert r.status == "infeasible" and r.proof == "section", r.message
+    lo, hi = map(int, re.search(r"between times (\d+) and (\d+)", r.message).groups())
+    cut = [Buffer(b.id, max(b.lower, lo), min(b.upper, hi), b.size)
+           for b in inst.buffers if b.lower < hi and b.upper > lo]
+    assert len(cut) < len(inst.buffers)
+    assert _cpsat_fits(cut, inst.capacity) is False

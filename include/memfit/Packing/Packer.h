@@ -70,6 +70,10 @@ struct PackResult {
     BufferTooLarge,
     /// The exhaustive search ruled out every canonical placement.
     SearchExhausted,
+    /// The buffers live in one time section, each cut to it, have no
+    /// packing (the search ruled out every canonical placement of that
+    /// section): a relaxation of the whole, so the whole has none either.
+    Section,
   };
   Proof proof = Proof::None;
   /// offsets[i] belongs to buffers[i]; empty unless status == Packed.
@@ -119,7 +123,7 @@ std::string checkPacking(const std::vector<Buffer> &buffers,
 /// "packed", "infeasible", "timeout" or "invalid".
 const char *statusName(PackResult::Status status);
 
-/// "", "live-bytes", "buffer-too-large" or "search-exhausted".
+/// "", "live-bytes", "buffer-too-large", "search-exhausted" or "section".
 const char *proofName(PackResult::Proof proof);
 
 } // namespace packing
