@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_pack.py [--data DIR] [--time-limit 60]
                                          [--peak-time-limit 60] [--peak-all]
     .venv/bin/python bench/bench_pack.py --set dev|heldout [--per-family 8]
-                                         [--time-limit 5]
+                                         [--families cut,sweep] [--time-limit 5]
 
 With --set, the instances are memfit.pack_instances' generated hard set (the
 development seeds, used while tuning, or the held-out seeds, only for
@@ -89,7 +89,8 @@ def _kind(inst) -> str:
 def run_generated(args) -> int:
     from memfit.pack import best_fit
     from memfit.pack_instances import hard_set
-    insts = hard_set(args.set, args.per_family)
+    families = args.families.split(",") if args.families else None
+    insts = hard_set(args.set, args.per_family, families)
     print(f"{len(insts)} hard instances ({args.set} seeds, {args.per_family} per family; "
           f"hard: best-fit does not fit the capacity), {args.time_limit:g} s each\n")
     print(f"{'instance':<18} {'family':<12} {'buffers':>7} {'live/cap':>8} {'status':>10} "
@@ -158,7 +159,9 @@ def main(argv=None) -> int:
                     help="the public files (default) or a generated hard set")
     ap.add_argument("--per-family", type=int, default=8,
                     help="generated instances per family (with --set dev|heldout)")
-    ap.add_argument("--cpsat-max", type=int, default=40,
+    ap.add_argument("--families", default="",
+                    help="comma-separated families of the generated set (default: all)")
+    ap.add_argument("--cpsat-max", type=int, default=50,
                     help="cross-check infeasibility with CP-SAT up to this many buffers")
     args = ap.parse_args(argv)
     if args.time_limit is None:
