@@ -114,6 +114,11 @@ struct SearchConfig {
       {CandidateOrder::LongestFirst, false, false},
   };
   int64_t firstRunNodes = 4096;
+  /// Depth-first members restart each turn anyway (from the root, keeping
+  /// the failed states); after their first turn, their sort keys are scaled
+  /// by a factor in [1/2, 2) drawn from (member, turn), so each restart
+  /// tries other early choices. Deterministic.
+  bool shuffleRestarts = true;
   /// Time-order searches (SweepSearch.h) that take turns before the
   /// portfolio, with the same node budgets: 0 none, 1 forwards in time,
   /// 2 also backwards.
