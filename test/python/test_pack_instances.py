@@ -63,8 +63,9 @@ def test_hard_means_best_fit_does_not_fit():
 
 # Hard development instances of each planted family that the packer solved
 # during development, in seed order (20 in all): the first four solved of each
-# sweep family, cut-0 to cut-2 and slivers-0. Skipped: sweep-1,
-# stairs-1 and cut-5, not solved within 5 s (docs/packing.md).
+# sweep family, cut-0 to cut-2 and slivers-0. Skipped: sweep-1, stairs-1
+# and cut-5, not solved within 5 s when the list was made (stairs-1 and
+# cut-5 are since, in about 4 and 2 s at load 9: too close to a limit).
 PLANTED_REGRESSION = [("sweep", s) for s in (0, 2, 3, 4)] + \
     [("sweep-equal", s) for s in (0, 1, 2, 3)] + \
     [("sweep-huge", s) for s in (0, 1, 2, 3)] + \
@@ -104,7 +105,7 @@ def test_infeasible_by_search_says_so():
 
 
 def test_timeout_reports_what_was_proven():
-    inst = generate("cut", 5)  # not solved within 5 s during development
+    inst = generate("cut", 5)  # about 2 s on the development machine
     r = pack(inst.buffers, inst.capacity, time_limit=0.3)
     assert r.status == "timeout" and r.proof == ""
     assert "proven only that" in r.message and "best-fit needs" in r.message
