@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_pack.py [--data DIR] [--time-limit 60]
                                          [--peak-time-limit 60] [--peak-all]
     .venv/bin/python bench/bench_pack.py --set dev|heldout [--per-family 8]
-                                         [--time-limit 5]
+                                         [--families cut,sweep] [--time-limit 5]
 
 With --set, the instances are memfit.pack_instances' generated hard set (the
 development seeds, used while tuning, or the held-out seeds, only for
@@ -81,10 +81,16 @@ def cpsat_fits(bufs, capacity, time_limit=60.0):
     return False if st == cp_model.INFEASIBLE else None
 
 
+def _kind(inst) -> str:
+    """What is known of an instance by construction."""
+    return "planted" if inst.planted else "infeasible" if inst.infeasible else "unknown"
+
+
 def run_generated(args) -> int:
     from memfit.pack import best_fit
     from memfit.pack_instances import hard_set
-    insts = hard_set(args.set, args.per_family)
+    families = args.families.split(",") if args.families else None
+    insts = hard_set(args.set, args.per_family, families)
     print(f"{len(insts)} hard instances ({args.set} seeds, {args.per_family} per family; "
           f"hard: best-fit does not fit the capacity), {args.time_limit:g} s each\n")
     print(f"{'instance':<18} {'family':<12} {'buffers':>7} {'live/cap':>8} {'status':>10} "
@@ -101,6 +107,8 @@ def run_generated(args) -> int:
         if r.packed:
             check_packing(bufs, r.offsets, cap)
             note = "valid"
+            if inst.infeasible:  # the validator should have caught it
+                note, wrong = "WRONG: infeasible by construction", wrong + 1
         elif r.status == "infeasible":
             if inst.planted:
                 note, wrong = "WRONG: a packing is planted", wrong + 1
@@ -108,26 +116,30 @@ def run_generated(args) -> int:
                 verdict = cpsat_fits(bufs, cap)
                 note = {False: "CP-SAT agrees", None: "CP-SAT undecided"}.get(verdict, "WRONG")
                 wrong += verdict is True
+            elif inst.infeasible:
+                note = "infeasible by construction"
             else:
                 note = "too large for CP-SAT"
+        elif inst.infeasible:
+            note = "infeasible by construction, not proven"
         print(f"{inst.name:<18} {inst.family:<12} {len(bufs):>7} {max_live(bufs) / cap:>8.4f} "
               f"{r.status:>10} {seconds:>8.2f} {r.nodes:>9} {bf_peak / cap:>8.4f}  {note}",
               flush=True)
         fam = by_family.setdefault(inst.family, {"n": 0, "packed": 0, "infeasible": 0,
                                                   "timeout": 0, "bf": 0, "max_s": 0.0,
-                                                  "planted": inst.planted})
+                                                  "kind": _kind(inst)})
         fam["n"] += 1
         fam[r.status] += 1
         fam["bf"] += bf_peak <= cap
         if r.status != "timeout":
             fam["max_s"] = max(fam["max_s"], seconds)
-    print(f"\n{'family':<12} {'planted':>7} {'n':>3} {'packed':>6} {'infeasible':>10} "
+    print(f"\n{'family':<13} {'kind':>10} {'n':>3} {'packed':>6} {'infeasible':>10} "
           f"{'timeout':>7} {'best-fit fits':>13} {'slowest solved (s)':>18}")
     for name, f in by_family.items():
-        print(f"{name:<12} {'yes' if f['planted'] else 'no':>7} {f['n']:>3} {f['packed']:>6} "
+        print(f"{name:<13} {f['kind']:>10} {f['n']:>3} {f['packed']:>6} "
               f"{f['infeasible']:>10} {f['timeout']:>7} {f['bf']:>13} {f['max_s']:>18.2f}")
     total = {k: sum(f[k] for f in by_family.values()) for k in ("n", "packed", "infeasible", "timeout")}
-    print(f"{'all':<12} {'':>7} {total['n']:>3} {total['packed']:>6} {total['infeasible']:>10} "
+    print(f"{'all':<13} {'':>10} {total['n']:>3} {total['packed']:>6} {total['infeasible']:>10} "
           f"{total['timeout']:>7}")
     return 1 if wrong else 0
 
@@ -147,7 +159,9 @@ def main(argv=None) -> int:
                     help="the public files (default) or a generated hard set")
     ap.add_argument("--per-family", type=int, default=8,
                     help="generated instances per family (with --set dev|heldout)")
-    ap.add_argument("--cpsat-max", type=int, default=40,
+    ap.add_argument("--families", default="",
+                    help="comma-separated families of the generated set (default: all)")
+    ap.add_argument("--cpsat-max", type=int, default=50,
                     help="cross-check infeasibility with CP-SAT up to this many buffers")
     args = ap.parse_args(argv)
     if args.time_limit is None:

@@ -8,6 +8,7 @@
 #include "memfit/Packing/Packer.h"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -91,6 +92,14 @@ private:
 
 std::vector<int64_t> bestFit(const std::vector<Buffer> &buffers,
                              int64_t &peak) {
+  bool finished = true;
+  return bestFit(buffers, peak, std::chrono::steady_clock::time_point::max(),
+                 finished);
+}
+
+std::vector<int64_t> bestFit(const std::vector<Buffer> &buffers, int64_t &peak,
+                             std::chrono::steady_clock::time_point deadline,
+                             bool &finished) {
   int n = int(buffers.size());
   std::vector<int> order(n);
   std::iota(order.begin(), order.end(), 0);
@@ -105,7 +114,19 @@ std::vector<int64_t> bestFit(const std::vector<Buffer> &buffers,
   PlacedIndex index(buffers);
   std::vector<std::pair<int64_t, int64_t>> busy; // [begin, end)
   peak = 0;
+  finished = true;
+  // A placement costs up to O(n log n) when every buffer overlaps every
+  // other, so the clock is read often enough that a long trace stops close
+  // to the deadline.
+  int64_t work = 0;
   for (int i : order) {
+    if (work > 4096) {
+      work = 0;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        finished = false;
+        return {};
+      }
+    }
     const Buffer &b = buffers[i];
     if (b.size <= 0 || b.upper <= b.lower) {
       offsets[i] = 0;
@@ -115,6 +136,7 @@ std::vector<int64_t> bestFit(const std::vector<Buffer> &buffers,
     index.forOverlapping(b.lower, b.upper, [&](int j) {
       busy.push_back({offsets[j], offsets[j] + buffers[j].size});
     });
+    work += int64_t(busy.size()) + 1;
     std::sort(busy.begin(), busy.end());
     int64_t bestOff = -1, bestGap = std::numeric_limits<int64_t>::max();
     int64_t cursor = 0;

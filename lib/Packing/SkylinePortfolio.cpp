@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SectionProof.h"
 #include "SkylineSolver.h"
 #include "SweepSearch.h"
 
@@ -109,9 +110,17 @@ void SkylineSolver::setup() {
     C = C / unit * unit;
 }
 
-void SkylineSolver::applyOrder(CandidateOrder order) {
+// With `shuffle` != 0, each buffer's first key is scaled by a factor in
+// [1/2, 2) drawn from (shuffle, buffer): a restart in a nearby order.
+void SkylineSolver::applyOrder(CandidateOrder order, uint64_t shuffle) {
   std::vector<int> ord(n);
   std::iota(ord.begin(), ord.end(), 0);
+  std::vector<double> scale(n, 1.0);
+  if (shuffle != 0)
+    for (int b = 0; b < n; ++b)
+      scale[b] = 0.5 + 1.5 * double(splitmix64(shuffle * 0x9E3779B97F4A7C15ULL +
+                                               uint64_t(b)) >> 11) /
+                           double(uint64_t(1) << 53);
   auto key = [&](int b, int64_t &k1, int64_t &k2) {
     int64_t len = P.segHi[b] - P.segLo[b];
     switch (order) {
@@ -136,6 +145,10 @@ void SkylineSolver::applyOrder(CandidateOrder order) {
     int64_t a1, a2, b1, b2;
     key(a, a1, a2);
     key(b, b1, b2);
+    if (shuffle != 0) {
+      a1 = int64_t(double(a1) * scale[a]);
+      b1 = int64_t(double(b1) * scale[b]);
+    }
     if (a1 != b1)
       return a1 > b1;
     if (a2 != b2)
@@ -179,7 +192,13 @@ void SkylineSolver::applyOrder(CandidateOrder order) {
 SearchOutcome SkylineSolver::runStrategy(size_t index, int64_t nodes) {
   const Strategy &st = cfg.portfolio[index];
   strategyIndex = index;
-  applyOrder(st.order);
+  // Limited discrepancy passes build on one order; depth-first turns are
+  // restarts and may take a nearby one (see SearchConfig::shuffleRestarts).
+  int64_t turnNo = turnsRun[index]++;
+  uint64_t shuffle = 0;
+  if (cfg.shuffleRestarts && !st.discrepancy && turnNo > 0)
+    shuffle = splitmix64(uint64_t(index) * 0x10001ULL + uint64_t(turnNo)) | 1;
+  applyOrder(st.order, shuffle);
   runLimit = budget.nodesUsed + nodes;
   SearchOutcome o = SearchOutcome::Limit;
   while (true) {
@@ -216,6 +235,7 @@ SearchOutcome SkylineSolver::run(std::vector<int64_t> &offsets) {
   if (cfg.portfolio.empty())
     cfg.portfolio = defaults;
   nextPass.assign(cfg.portfolio.size(), 0);
+  turnsRun.assign(cfg.portfolio.size(), 0);
   if (cfg.portfolio.size() == 1 && !cfg.portfolio[0].discrepancy) {
     // A single depth-first search: no turns.
     applyOrder(cfg.portfolio[0].order);
@@ -229,6 +249,9 @@ SearchOutcome SkylineSolver::run(std::vector<int64_t> &offsets) {
   std::vector<SweepSearch> sweeps;
   for (int i = 0; i < cfg.sweepSearches && i < 2; ++i)
     sweeps.emplace_back(P, C, /*reversed=*/i == 1, cfg.sweepDiscrepancy);
+  std::vector<SectionProver> sections;
+  if (cfg.sectionProofs)
+    sections.emplace_back(P, C);
   // A first turn long enough for a few dives to the bottom of the tree.
   int64_t turn = std::max<int64_t>({cfg.firstRunNodes, 16 * int64_t(n), 1});
   while (true) {
@@ -247,6 +270,14 @@ SearchOutcome SkylineSolver::run(std::vector<int64_t> &offsets) {
       if (o == SearchOutcome::Infeasible)
         return o;
       // Limit: out of this turn's nodes, or out of the whole budget.
+      if (outOfBudget())
+        return SearchOutcome::Limit;
+    }
+    // Three turns' nodes: a section proof ends the whole search, and when
+    // every window packs the member stops costing anything.
+    for (SectionProver &section : sections) {
+      if (section.resume(budget, 3 * turn) == SearchOutcome::Infeasible)
+        return SearchOutcome::Infeasible;
       if (outOfBudget())
         return SearchOutcome::Limit;
     }

@@ -319,6 +319,8 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
     // Any active segment at the lowest floor may be branched on; take the
     // one with the fewest children (fail first), leftmost on ties.
     int t = -1;
+    const bool failFirst = cfg.failFirstSegment &&
+                           !cfg.portfolio[strategyIndex].leftmost;
     const int begin = int(pool.size());
     int bestChildren = std::numeric_limits<int>::max();
     for (int s = r.a; s < r.c; ++s) {
@@ -339,7 +341,7 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
         // Keep this segment's candidates at the front of the frame's range.
         std::copy(pool.begin() + mark, pool.end(), pool.begin() + begin);
         pool.resize(begin + (pool.size() - mark));
-        if (children == 0 || !cfg.failFirstSegment)
+        if (children == 0 || !failFirst)
           break;
       } else {
         pool.resize(mark);

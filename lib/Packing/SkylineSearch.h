@@ -46,6 +46,10 @@ struct SearchBudget {
   int64_t nodesUsed = 0;
   /// Set by solveAtCapacity: the narrowest scope of any call.
   SearchScope scope = SearchScope::Full;
+  /// Set on an Infeasible proven by a time section alone (SectionProof.h):
+  /// its segments [sectionBegin, sectionEnd); -1 otherwise.
+  int sectionBegin = -1;
+  int sectionEnd = -1;
 };
 
 /// The order in which a node tries its candidate buffers.
@@ -61,6 +65,12 @@ struct Strategy {
   /// Limited discrepancy passes (0, 1, 2, ... deviations from the preferred
   /// child on a path) instead of plain depth-first search.
   bool discrepancy = false;
+  /// Branch at the leftmost segment of the lowest floor, not at the one with
+  /// the fewest children. Fail-first jumps between time regions that share
+  /// the lowest floor, so a dead end in one region is found again under
+  /// every choice made in the others; leftmost finishes the bottom of one
+  /// region before the next (measured: docs/packing.md).
+  bool leftmost = false;
 };
 
 /// Knobs, for experiments; the defaults are what pack() uses.
@@ -91,12 +101,24 @@ struct SearchConfig {
   /// The searches take turns with node budgets max(firstRunNodes, 16 x the
   /// number of buffers), then twice as many each round. With one strategy and no discrepancy passes this is a
   /// single depth-first search.
+  /// Diverse members because the misses are heavy-tailed: on development
+  /// instances one member often packs in 0.01-0.8 s what the others miss in
+  /// 5 s, and which member wins varies (docs/packing.md).
   std::vector<Strategy> portfolio = {
-      {CandidateOrder::LargestFirst, false},
-      {CandidateOrder::AreaFirst, false},
-      {CandidateOrder::AreaFirst, true},
+      {CandidateOrder::LargestFirst, false, false},
+      {CandidateOrder::AreaFirst, false, false},
+      {CandidateOrder::AreaFirst, true, false},
+      {CandidateOrder::LongestFirst, false, true},
+      {CandidateOrder::AreaFirst, false, true},
+      {CandidateOrder::LargestFirst, false, true},
+      {CandidateOrder::LongestFirst, false, false},
   };
   int64_t firstRunNodes = 4096;
+  /// Depth-first members restart each turn anyway (from the root, keeping
+  /// the failed states); after their first turn, their sort keys are scaled
+  /// by a factor in [1/2, 2) drawn from (member, turn), so each restart
+  /// tries other early choices. Deterministic.
+  bool shuffleRestarts = true;
   /// Time-order searches (SweepSearch.h) that take turns before the
   /// portfolio, with the same node budgets: 0 none, 1 forwards in time,
   /// 2 also backwards.
@@ -104,6 +126,8 @@ struct SearchConfig {
   /// The time-order searches run limited discrepancy passes rather than
   /// plain depth-first search.
   bool sweepDiscrepancy = true;
+  /// Time-section proofs (SectionProof.h) take turns too.
+  bool sectionProofs = true;
   /// Memory bound, in table entries. The skyline search keeps, per segment,
   /// the buffers live there and, per buffer, the buffers overlapping it:
   /// (sum of lifetimes in segments) + 2 x (overlapping pairs) entries. The

@@ -62,7 +62,7 @@ private:
   enum class Enter { Pushed, Found, Failed, Limit };
 
   void setup();
-  void applyOrder(CandidateOrder order);
+  void applyOrder(CandidateOrder order, uint64_t shuffle = 0);
   SearchOutcome runStrategy(size_t index, int64_t nodes);
 
   bool limitReached();
@@ -178,6 +178,7 @@ private:
   // Portfolio state.
   size_t strategyIndex = 0;
   std::vector<int64_t> nextPass; // per strategy: next discrepancy limit
+  std::vector<int64_t> turnsRun; // per strategy: turns taken so far
   int64_t runLimit = 0;          // node count at which this run stops
   // Limited discrepancy search: taking any child but the first of a node is
   // a discrepancy; a pass allows at most discLimit on a path (-1: any).

@@ -73,8 +73,10 @@ class PackResult:
     peak-minimising mode ``optimal`` says whether ``peak`` is proven minimal
     and ``proven_lower_bound`` is the best proven bound. ``proof`` says why
     an infeasible result holds: ``"live-bytes"`` (more bytes live at one
-    time than the capacity), ``"buffer-too-large"`` or ``"search-exhausted"``
-    (the exhaustive search ruled out every placement); empty otherwise.
+    time than the capacity), ``"buffer-too-large"``, ``"search-exhausted"``
+    (the exhaustive search ruled out every placement) or ``"section"`` (the
+    buffers of one time section, cut to it, have no placement; the message
+    names the section); empty otherwise.
     """
 
     status: str
@@ -317,8 +319,8 @@ def pack(buffers: Iterable, capacity: Union[int, str, None] = None, time_limit: 
     With ``capacity`` (bytes, or a string like ``"1MiB"``): status
     ``"packed"`` with every ``offset + size <= capacity``, ``"infeasible"``
     when proven impossible, or ``"timeout"``. Without it: minimise the peak
-    (always ``"packed"``; ``optimal`` tells whether the peak is proven
-    minimal). ``node_limit`` (search nodes, 0 for none) makes a run
+    (``"packed"``, ``optimal`` telling whether the peak is proven minimal;
+    ``"timeout"`` only when not even best-fit finished within the limit). ``node_limit`` (search nodes, 0 for none) makes a run
     independent of machine speed. Malformed buffers raise ValueError.
     The GIL is released while the C++ search runs.
     """
@@ -428,9 +430,11 @@ def main_pack(args) -> int:
               f"{capacity} bytes ({why})", file=err)
         return EXIT_INFEASIBLE
     if result.status == "timeout":
-        print(f"memfit pack: timeout: no packing of {n} buffers within {capacity} bytes "
+        within = f"within {capacity} bytes " if capacity is not None else ""
+        print(f"memfit pack: timeout: no packing of {n} buffers {within}"
               f"found, and none ruled out, in {result.seconds:.1f} s "
-              f"(most bytes live at one time: {result.lower_bound})", file=err)
+              f"(most bytes live at one time: {result.lower_bound}; {result.message})",
+              file=err)
         return EXIT_TIMEOUT
 
     if args.output == "-":

@@ -55,6 +55,8 @@ class Instance:
     buffers: list
     capacity: int
     witness: Optional[list] = None
+    # True when no packing at ``capacity`` exists by construction.
+    infeasible: bool = False
 
     @property
     def planted(self) -> bool:
@@ -163,8 +165,16 @@ def _split_random(rng: random.Random, w: int, least: int = 1) -> list:
     return _split_random(rng, c, least) + _split_random(rng, w - c, least)
 
 
-def _split_no_slivers(rng: random.Random, w: int) -> list:
-    return _split_random(rng, w, 4)
+def _split_spread(rng: random.Random, w: int, least: int = 2) -> list:
+    """Cut a gap into pieces of at least ``least`` units whose sizes are
+    log-uniform: a piece cut off a gap is as likely to be 2-4 units as
+    256-512, so one column holds sizes over two to three orders of magnitude
+    (uniform cut points make most pieces of one order)."""
+    if w < 2 * least or rng.random() > min(0.85, w / 96):
+        return [w]
+    c = _loguniform(rng, least, w - least)
+    rest = _split_spread(rng, w - c, least)
+    return [c] + rest if rng.random() < 0.5 else rest + [c]
 
 
 def _split_quantum(quanta: list) -> Callable[[random.Random, int], list]:
@@ -262,7 +272,7 @@ def _lifetimes(lo: float, hi: float, stretch: float):
 
 def gen_sweep(seed: int) -> Instance:
     return _gen_sweep("sweep", seed, lambda rng, k: (
-        _SweepStyle(_split_no_slivers, _lifetimes(8, rng.uniform(150, 500), k),
+        _SweepStyle(_split_spread, _lifetimes(8, rng.uniform(150, 500), k),
                     rng.uniform(0.0, 0.1)), 0), _holes(seed))
 
 
@@ -285,7 +295,7 @@ def gen_sweep_equal(seed: int) -> Instance:
 
 def gen_sweep_huge(seed: int) -> Instance:
     return _gen_sweep("sweep-huge", seed, lambda rng, k: (
-        _SweepStyle(_split_no_slivers, _lifetimes(6, rng.uniform(100, 300), k),
+        _SweepStyle(_split_spread, _lifetimes(6, rng.uniform(100, 300), k),
                     rng.uniform(0.0, 0.08)), rng.randint(2, 4)), _holes(seed))
 
 
@@ -297,7 +307,7 @@ def gen_stairs(seed: int) -> Instance:
 
         def lifetime(r):
             return life if r.random() < 0.9 else r.randint(1, life)
-        return _SweepStyle(_split_no_slivers, lifetime, rng.uniform(0.0, 0.06)), 0
+        return _SweepStyle(_split_spread, lifetime, rng.uniform(0.0, 0.06)), 0
     return _gen_sweep("stairs", seed, style, _holes(seed))
 
 
@@ -349,6 +359,95 @@ def gen_nested(seed: int) -> Instance:
     return _at_live_bound("nested", seed, spans, rng)
 
 
+# ---------------------------------------------------------------------------
+# Infeasible by construction: capacity = the most bytes live at once
+
+# Small instances with no packing at the most bytes live at once (each found
+# by random search; test_pack.py and test_pack_instances.py confirm with
+# CP-SAT that each needs one byte more): (live bytes, (lower, upper, size)).
+CORES = (
+    (20, ((7, 9, 2), (7, 9, 3), (4, 6, 3), (2, 3, 12), (4, 8, 2), (6, 7, 9),
+          (1, 6, 4), (5, 9, 8), (3, 4, 6), (3, 5, 10))),
+    (37, ((6, 8, 3), (8, 10, 9), (6, 9, 4), (7, 10, 12), (4, 5, 12), (4, 7, 11),
+          (5, 10, 10), (5, 6, 10), (3, 4, 12), (3, 8, 6))),
+    (34, ((3, 4, 6), (0, 4, 8), (5, 9, 11), (4, 6, 11), (0, 5, 6), (3, 7, 8),
+          (1, 2, 4), (6, 9, 12), (0, 3, 11), (3, 5, 2), (7, 8, 4), (2, 6, 4))),
+    (20, ((2, 3, 7), (1, 4, 8), (2, 6, 5), (3, 7, 3), (4, 7, 9), (7, 8, 3),
+          (8, 10, 7), (7, 9, 6), (4, 8, 3), (6, 8, 1), (7, 9, 7))),
+    (23, ((3, 5, 2), (2, 3, 7), (6, 9, 1), (2, 6, 7), (8, 10, 2), (6, 8, 8),
+          (4, 8, 9), (3, 6, 4), (1, 4, 8), (5, 8, 3), (1, 5, 1))),
+)
+
+
+def _slack(load: list, cap: int, lo: int, hi: int) -> int:
+    return cap - max(load[lo:hi])
+
+
+def _add_load(load: list, lo: int, hi: int, size: int) -> None:
+    for t in range(lo, hi):
+        load[t] += size
+
+
+def _tighten(rng: random.Random, spans: list, load: list, cap: int, moves: int) -> None:
+    """Moves that only add constraints without raising the most bytes live
+    at once: a new buffer in free space, a buffer living longer, a buffer
+    growing. Whatever was unpackable at ``cap`` stays unpackable."""
+    horizon = len(load)
+    for _ in range(moves):
+        kind = rng.random()
+        if kind < 0.6:
+            lo = rng.randrange(horizon - 1)
+            hi = min(horizon, lo + _loguniform(rng, 1, horizon // 4))
+            room = _slack(load, cap, lo, hi)
+            if room > 0:
+                size = _loguniform(rng, 1, room)
+                spans.append([lo, hi, size])
+                _add_load(load, lo, hi, size)
+        elif kind < 0.8:
+            b = rng.choice(spans)
+            hi = min(horizon, b[1] + rng.randint(1, 8))
+            if hi > b[1] and _slack(load, cap, b[1], hi) >= b[2]:
+                _add_load(load, b[1], hi, b[2])
+                b[1] = hi
+        else:
+            b = rng.choice(spans)
+            grow = min(_slack(load, cap, b[0], b[1]), _loguniform(rng, 1, 64))
+            if grow > 0:
+                _add_load(load, b[0], b[1], grow)
+                b[2] += grow
+
+
+def _gen_blocked(family: str, seed: int, moves: tuple) -> Instance:
+    """A core scaled up (sizes to about GRID units, each time step to 8-40
+    units, shifted in time), then tightened. Scaling keeps a core unpackable
+    (divide a packing's offsets by the factor), and so does every move of
+    _tighten, so no packing at the capacity exists."""
+    rng = random.Random(seed)
+    live, rows = rng.choice(CORES)
+    k = GRID // live
+    step = rng.randint(8, 40)
+    shift = rng.randint(0, GRID - 10 * step)
+    cap = live * k
+    spans = [[shift + lo * step, shift + hi * step, size * k] for lo, hi, size in rows]
+    load = [0] * GRID
+    for lo, hi, size in spans:
+        _add_load(load, lo, hi, size)
+    _tighten(rng, spans, load, cap, rng.randint(*moves))
+    rng.shuffle(spans)
+    bufs = [Buffer(i, lo * UNIT, hi * UNIT, size * UNIT) for i, (lo, hi, size) in enumerate(spans)]
+    return Instance(f"{family}-{seed}", family, seed, bufs, cap * UNIT, infeasible=True)
+
+
+def gen_blocked(seed: int) -> Instance:
+    """Small enough (about 15 to 40 buffers) for CP-SAT to confirm."""
+    return _gen_blocked("blocked", seed, (20, 60))
+
+
+def gen_blocked_large(seed: int) -> Instance:
+    """The same with a hundred to two hundred buffers around the core."""
+    return _gen_blocked("blocked-large", seed, (250, 500))
+
+
 FAMILIES: dict = {
     "cut": gen_cut,
     "sweep": gen_sweep,
@@ -358,7 +457,10 @@ FAMILIES: dict = {
     "stairs": gen_stairs,
     "schedule": gen_schedule,
     "nested": gen_nested,
+    "blocked": gen_blocked,
+    "blocked-large": gen_blocked_large,
 }
+INFEASIBLE_FAMILIES = ("blocked", "blocked-large")
 PLANTED_FAMILIES = ("cut", "sweep", "slivers", "sweep-equal", "sweep-huge", "stairs")
 
 # Seeds: development (used while tuning the search) and held-out (only for

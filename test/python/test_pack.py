@@ -393,3 +393,19 @@ def test_cli_bad_input(tmp_path):
     good.write_text("id,lower,upper,size\n0,0,4,8\n")
     p = run_cli(good, "--capacity", "lots")
     assert p.returncode == 1 and "capacity 'lots'" in p.stderr
+
+
+@pytest.mark.parametrize("capacity", [None, "fit"])
+def test_best_fit_honours_the_time_limit(capacity):
+    # 40,000 buffers all live at once: best-fit looks at every placed buffer
+    # for each new one (quadratic, minutes), so it must stop at the limit.
+    n = 40000
+    bufs = [Buffer(i, i % 7, 100 + i % 5, 1 + i % 13) for i in range(n)]
+    cap = None if capacity is None else max_live_bytes(bufs)
+    start = time.monotonic()
+    r = pack(bufs, cap, time_limit=0.5)
+    elapsed = time.monotonic() - start
+    assert r.status == "timeout", r.message
+    assert "best-fit did not finish" in r.message
+    assert r.offsets == [] and r.lower_bound == max_live_bytes(bufs)
+    assert elapsed < 3.0, f"took {elapsed:.1f} s for a 0.5 s limit"

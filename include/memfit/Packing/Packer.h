@@ -17,6 +17,7 @@
 #ifndef MEMFIT_PACKING_PACKER_H
 #define MEMFIT_PACKING_PACKER_H
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -69,6 +70,10 @@ struct PackResult {
     BufferTooLarge,
     /// The exhaustive search ruled out every canonical placement.
     SearchExhausted,
+    /// The buffers live in one time section, each cut to it, have no
+    /// packing (the search ruled out every canonical placement of that
+    /// section): a relaxation of the whole, so the whole has none either.
+    Section,
   };
   Proof proof = Proof::None;
   /// offsets[i] belongs to buffers[i]; empty unless status == Packed.
@@ -99,6 +104,12 @@ PackResult pack(const std::vector<Buffer> &buffers, const PackOptions &options);
 /// Inputs must already be valid.
 std::vector<int64_t> bestFit(const std::vector<Buffer> &buffers, int64_t &peak);
 
+/// Best-fit that stops at `deadline`: `finished` is false (and the result
+/// empty) when it ran out of time before placing every buffer.
+std::vector<int64_t> bestFit(const std::vector<Buffer> &buffers, int64_t &peak,
+                             std::chrono::steady_clock::time_point deadline,
+                             bool &finished);
+
 /// The most bytes live at any one time (0 for no buffers). Inputs must be
 /// valid.
 int64_t maxLiveBytes(const std::vector<Buffer> &buffers);
@@ -112,7 +123,7 @@ std::string checkPacking(const std::vector<Buffer> &buffers,
 /// "packed", "infeasible", "timeout" or "invalid".
 const char *statusName(PackResult::Status status);
 
-/// "", "live-bytes", "buffer-too-large" or "search-exhausted".
+/// "", "live-bytes", "buffer-too-large", "search-exhausted" or "section".
 const char *proofName(PackResult::Proof proof);
 
 } // namespace packing
