@@ -144,10 +144,13 @@ void explainNoFit(const Candidates &c, ArrayRef<Value> seeds, RunResult &rr) {
   if (c.haveMin) {
     rr.why = "even its smallest chunks (" + std::to_string(c.minChoice.chunk) + " of " +
              std::to_string(c.minPlan.size) + ") need " + formatBytes(c.minChoice.peak);
-    if (c.minPlan.stopper)
+    if (c.minPlan.stopper) {
       rr.why += ", and " + opLabel(c.minPlan.stopper) +
                 " needs the split dimension whole (operand dimension " +
                 std::to_string(c.minPlan.stopperDim) + ")";
+      if (c.minPlan.stopperWhy)
+        rr.why += std::string(": ") + c.minPlan.stopperWhy;
+    }
     rr.blocker = c.minPlan.seedOp;
   }
   if (!rr.blocker)
