@@ -288,8 +288,16 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     }
     os << "; the smallest limit memfit can reach is " << formatBytes(reachable) << " ("
        << reachable << " bytes)";
-    Location loc = rr.blocker && !rr.belowFixed ? rr.blocker->getLoc() : f.getLoc();
+    Location loc = rr.blocker && !rr.belowFixed ? rr.blocker->getLoc() : functionLoc(f);
     mlir::emitError(loc) << msg;
+  }
+
+  /// Where an error about the whole function points: jax gives functions
+  /// no location, but their return carries the user's source line.
+  static Location functionLoc(func::FuncOp f) {
+    if (!llvm::isa<UnknownLoc>(f.getLoc()) || f.getBody().empty())
+      return f.getLoc();
+    return f.getBody().back().back().getLoc();
   }
 };
 
