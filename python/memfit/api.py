@@ -46,8 +46,9 @@ class MemfitJitted:
 
     def __init__(self, fun: Callable, *, passes: str | None, memory_limit,
                  rewrite: bool = True, offload: str | None = None,
-                 calibrate: bool = True, **jit_kwargs):
+                 calibrate: bool = True, isolate: bool = False, **jit_kwargs):
         self._fun = fun
+        self._transform = functools.partial(transform, isolate=isolate)
         if offload is not None:
             if offload not in ("heuristic", "exact", "learned"):
                 raise ValueError("offload must be 'heuristic', 'exact' or 'learned', "
@@ -83,7 +84,7 @@ class MemfitJitted:
         lowered = self._jitted.lower(*args, **kwargs)
         base = handover.module_text(lowered)
         if not self.calibrate:
-            text = transform(base, self.pipeline)
+            text = self._transform(base, self.pipeline)
             if self.offload:
                 from .msa.offload import offload_pipeline
                 text = offload_pipeline(text, self.memory_limit, self.offload)
@@ -91,7 +92,7 @@ class MemfitJitted:
         from .calibrate import calibrate
         from .units import parse_memory_size
         cal = calibrate(
-            lambda m: transform(base, self._pipeline(temp_margin=m)),
+            lambda m: self._transform(base, self._pipeline(temp_margin=m)),
             lambda text: handover.replace_module(lowered, text).compile(),
             parse_memory_size(self.memory_limit), original=self._before_split(base))
         self.last_calibration = cal
@@ -100,7 +101,7 @@ class MemfitJitted:
     def _before_split(self, base: str) -> str:
         """The module as memfit-split receives it: loops that the rewrites
         made (the exact kNN's repair loop) are not the split's."""
-        return transform(base, "memfit-inline,memfit-rewrite") if self._rewrite else base
+        return self._transform(base, "memfit-inline,memfit-rewrite") if self._rewrite else base
 
     def _pipeline(self, temp_margin: float | None = None) -> str:
         # With offload, the limit is the device capacity the placement must
@@ -149,7 +150,8 @@ class MemfitJitted:
 
 def jit(fun: Callable | None = None, *, passes: str | None = None,
         memory_limit: int | str | None = None, rewrite: bool = True,
-        offload: str | None = None, calibrate: bool = True, **jit_kwargs):
+        offload: str | None = None, calibrate: bool = True, isolate: bool = False,
+        **jit_kwargs):
     """Like ``jax.jit``, with memfit's passes between lowering and XLA.
 
     ``memory_limit`` (bytes, or "256MiB", "1GB") makes memfit split what does
@@ -163,7 +165,9 @@ def jit(fun: Callable | None = None, *, passes: str | None = None,
     against XLA's memory analysis and re-splits with calibrated chunk sizes
     when XLA holds much less than the limit (bigger chunks are faster) or
     more (see memfit.calibrate; up to 3 compiles, ``calibrate=False`` for
-    one). Every other keyword
+    one). ``isolate=True`` runs memfit's passes in a child process, so that
+    even an MLIR fatal error raises MemfitError here (see memfit.transform).
+    Every other keyword
     (static_argnums, static_argnames, donate_argnums, in_shardings,
     out_shardings, ...) goes to ``jax.jit``. Usable as a decorator with or
     without arguments.
@@ -171,9 +175,9 @@ def jit(fun: Callable | None = None, *, passes: str | None = None,
     if fun is None:
         return lambda f: MemfitJitted(f, passes=passes, memory_limit=memory_limit,
                                       rewrite=rewrite, offload=offload,
-                                      calibrate=calibrate, **jit_kwargs)
+                                      calibrate=calibrate, isolate=isolate, **jit_kwargs)
     return MemfitJitted(fun, passes=passes, memory_limit=memory_limit, rewrite=rewrite,
-                        offload=offload, calibrate=calibrate, **jit_kwargs)
+                        offload=offload, calibrate=calibrate, isolate=isolate, **jit_kwargs)
 
 
 @dataclass
