@@ -2,7 +2,7 @@
 type and op family, each split at several limits from 256 B to 1 MiB, run
 by XLA against the original (memfit/fuzz.py says what each outcome means).
 
-    .venv/bin/python bench/fuzz_split.py [--programs N] [--seed S] [--limits K]
+    .venv/bin/python bench/fuzz_split.py [--programs N] [--seed S] [--limits K] [--jobs J]
 
 Prints the outcome tables by element type and by op family, the time, and
 every crash or wrong result; exits 1 if there was any.
@@ -17,11 +17,12 @@ from memfit import fuzz
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--programs", type=int, default=1200)
+    ap.add_argument("--programs", type=int, default=1870)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--limits", type=int, default=3, help="limits per program")
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes at a time")
     a = ap.parse_args()
-    r = fuzz.run(seed=a.seed, programs=a.programs, per_program=a.limits)
+    r = fuzz.run(seed=a.seed, programs=a.programs, per_program=a.limits, jobs=a.jobs)
     print(f"{a.programs} programs ({r.skipped} that jax does not write for their type "
           f"skipped), {len(r.cases)} cases, {r.seconds:.0f} s\n")
     print(r.table("dtype"), "\n")

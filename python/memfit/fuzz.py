@@ -593,14 +593,23 @@ def _run_worker(seed, start, end, per_program, timeout, report: Report) -> int:
     return pending["i"] + 1
 
 
-def run(seed: int = 0, programs: int = 100, per_program: int = 3,
-        timeout: int = 1800) -> Report:
-    """Fuzzes `programs` programs, each at `per_program` limits."""
+def run(seed: int = 0, programs: int = 100, per_program: int = 3, jobs: int = 1,
+        timeout: int = 3600) -> Report:
+    """Fuzzes `programs` programs, each at `per_program` limits, in `jobs`
+    worker processes at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+
     report = Report(programs=programs)
     t0 = time.time()
-    i = 0
-    while i < programs:
-        i = _run_worker(seed, i, programs, per_program, timeout, report)
+    bounds = [programs * j // jobs for j in range(jobs + 1)]
+
+    def span(start: int, end: int) -> None:
+        while start < end:
+            start = _run_worker(seed, start, end, per_program, timeout, report)
+    with ThreadPoolExecutor(jobs) as pool:
+        for f in [pool.submit(span, a, b) for a, b in zip(bounds, bounds[1:])]:
+            f.result()
+    report.cases.sort(key=lambda c: (c["i"], c["limit"]))
     report.seconds = time.time() - t0
     return report
 
