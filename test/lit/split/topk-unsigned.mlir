@@ -1,6 +1,8 @@
 // The running top-k's merge sort orders keys as lax.top_k does: unsigned
-// integers as UNSIGNED (a SIGNED compare ranks 0x80000000 and above below
-// zero: issue 16's fuzzer found it), floats in TOTALORDER.
+// integers with compare_type UNSIGNED, floats in TOTALORDER. It used to say
+// SIGNED for every non-float type, which does not describe unsigned keys
+// (seen while reading TopK.cpp for issue 16; test_split.py checks the values
+// with high bits set against jax).
 // RUN: memfit-opt %s --pass-pipeline='builtin.module(memfit-split{memory-limit=900KB})' | FileCheck %s
 
 // CHECK-LABEL: func.func public @topk_u32
