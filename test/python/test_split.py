@@ -354,7 +354,7 @@ def test_complex_maximum_as_jax_writes_it_splits():
 
 
 def test_unsigned_top_k_ranks_high_bit_values_first():
-    # A SIGNED merge compare would rank values >= 2**31 below small ones.
+    # Keys with the high bit set: the merge sort must order them as unsigned.
     def f(x, y):
         return jax.lax.top_k(x[:, None] ^ y[None, :], 3)
     key = jax.random.PRNGKey(64)
