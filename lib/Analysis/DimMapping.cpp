@@ -56,6 +56,12 @@ public:
     rule.factors.back().resultDims[r] = d;
     return *this;
   }
+  /// Turns the last factor into NeedReplication, saying why.
+  RuleBuilder &whole(const char *why) {
+    rule.factors.back().kind = FactorKind::NeedReplication;
+    rule.factors.back().why = why;
+    return *this;
+  }
   OpDimRule take() { return std::move(rule); }
 
 private:
@@ -155,10 +161,16 @@ std::optional<OpDimRule> reduceRule(Operation *op, RuleBuilder &b) {
   if (!in)
     return std::nullopt;
   SmallVector<int64_t> reduced = reduce.getDimensions();
+  // A running max/min needs an order; complex has none.
+  ReducerKind rk = reduce.getReducerKind();
+  bool unordered = (rk == ReducerKind::Max || rk == ReducerKind::Min) &&
+                   !isOrderedElementType(in.getElementType());
   int64_t out = 0;
   for (int64_t d = 0; d < in.getRank(); ++d) {
     bool isReduced = llvm::is_contained(reduced, d);
     b.add(isReduced ? FactorKind::Reduction : FactorKind::PassThrough, in.getDimSize(d));
+    if (isReduced && unordered)
+      b.whole("it takes a maximum or minimum of complex values, which have no order");
     for (unsigned i = 0; i < n; ++i)
       b.operand(i, d);
     if (!isReduced) {
@@ -429,6 +441,8 @@ static std::optional<OpDimRule> buildRule(Operation *op) {
     for (int64_t d = 0; d < last; ++d)
       b.add(FactorKind::PassThrough, in.getDimSize(d)).operand(0, d).result(0, d).result(1, d);
     b.add(FactorKind::TopK, in.getDimSize(last)).operand(0, last);
+    if (!isOrderedElementType(in.getElementType()))
+      b.whole("it ranks complex values, which have no order");
     return b.take();
   }
   case OpKind::CustomCall:

@@ -6,6 +6,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cmath>
+#include <complex>
 
 using namespace mlir;
 using namespace memfit;
@@ -97,6 +99,11 @@ static LogicalResult checkStaticTypes(Operation *op) {
         return op->emitError() << "'" << op->getName() << "' " << what << " #"
                                << i << " has dynamic shape " << t
                                << "; memfit needs static shapes";
+      // Passes build constants of the types they meet (accumulators, fills).
+      std::string why = whyUnsupportedElementType(tt.getElementType());
+      if (!why.empty())
+        return op->emitError() << "'" << op->getName() << "' " << what << " #" << i
+                               << ": " << why;
     }
     return success();
   };
@@ -365,8 +372,14 @@ std::optional<double> ConstantView::getSplatValue() const {
   Type et = dense.getElementType();
   if (llvm::isa<FloatType>(et))
     return dense.getSplatValue<APFloat>().convertToDouble();
-  if (llvm::isa<IntegerType>(et))
-    return static_cast<double>(dense.getSplatValue<APInt>().getSExtValue());
+  if (auto it = llvm::dyn_cast<IntegerType>(et)) {
+    APInt v = dense.getSplatValue<APInt>();
+    if (v.getBitWidth() > 64)
+      return std::nullopt;
+    bool isUnsigned = it.isUnsigned() || it.getWidth() == 1;
+    return isUnsigned ? static_cast<double>(v.getZExtValue())
+                      : static_cast<double>(v.getSExtValue());
+  }
   return std::nullopt;
 }
 
@@ -480,15 +493,85 @@ static RankedTensorType scalarOf(Type elementType) {
   return RankedTensorType::get({}, elementType);
 }
 
+//===-- element types ------------------------------------------------------===//
+
+std::string memfit::whyUnsupportedElementType(Type t) {
+  if (llvm::isa<FloatType, IntegerType, IndexType>(t))
+    return "";
+  if (auto c = llvm::dyn_cast<ComplexType>(t))
+    if (llvm::isa<FloatType>(c.getElementType()))
+      return "";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "element type " << t
+     << " is not a float, integer or complex type (quantized and dialect-specific "
+        "element types are not supported)";
+  return s;
+}
+
+bool memfit::isOrderedElementType(Type t) { return !llvm::isa<ComplexType>(t); }
+
+llvm::StringRef memfit::orderedCompareType(Type t) {
+  if (llvm::isa<FloatType>(t))
+    return "TOTALORDER";
+  auto it = llvm::dyn_cast<IntegerType>(t);
+  return it && (it.isUnsigned() || it.getWidth() == 1) ? "UNSIGNED" : "SIGNED";
+}
+
+/// `value` in float format `ft`; +-inf saturate where `ft` has no infinity
+/// (the f8 "FN" kinds), so that a max/min identity stays an identity.
+static APFloat floatValue(FloatType ft, double value) {
+  const llvm::fltSemantics &sem = ft.getFloatSemantics();
+  if (std::isinf(value) && !APFloat::semanticsHasInf(sem))
+    return APFloat::getLargest(sem, /*Negative=*/value < 0);
+  APFloat f(value);
+  bool lost = false;
+  f.convert(sem, APFloat::rmNearestTiesToEven, &lost);
+  return f;
+}
+
+/// `value` as an integer of `it`: truncated toward zero, +-inf (and values
+/// out of int64's range) at the type's extremes.
+static APInt intValue(IntegerType it, double value) {
+  unsigned w = it.getWidth();
+  bool isUnsigned = it.isUnsigned() || w == 1;
+  bool tooBig = value >= 9.2e18, tooSmall = value <= -9.2e18;
+  if (tooBig || tooSmall || std::isnan(value)) {
+    if (isUnsigned)
+      return tooBig ? APInt::getMaxValue(w) : APInt::getMinValue(w);
+    return tooBig ? APInt::getSignedMaxValue(w) : APInt::getSignedMinValue(w);
+  }
+  return APInt(w, static_cast<uint64_t>(static_cast<int64_t>(value)), /*isSigned=*/true,
+               /*implicitTrunc=*/true);
+}
+
+DenseElementsAttr memfit::getSplatAttr(RankedTensorType type, double value) {
+  Type et = type.getElementType();
+  if (!whyUnsupportedElementType(et).empty())
+    return {};
+  if (auto ft = llvm::dyn_cast<FloatType>(et))
+    return DenseElementsAttr::get(type, FloatAttr::get(ft, floatValue(ft, value)));
+  if (auto it = llvm::dyn_cast<IntegerType>(et))
+    return DenseElementsAttr::get(type, IntegerAttr::get(it, intValue(it, value)));
+  if (llvm::isa<IndexType>(et))
+    return DenseElementsAttr::get(type, IntegerAttr::get(et, static_cast<int64_t>(value)));
+  auto ft = llvm::cast<FloatType>(llvm::cast<ComplexType>(et).getElementType());
+  std::complex<APFloat> c(floatValue(ft, value), floatValue(ft, 0.0));
+  return DenseElementsAttr::get(type, llvm::ArrayRef(c));
+}
+
 Value memfit::buildConstantSplat(OpBuilder &b, Location loc,
                                  RankedTensorType type, double value) {
-  Type et = type.getElementType();
-  Attribute elem;
-  if (auto ft = llvm::dyn_cast<FloatType>(et))
-    elem = b.getFloatAttr(ft, value);
-  else
-    elem = b.getIntegerAttr(et, static_cast<int64_t>(value));
-  auto dense = DenseElementsAttr::get(type, elem);
+  DenseElementsAttr dense = getSplatAttr(type, value);
+  assert(dense && "element type not checked by verifyOpInvariants");
+  return buildGenericOp(b, loc, "stablehlo.constant", {}, {type},
+                        {b.getNamedAttr("value", dense)})
+      ->getResult(0);
+}
+
+Value memfit::buildIntegerSplat(OpBuilder &b, Location loc, RankedTensorType type,
+                                const APInt &bits) {
+  auto dense = DenseElementsAttr::get(type, b.getIntegerAttr(type.getElementType(), bits));
   return buildGenericOp(b, loc, "stablehlo.constant", {}, {type},
                         {b.getNamedAttr("value", dense)})
       ->getResult(0);

@@ -62,8 +62,9 @@ class MemfitJitted:
 
     def __init__(self, fun: Callable, *, passes: str | None, memory_limit,
                  rewrite: bool = True, offload: str | None = None,
-                 calibrate: bool = True, **jit_kwargs):
+                 calibrate: bool = True, isolate: bool = False, **jit_kwargs):
         self._fun = fun
+        self._transform = functools.partial(transform, isolate=isolate)
         if offload is not None:
             if offload not in ("heuristic", "exact", "learned"):
                 raise ValueError("offload must be 'heuristic', 'exact' or 'learned', "
@@ -101,7 +102,8 @@ class MemfitJitted:
         lowered = self._jitted.lower(*args, **kwargs)
         base = handover.module_text(lowered)
         if not self.calibrate:
-            text = self._recorded(base, args, kwargs, lambda: transform(base, self.pipeline))
+            text = self._recorded(base, args, kwargs,
+                                  lambda: self._transform(base, self.pipeline))
             if self.offload:
                 from .msa.offload import offload_pipeline
                 text = offload_pipeline(text, self.memory_limit, self.offload)
@@ -109,7 +111,7 @@ class MemfitJitted:
         from .calibrate import calibrate
         options = _accounting_options()
         cal = self._recorded(base, args, kwargs, lambda: calibrate(
-            lambda m: transform(base, self._pipeline(temp_margin=m)),
+            lambda m: self._transform(base, self._pipeline(temp_margin=m)),
             lambda text: handover.replace_module(lowered, text).compile(
                 compiler_options=options),
             self._limit_bytes(), original=self._before_split(base)))
@@ -174,7 +176,9 @@ class MemfitJitted:
     def _before_split(self, base: str) -> str:
         """The module as memfit-split receives it: loops that the rewrites
         made (the exact kNN's repair loop) are not the split's."""
-        return transform(base, "memfit-inline," + REWRITES_BEFORE_SPLIT) if self._rewrite else base
+        if not self._rewrite:
+            return base
+        return self._transform(base, "memfit-inline," + REWRITES_BEFORE_SPLIT)
 
     def _pipeline(self, temp_margin: float | None = None) -> str:
         # With offload, the limit is the device capacity the placement must
@@ -231,7 +235,8 @@ class MemfitJitted:
 
 def jit(fun: Callable | None = None, *, passes: str | None = None,
         memory_limit: int | str | None = None, rewrite: bool = True,
-        offload: str | None = None, calibrate: bool = True, **jit_kwargs):
+        offload: str | None = None, calibrate: bool = True, isolate: bool = False,
+        **jit_kwargs):
     """Like ``jax.jit``, with memfit's passes between lowering and XLA.
 
     ``memory_limit`` (bytes, or "256MiB", "1GB") makes memfit split what does
@@ -245,7 +250,9 @@ def jit(fun: Callable | None = None, *, passes: str | None = None,
     against XLA's memory analysis and re-splits with calibrated chunk sizes
     when XLA holds much less than the limit (bigger chunks are faster) or
     more (see memfit.calibrate; up to 3 compiles, ``calibrate=False`` for
-    one). Every other keyword
+    one). ``isolate=True`` runs memfit's passes in a child process, so that
+    even an MLIR fatal error raises MemfitError here (see memfit.transform).
+    Every other keyword
     (static_argnums, static_argnames, donate_argnums, in_shardings,
     out_shardings, ...) goes to ``jax.jit``. Usable as a decorator with or
     without arguments.
@@ -253,9 +260,9 @@ def jit(fun: Callable | None = None, *, passes: str | None = None,
     if fun is None:
         return lambda f: MemfitJitted(f, passes=passes, memory_limit=memory_limit,
                                       rewrite=rewrite, offload=offload,
-                                      calibrate=calibrate, **jit_kwargs)
+                                      calibrate=calibrate, isolate=isolate, **jit_kwargs)
     return MemfitJitted(fun, passes=passes, memory_limit=memory_limit, rewrite=rewrite,
-                        offload=offload, calibrate=calibrate, **jit_kwargs)
+                        offload=offload, calibrate=calibrate, isolate=isolate, **jit_kwargs)
 
 
 @dataclass

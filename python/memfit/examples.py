@@ -37,6 +37,12 @@ def layernorm(x, g, b):
     return (x - m) * jax.lax.rsqrt(v + 1e-5) * g + b
 
 
+def nudft(x, y):
+    """Non-uniform discrete Fourier transform: sum_j exp(-i x_k y_j) for each
+    k. The len(x) x len(y) complex matrix is never needed whole."""
+    return jnp.sum(jnp.exp(-1j * (x[:, None] * y[None, :])), axis=1)
+
+
 def transformer_block(p, x, heads=1):
     """Pre-layernorm block: softmax attention over the rows of x, then a GELU
     MLP; p holds wq, wk, wv, wo, w1, w2 and the layernorms' g1, b1, g2, b2."""

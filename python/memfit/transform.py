@@ -44,7 +44,15 @@ def _looks_generic(text: str) -> bool:
     return '"func.func"' in text or '"builtin.module"' in text
 
 
-def to_generic(text: str) -> str:
+def _run_pipeline(text: str, pipeline: str, generic: bool, debug_info: bool,
+                  record_pipeline: bool, isolate: bool) -> dict:
+    if isolate:
+        from ._isolated import run_pipeline
+        return run_pipeline(text, pipeline, generic, debug_info, record_pipeline)
+    return _core.run_pipeline(text, pipeline, generic, debug_info, record_pipeline)
+
+
+def to_generic(text: str, *, isolate: bool = False) -> str:
     """StableHLO text in generic form (what the C++ passes read).
 
     Pretty-form StableHLO needs the StableHLO dialect to parse; jaxlib
@@ -57,7 +65,7 @@ def to_generic(text: str) -> str:
     # memfit first also keeps malformed generic ops away from jaxlib's
     # verifier, which can crash on them (a stablehlo.reduce with one operand
     # segfaults it in jaxlib 0.12).
-    own = _core.run_pipeline(text, "", True, True, False)
+    own = _run_pipeline(text, "", True, True, False, isolate)
     if own["ok"]:
         return own["output"]
     from jax._src.interpreters import mlir as jmlir
@@ -74,19 +82,22 @@ def to_generic(text: str) -> str:
 
 
 def transform(text: str, pipeline: str = "", *, generic: bool = True,
-              debug_info: bool = True, record_pipeline: bool = True) -> str:
+              debug_info: bool = True, record_pipeline: bool = True,
+              isolate: bool = False) -> str:
     """Runs ``pipeline`` (e.g. "memfit-inline,memfit-profile") over module
     text in generic or pretty form and returns the new module text.
 
     The result carries a ``memfit.pipeline`` module attribute naming what
     ran. Raises MemfitError, with MLIR's messages and locations, when the
     text does not parse, the pipeline is unknown or a pass fails; the input
-    is never half-rewritten.
+    is never half-rewritten. With ``isolate=True`` the passes run in a child
+    process (memfit/_isolated.py): should one still hit an MLIR fatal error,
+    the child dies and this raises MemfitError instead of ending the caller.
     """
     if not isinstance(text, str):
         raise TypeError(f"transform() takes module text, not {type(text).__name__}")
-    result = _core.run_pipeline(to_generic(text), pipeline, generic, debug_info,
-                                record_pipeline)
+    result = _run_pipeline(to_generic(text, isolate=isolate), pipeline, generic, debug_info,
+                           record_pipeline, isolate)
     if not result["ok"]:
         what = f"pipeline '{pipeline}'" if pipeline else "parsing the module"
         raise MemfitError(f"memfit: {what} failed", result["diagnostics"])

@@ -16,7 +16,8 @@ def assert_matches(want, got, tol: float = 1e-5, exact_ints: bool = True) -> Non
         if np.issubdtype(w.dtype, np.integer) and exact_ints:
             np.testing.assert_array_equal(g, w)
             continue
-        w64, g64 = w.astype(np.float64), g.astype(np.float64)
+        wide = np.complex128 if np.iscomplexobj(w) else np.float64
+        w64, g64 = w.astype(wide), g.astype(wide)
         scale = max(float(np.max(np.abs(w64))), 1e-30)
         err = float(np.max(np.abs(w64 - g64)))
         assert err <= tol * scale, (err, tol * scale)

@@ -321,3 +321,45 @@ def test_random_programs(pair, unary, tail, n, m, d):
         o.size * o.dtype.itemsize for o in jax.tree_util.tree_leaves(jax.eval_shape(f, *args)))
     limit = fixed + (n * m * 4) // 6 + 64 * KiB
     check(f, args, limit, min_ratio=0)
+
+
+# -- element types (issue 16) ----------------------------------------------------
+
+def test_nudft_complex_under_2mib():
+    # The issue's crash: the complex accumulator's zero aborted the process.
+    x, y = normal(60, (4000,)), normal(61, (3000,))
+    g = memfit.jit(examples.nudft, memory_limit=2 * MiB)
+    assert xla_bytes(g.lower(x, y).compile()) <= 2 * MiB
+    assert xla_bytes(jax.jit(examples.nudft).lower(x, y).compile()) >= 16 * MiB
+    got, want = g(x, y), jax.jit(examples.nudft)(x, y)
+    assert got.dtype == jnp.complex64
+    # f32 rounding of a 3000-term sum of unit-modulus terms.
+    assert_matches(want, got, 1e-5)
+
+
+def test_complex_maximum_as_jax_writes_it_splits():
+    # jax writes a complex max as a reduce whose body orders (real, imag)
+    # itself; memfit combines chunks with that body, so it splits exactly.
+    # A bare stablehlo.maximum over complex is refused instead
+    # (test/lit/split/complex-max.mlir).
+    def f(x, y):
+        p = x[:, None] * y[None, :]
+        return jax.lax.reduce(jax.lax.complex(jnp.cos(p), jnp.sin(p)), -jnp.inf + 0j,
+                              jax.lax.max, (1,))
+    x, y = normal(62, (1,)), normal(63, (100_000,))
+    split, text = compile_split(f, (x, y), 600_000)
+    assert "stablehlo.while" in text
+    assert xla_bytes(split) <= 600_000
+    np.testing.assert_array_equal(np.asarray(split(x, y)), np.asarray(jax.jit(f)(x, y)))
+
+
+def test_unsigned_top_k_ranks_high_bit_values_first():
+    # Keys with the high bit set: the merge sort must order them as unsigned.
+    def f(x, y):
+        return jax.lax.top_k(x[:, None] ^ y[None, :], 3)
+    key = jax.random.PRNGKey(64)
+    x = jax.random.bits(key, (2,), jnp.uint32)
+    y = jax.random.bits(jax.random.fold_in(key, 1), (100_000,), jnp.uint32)
+    split, text = compile_split(f, (x, y), 900_000)
+    assert "stablehlo.while" in text
+    assert_matches(jax.jit(f)(x, y), split(x, y))

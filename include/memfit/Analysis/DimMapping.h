@@ -43,6 +43,9 @@ struct DimFactor {
   llvm::SmallVector<int64_t, 4> operandDims;
   /// Per result: the dimension holding this factor, or -1.
   llvm::SmallVector<int64_t, 2> resultDims;
+  /// For a NeedReplication factor that would otherwise accumulate: why not
+  /// (a max over complex values, which have no order); null otherwise.
+  const char *why = nullptr;
 };
 
 struct OpDimRule {

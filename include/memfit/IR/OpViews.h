@@ -242,8 +242,35 @@ mlir::Operation *buildGenericOp(mlir::OpBuilder &b, mlir::Location loc,
                                 llvm::ArrayRef<mlir::NamedAttribute> attrs = {},
                                 unsigned numRegions = 0);
 
+//===-- element types ------------------------------------------------------===//
+//
+// The one place that knows StableHLO's element types: floats of every width
+// (f64, f32, f16, bf16, the f8 kinds), integers of every width (signless,
+// signed, unsigned, i1) and complex<f32>/complex<f64>. Quantized and other
+// dialect types are refused: memfit cannot build their constants.
+
+/// Why memfit cannot handle element type `t`, or "" when it can.
+std::string whyUnsupportedElementType(mlir::Type t);
+/// Whether `t` is ordered, so that max/min/top-k are defined (not complex).
+bool isOrderedElementType(mlir::Type t);
+/// The `compare_type` that orders elements of type `t` as lax.top_k and
+/// jnp.sort do: TOTALORDER for floats, UNSIGNED for unsigned integers and
+/// i1, SIGNED otherwise. `t` must be ordered.
+llvm::StringRef orderedCompareType(mlir::Type t);
+/// The splat of `value` in `type`: floats round to the nearest value, and
+/// +-inf become the largest finite value in formats without infinities;
+/// integers take the truncated value, +-inf their extremes; complex types
+/// take value + 0i. Null for an unsupported element type.
+mlir::DenseElementsAttr getSplatAttr(mlir::RankedTensorType type, double value);
+/// A `stablehlo.constant` splat of getSplatAttr(type, value); the caller has
+/// checked the element type with whyUnsupportedElementType (verifyOpInvariants
+/// does for every op).
 mlir::Value buildConstantSplat(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::RankedTensorType type, double value);
+/// An integer splat from its bits (masks and extremes of 64-bit types,
+/// which a double cannot hold).
+mlir::Value buildIntegerSplat(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::RankedTensorType type, const llvm::APInt &bits);
 mlir::Value buildScalarI64(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 mlir::Value buildIota(mlir::OpBuilder &b, mlir::Location loc,
                       mlir::RankedTensorType type, int64_t dim);

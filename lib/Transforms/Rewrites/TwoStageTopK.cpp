@@ -78,25 +78,16 @@ RankedTensorType tensorOf(ArrayRef<int64_t> shape, Type et) {
   return RankedTensorType::get(shape, et);
 }
 
-/// A splat of an integer type from its bits (buildConstantSplat goes
-/// through double, which cannot hold every 64-bit mask).
-Value intSplat(OpBuilder &b, Location loc, RankedTensorType t, const APInt &v) {
-  auto dense = DenseElementsAttr::get(t, b.getIntegerAttr(t.getElementType(), v));
-  return buildGenericOp(b, loc, "stablehlo.constant", {}, {t},
-                        {b.getNamedAttr("value", dense)})
-      ->getResult(0);
-}
-
 /// Integer bits with the magnitude of negative numbers flipped: turns IEEE
 /// bits into keys of the total order, and keys back into bits.
 Value flipNegatives(OpBuilder &b, Location loc, Value bits) {
   auto kt = llvm::cast<RankedTensorType>(bits.getType());
   unsigned w = kt.getElementType().getIntOrFloatBitWidth();
   Value sign = buildGenericOp(b, loc, "stablehlo.shift_right_arithmetic",
-                              {bits, intSplat(b, loc, kt, APInt(w, w - 1))}, {kt})
+                              {bits, buildIntegerSplat(b, loc, kt, APInt(w, w - 1))}, {kt})
                    ->getResult(0);
   Value mask = buildElementwise(b, loc, "stablehlo.and",
-                                {sign, intSplat(b, loc, kt, APInt::getSignedMaxValue(w))});
+                                {sign, buildIntegerSplat(b, loc, kt, APInt::getSignedMaxValue(w))});
   return buildElementwise(b, loc, "stablehlo.xor", {bits, mask});
 }
 
@@ -133,7 +124,7 @@ Value lowestKey(OpBuilder &b, Location loc, Type kt) {
   auto it = llvm::cast<IntegerType>(kt);
   unsigned w = it.getWidth();
   APInt v = it.isUnsigned() ? APInt::getZero(w) : APInt::getSignedMinValue(w);
-  return intSplat(b, loc, tensorOf({}, kt), v);
+  return buildIntegerSplat(b, loc, tensorOf({}, kt), v);
 }
 
 /// `v` as `t`, without a reshape when it already is.

@@ -66,6 +66,7 @@ struct Plan {
   llvm::SmallVector<Value> outputs; // chunked values assembled whole
   Operation *stopper = nullptr; // first user that needed the dimension whole
   int64_t stopperDim = -1;
+  const char *stopperWhy = nullptr; // the op's reason, when it gives one
   /// Online softmax: the split dimension is reduced by a softmax-normalised
   /// contraction (softmax(s) . v over the split dimension), see
   /// matchOnlineSoftmax (OnlineSoftmax.h).

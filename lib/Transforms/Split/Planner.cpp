@@ -225,6 +225,7 @@ void RegionBuilder::pushUse(OpOperand &use, Operation *from, int64_t dim) {
     if (!plan.stopper) {
       plan.stopper = u;
       plan.stopperDim = dim;
+      plan.stopperWhy = f ? f->why : nullptr;
     }
     return;
   }
@@ -453,11 +454,7 @@ void detachSecondPass(const Plan &q) {
           continue;
         OpBuilder b(use.getOwner());
         auto t = tensorType(r);
-        Value zero = buildGenericOp(b, op->getLoc(), "stablehlo.constant", {}, {t},
-                                    {b.getNamedAttr("value", DenseElementsAttr::get(
-                                        t, b.getZeroAttr(t.getElementType())))})
-                         ->getResult(0);
-        use.set(zero);
+        use.set(buildConstantSplat(b, op->getLoc(), t, 0.0));
       }
   for (Operation *op : llvm::reverse(later))
     op->erase();

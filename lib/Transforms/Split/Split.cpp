@@ -151,10 +151,13 @@ void explainNoFit(const Candidates &c, ArrayRef<Value> seeds, RunResult &rr) {
   if (c.haveMin) {
     rr.why = "even its smallest chunks (" + std::to_string(c.minChoice.chunk) + " of " +
              std::to_string(c.minPlan.size) + ") need " + formatBytes(c.minChoice.peak);
-    if (c.minPlan.stopper)
+    if (c.minPlan.stopper) {
       rr.why += ", and " + opLabel(c.minPlan.stopper) +
                 " needs the split dimension whole (operand dimension " +
                 std::to_string(c.minPlan.stopperDim) + ")";
+      if (c.minPlan.stopperWhy)
+        rr.why += std::string(": ") + c.minPlan.stopperWhy;
+    }
     rr.blocker = c.minPlan.seedOp;
   }
   if (!rr.blocker)
@@ -351,8 +354,16 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     }
     os << "; the smallest limit memfit can reach is " << formatBytes(reachable) << " ("
        << reachable << " bytes)";
-    Location loc = rr.blocker && !rr.belowFixed ? rr.blocker->getLoc() : f.getLoc();
+    Location loc = rr.blocker && !rr.belowFixed ? rr.blocker->getLoc() : functionLoc(f);
     mlir::emitError(loc) << msg;
+  }
+
+  /// Where an error about the whole function points: jax gives functions
+  /// no location, but their return carries the user's source line.
+  static Location functionLoc(func::FuncOp f) {
+    if (!llvm::isa<UnknownLoc>(f.getLoc()) || f.getBody().empty())
+      return f.getLoc();
+    return f.getBody().back().back().getLoc();
   }
 };
 

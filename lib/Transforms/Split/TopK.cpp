@@ -56,8 +56,7 @@ Operation *sortDescending(OpBuilder &b, Location loc, Value values, Value indice
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(body);
     Value gt = buildCompare(b, loc, body->getArgument(0), body->getArgument(1), "GT",
-                            llvm::isa<FloatType>(vs.getElementType()) ? "TOTALORDER"
-                                                                        : "SIGNED");
+                            orderedCompareType(vs.getElementType()));
     buildReturn(b, loc, gt);
   }
   b.setInsertionPointAfter(sort);

@@ -193,3 +193,13 @@ func.func @sort_dimension_out_of_range(%x: tensor<4xf32>) -> tensor<4xf32> {
   }) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Quantized element types are refused before any pass builds constants of
+// them (issue 16).
+// CHECK: error: 'stablehlo.add' operand #0: element type !quant.uniform<i8:f32, 0.5> is not a float, integer or complex type (quantized and dialect-specific element types are not supported)
+func.func @quantized(%x: tensor<4x!quant.uniform<i8:f32, 0.5>>) -> tensor<4x!quant.uniform<i8:f32, 0.5>> {
+  %0 = "stablehlo.add"(%x, %x) : (tensor<4x!quant.uniform<i8:f32, 0.5>>, tensor<4x!quant.uniform<i8:f32, 0.5>>) -> tensor<4x!quant.uniform<i8:f32, 0.5>>
+  return %0 : tensor<4x!quant.uniform<i8:f32, 0.5>>
+}
