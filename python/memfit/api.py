@@ -3,15 +3,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 import os
-from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import jax
 
 from . import _core
 from .errors import MemfitError
+from .profiling import ProfileReport, profile_text  # noqa: F401 (memfit.api.profile_text)
 from .transform import REWRITES_BEFORE_SPLIT, pipeline_for, transform
 
 
@@ -263,36 +262,6 @@ def jit(fun: Callable | None = None, *, passes: str | None = None,
                                       calibrate=calibrate, isolate=isolate, **jit_kwargs)
     return MemfitJitted(fun, passes=passes, memory_limit=memory_limit, rewrite=rewrite,
                         offload=offload, calibrate=calibrate, isolate=isolate, **jit_kwargs)
-
-
-@dataclass
-class ProfileReport:
-    """memfit-profile's result for one function."""
-    name: str
-    argument_bytes: int
-    output_bytes: int
-    peak_bytes: int
-    peak_op: str
-    peak_location: str
-    largest_at_peak: list[dict] = field(default_factory=list)
-    timeline: list[dict] = field(default_factory=list)
-
-    def table(self) -> str:
-        from .report import format_profile_table
-        return format_profile_table(self)
-
-    def __str__(self) -> str:
-        return self.table()
-
-
-def profile_text(text: str, *, top: int = 5) -> list[ProfileReport]:
-    """Profiles every function of a StableHLO module (generic or pretty)."""
-    from .transform import to_generic
-    result = _core.profile(to_generic(text), top, True)
-    if not result["ok"]:
-        raise MemfitError("memfit: profiling failed", result["diagnostics"])
-    data = json.loads(result["output"])
-    return [ProfileReport(**f) for f in data["functions"]]
 
 
 def profile(fun: Callable, *, top: int = 5, **jit_kwargs):

@@ -20,7 +20,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
-from .api import ProfileReport, profile_text
+from .profiling import ProfileReport, profile_text
 from .errors import MemfitError
 from .report import format_bytes
 from .transform import pipeline_for, to_generic, transform
