@@ -23,6 +23,11 @@ from .. import game
 #: compile, play): 14 s for 35 buffers (cnn_train), 27 s for 188 buffers
 #: (transformer_medium).
 DEFAULT_SIMULATIONS = 16
+#: The search's leaf value (see play.VALUE_MODES).
+DEFAULT_VALUE = "network"
+#: mctx's weight of the (min-max normalised) Q-values against the prior
+#: logits (``qtransform_completed_by_mix_value``'s ``value_scale``).
+DEFAULT_VALUE_SCALE = 0.1
 MAX_BUFFERS = game.BUFFER_BUCKETS[-1]
 MAX_OPS = game.OP_BUCKETS[-1]
 
@@ -77,17 +82,24 @@ def encode_batch(insts, access_width: int | None = None) -> Batch:
 
 
 def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform: bool = False,
-               params=None, seed: int = 0):
+               params=None, seed: int = 0, value_mode: str | None = None,
+               value_scale: float | None = None):
     """Plays every game of the batch; ``(solutions, wall seconds of the play)``.
     ``simulations=0``: the policy's argmax; ``uniform``: the same search with
-    a uniform prior and a zero value (no network)."""
+    a uniform prior (and a zero value unless ``value_mode`` says otherwise).
+    ``value_mode``: the search's leaf value (``play.VALUE_MODES``; default
+    ``DEFAULT_VALUE`` for the learned search)."""
     from . import play
     if simulations > 0:
         _require("mctx", "mctx")
     net = params if params is not None else load_params()
     t0 = time.perf_counter()
+    if value_mode is None:
+        value_mode = "zero" if uniform else DEFAULT_VALUE
     final, _ = play.play_batch(net, batch.arrays, batch.static, jax.random.PRNGKey(seed),
-                               num_simulations=simulations, uniform=uniform, gumbel_scale=0.0)
+                               num_simulations=simulations, uniform=uniform, gumbel_scale=0.0,
+                               value_mode=value_mode,
+                               value_scale=DEFAULT_VALUE_SCALE if value_scale is None else value_scale)
     jax.block_until_ready(final.time)
     wall = time.perf_counter() - t0
     method = ("mcts-uniform" if uniform else "learned-mcts") if simulations > 0 else "learned-policy"
