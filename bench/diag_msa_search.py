@@ -4,7 +4,7 @@ search's settings are chosen here).
 
     .venv/bin/python bench/diag_msa_search.py [--simulations 16] [--checkpoint PATH]
         [--programs attention,knn,...] [--variants policy,zero,network,rollout]
-        [--value-scale 0.1] [--no-value-quality]
+        [--value-scale 0.1] [--hint-root] [--no-value-quality]
 
 Prints, per variant, the geometric mean of the validator's time over the
 heuristic's, how many instances are > 1% worse than the heuristic, and wall
@@ -65,6 +65,7 @@ def main(argv=None) -> int:
     ap.add_argument("--programs", default="attention,gp_solve,knn,lstm_scan,mlp_train_step")
     ap.add_argument("--value-scale", type=float, default=0.1)
     ap.add_argument("--no-value-quality", action="store_true")
+    ap.add_argument("--hint-root", action="store_true")
     ap.add_argument("--variants", default="policy,network,zero,rollout,uniform-zero")
     args = ap.parse_args(argv)
     progs = set(args.programs.split(","))
@@ -83,7 +84,8 @@ def main(argv=None) -> int:
         for idx, batch in batches:
             t = time.perf_counter()
             sols, _ = agent.play_batch(batch, simulations=sims, uniform=uniform, params=params,
-                                       value_mode=vmode, value_scale=args.value_scale)
+                                       value_mode=vmode, value_scale=args.value_scale,
+                                       hint_root=args.hint_root and not uniform)
             wall += time.perf_counter() - t
             for k, sol in zip(idx, sols):
                 v = validate(insts[k], sol)
@@ -93,6 +95,8 @@ def main(argv=None) -> int:
         worse = sum(r > 1.01 for r in rel)
         print(f"{name:16} sims {sims:3d}: geomean / heuristic {geo:.4f}, worse > 1% on "
               f"{worse}/{len(rel)}, max {max(rel):.3f}, wall {wall:.0f}s", flush=True)
+        print("    worse: " + ", ".join(f"{insts[k].program}-{insts[k].mode}-{insts[k].capacity}"
+                                        f" {r:.3f}" for k, r in enumerate(rel) if r > 1.01))
     for idx, batch in ([] if args.no_value_quality else batches):
         c, rmse, sd = value_quality(params, batch)
         print(f"value head on {len(idx)} instances of bucket {batch.arrays.order.shape[1]}: "

@@ -95,10 +95,17 @@ def _recurrent_fn(uniform: bool, value_mode: str):
 
 def search_moves(net, arrays, static, states, key, *, num_simulations: int,
                  uniform: bool = False, gumbel_scale: float = 1.0, max_considered: int = 16,
-                 value_mode: str = "network", value_scale: float = 0.1):
-    """One search per state of the batch: ``(action [N], improved policy [N, A])``."""
+                 value_mode: str = "network", value_scale: float = 0.1,
+                 hint_root: bool = False):
+    """One search per state of the batch: ``(action [N], improved policy [N, A])``.
+    ``hint_root``: the heuristic's move gets the root's top prior logit, so
+    it is always among the considered actions (with a rollout value and a
+    large ``value_scale`` the search then never plays worse than the
+    heuristic's plans from the root on)."""
     import mctx
     logits, value, legal = _evaluate(net, static, states, uniform, value_mode)
+    if hint_root:
+        logits = jax.vmap(_promote_hint)(static, states, logits, legal)
     root = mctx.RootFnOutput(prior_logits=logits, value=value, embedding=_strip(states))
     out = mctx.gumbel_muzero_policy(
         params=(net, arrays, static), rng_key=key, root=root,
@@ -108,6 +115,18 @@ def search_moves(net, arrays, static, states, key, *, num_simulations: int,
                                      value_scale=value_scale),
         gumbel_scale=gumbel_scale)
     return out.action, out.action_weights
+
+
+def hint_action(sf: F.Static, s: game.State) -> jax.Array:
+    """The action of the heuristic's plan for the buffer to decide (lowest offset)."""
+    p = hint_plans(sf)[F.current_buffer(s)]
+    return jnp.where(p > 0, 1 + (p - 1) * game.NUM_OFFSETS, 0)
+
+
+def _promote_hint(sf, s, logits, legal):
+    a = hint_action(sf, s)
+    top = jnp.max(jnp.where(legal, logits, network.NEG))
+    return jnp.where(legal[a], logits.at[a].set(jnp.maximum(logits[a], top)), logits)
 
 
 def greedy_moves(net, static, states):
@@ -134,10 +153,11 @@ def _record(traj: Trajectory, i, states, policy) -> Trajectory:
 
 @functools.partial(jax.jit, static_argnames=("num_simulations", "uniform", "record",
                                              "gumbel_scale", "max_considered", "value_mode",
-                                             "value_scale"))
+                                             "value_scale", "hint_root"))
 def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: bool = False,
                record: bool = False, gumbel_scale: float = 1.0, max_considered: int = 16,
-               value_mode: str = "network", value_scale: float = 0.1):
+               value_mode: str = "network", value_scale: float = 0.1,
+               hint_root: bool = False):
     """Plays every game of the batch to the end. ``num_simulations=0`` plays
     the network's argmax. Returns ``(final states, trajectory or None)``."""
     states = jax.vmap(game.init)(arrays)
@@ -153,7 +173,7 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
                                           num_simulations=num_simulations, uniform=uniform,
                                           gumbel_scale=gumbel_scale,
                                           max_considered=max_considered, value_mode=value_mode,
-                                          value_scale=value_scale)
+                                          value_scale=value_scale, hint_root=hint_root)
         else:
             action, policy = greedy_moves(net, static, states)
         if record:
