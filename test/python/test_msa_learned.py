@@ -109,6 +109,20 @@ def test_rollout_value_is_the_heuristic_plans_return():
     assert float(jax.jit(play.rollout_value)(sf, end)) == 0.0
 
 
+def test_hint_root_puts_the_heuristic_move_on_top(params):
+    inst = random_instance(11, num_ops=20, num_args=4, mode="offload")
+    spec, sf = play.encode_padded(inst, 16)
+    s = game.init(spec.arrays)
+    logits, _, legal = _apply(params, sf, s)
+    a = int(play.hint_action(sf, s))
+    assert bool(legal[a])
+    out = np.asarray(play._promote_hint(sf, s, logits, legal))
+    lg = np.asarray(logits)
+    assert out[a] == lg[np.asarray(legal)].max() >= lg[a]
+    others = np.arange(len(lg)) != a
+    np.testing.assert_array_equal(out[others], lg[others])
+
+
 def test_expert_replay_reproduces_the_heuristic_offload():
     """Offload mode has no offsets: the heuristic's solution replays exactly,
     and the value targets run from the time saved down to 0."""
