@@ -120,6 +120,9 @@ def plot_curve(log: list[dict], path: Path) -> None:
     ax[1].plot([r["minutes"] for r in ev], [r["train_programs"] for r in ev], marker="s",
                label="training programs (selects the checkpoint)")
     ax[1].axhline(1.0, color="gray", ls="--", label="heuristic")
+    imitation = [r["minutes"] for r in log if r.get("phase") == "imitation"]
+    for a in ax if imitation else ():
+        a.axvline(imitation[-1], color="black", ls=":", label="imitation | self-play")
     ax[1].set_xlabel("minutes"), ax[1].set_ylabel("time / heuristic (argmax policy)")
     ax[1].legend()
     fig.tight_layout()
@@ -278,7 +281,8 @@ def main(argv=None) -> int:
                          "selected_iteration": best[2],
                          "train_programs_argmax_over_heuristic": best[0],
                          "heldout_argmax_over_heuristic_at_selected": next(
-                             (r["heldout"] for r in log if r["iteration"] == best[2]), None),
+                             (r["heldout"] for r in reversed(log)
+                              if r["iteration"] == best[2] and r["heldout"] is not None), None),
                          "heldout_argmax_over_heuristic_last": score}}
     checkpoint.save(args.out, best[1], meta)
     Path(args.log).write_text(json.dumps({"meta": meta, "curve": log}, indent=1) + "\n")
