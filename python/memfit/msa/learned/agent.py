@@ -17,11 +17,12 @@ import jax
 from ...errors import MemfitError
 from .. import game
 
-#: Search simulations per move by default: a compile-time budget of about
-#: half a minute per program on 2 CPU cores. Measured (2026-12-03, whole
+#: Search simulations per move by default. Measured (2026-12-03, whole
 #: `memfit assign --method learned` process: jax import, encoding, jit
-#: compile, play): 14 s for 35 buffers (cnn_train), 27 s for 188 buffers
-#: (transformer_medium).
+#: compile, play, 2 shared and busy CPU cores) with the rollout leaf value:
+#: 39 s for 35 buffers (cnn_train-offload-50), 156 s for 188 buffers
+#: (transformer_medium-offload-50); the rollout's cost grows with the square
+#: of the buffer count (with a zero value it was 14 s and 27 s).
 DEFAULT_SIMULATIONS = 16
 #: The search's leaf value (see play.VALUE_MODES): the heuristic's rollout.
 #: Chosen on the manifest's training programs (bench/diag_msa_search.py, 16
