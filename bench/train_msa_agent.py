@@ -7,7 +7,14 @@ never played for training: they are only scored (the policy's argmax, no
 search) to draw the curve shown in the progress bar and the log. The
 checkpoint written is the one with the best *training-side* score (the
 argmax policy on the manifest's training instances vs the heuristic), never
-chosen by the held-out score.
+chosen by the held-out score (iteration 0: right after imitation).
+
+Two phases: imitation (supervised steps on expert games: the better of the
+heuristic's and CP-SAT's solution of each *training* instance, replayed
+through the game; see memfit.msa.learned.imitate), then self-play with
+Gumbel MuZero, half of every minibatch still drawn from the expert games.
+CP-SAT under a wall-time limit is not deterministic: its solutions are
+cached (bench/out/msa_expert_cache) so that reruns repeat.
 
     .venv/bin/python bench/train_msa_agent.py [--iterations 100] [--seed 0]
         [--out python/memfit/msa/learned/agent.npz] [--log bench/msa_agent_log.json]
@@ -114,10 +121,69 @@ def plot_curve(log: list[dict], path: Path) -> None:
     ax[1].plot([r["minutes"] for r in ev], [r["train_programs"] for r in ev], marker="s",
                label="training programs (selects the checkpoint)")
     ax[1].axhline(1.0, color="gray", ls="--", label="heuristic")
+    imitation = [r["minutes"] for r in log if r.get("phase") == "imitation"]
+    for a in ax if imitation else ():
+        a.axvline(imitation[-1], color="black", ls=":", label="imitation | self-play")
     ax[1].set_xlabel("minutes"), ax[1].set_ylabel("time / heuristic (argmax policy)")
     ax[1].legend()
     fig.tight_layout()
     fig.savefig(path, dpi=110)
+
+
+def expert_solutions(inst, cpsat_seconds: float, cache: Path | None):
+    """``imitate.expert_solutions``, cached on disk by instance (CP-SAT under
+    a wall-time limit is not deterministic: the cache makes reruns repeat)."""
+    from memfit.msa.learned import imitate
+    from memfit.msa.solution import Solution
+    path = None
+    if cache is not None:
+        key = f"{inst.program}-{inst.mode}-{inst.capacity}-{inst.num_buffers}-{cpsat_seconds:g}"
+        path = cache / (key.replace("/", "_") + ".json")
+        if path.exists():
+            return [Solution.from_dict(d) for d in json.loads(path.read_text())]
+    sols = imitate.expert_solutions(inst, cpsat_seconds)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps([s.to_dict() for s in sols]))
+    return sols
+
+
+def add_experts(classes, cpsat_seconds: float, cache: Path | None) -> int:
+    """Expert rows for every training instance, into its class's expert buffer."""
+    from memfit._optional import require
+    tqdm = require("tqdm", "training the learned player").tqdm
+    from memfit.msa import game
+    from memfit.msa.learned import imitate
+    A = 1 + (game.NUM_PLANS - 1) * game.NUM_OFFSETS
+    total = sum(len(cd.specs) for cd in classes)
+    n = 0
+    with tqdm(total=total, desc="expert games (heuristic, CP-SAT)", leave=False) as bar:
+        for cd in classes:
+            for i, spec in enumerate(cd.specs):
+                sols = expert_solutions(spec.inst, cpsat_seconds, cache)
+                cd.add_expert(imitate.expert_rows(spec, float(cd.static.scale[i]), sols, i, A))
+                bar.update()
+            n += cd.expert_rows
+    return n
+
+
+def pretrain(trainer, classes, steps: int, log: list, t_start: float) -> None:
+    """Supervised steps on the expert buffers, classes in proportion to their rows."""
+    from memfit._optional import require
+    tqdm = require("tqdm", "training the learned player").tqdm
+    import numpy as np
+    w = np.array([cd.expert_rows for cd in classes], float)
+    rng = np.random.default_rng(trainer.cfg.seed + 1)
+    bar = tqdm(range(steps), desc="imitation")
+    for k in bar:
+        cd = classes[rng.choice(len(classes), p=w / w.sum())]
+        loss, pl, vl = trainer.learn(cd, 1)
+        if (k + 1) % 50 == 0 or k + 1 == steps:
+            log.append({"phase": "imitation", "iteration": 0, "grad_steps": k + 1,
+                        "minutes": (time.time() - t_start) / 60, "moves": 0,
+                        "class": list(cd.key), "loss": loss, "policy_loss": pl,
+                        "value_loss": vl, "heldout": None, "train_programs": None})
+            bar.set_postfix(loss=f"{loss:.3f}", policy=f"{pl:.3f}", value=f"{vl:.4f}")
 
 
 def main(argv=None) -> int:
@@ -131,6 +197,15 @@ def main(argv=None) -> int:
     ap.add_argument("--programs", type=int, default=30, help="random jax programs")
     ap.add_argument("--learning-rate", type=float, default=3e-4)
     ap.add_argument("--eval-every", type=int, default=20)
+    ap.add_argument("--cpsat-seconds", type=float, default=2.0,
+                    help="CP-SAT's limit per training instance for the expert games (0: none)")
+    ap.add_argument("--pretrain-steps", type=int, default=1000)
+    ap.add_argument("--max-minutes", type=float, default=None,
+                    help="stop self-play after this many minutes of the whole run")
+    ap.add_argument("--expert-fraction", type=float, default=0.5)
+    ap.add_argument("--value-mode", default="network",
+                    help="the self-play search's leaf value: network, zero or rollout")
+    ap.add_argument("--expert-cache", default=str(ROOT / "bench/out/msa_expert_cache"))
     ap.add_argument("--out", default=str(ROOT / "python/memfit/msa/learned/agent.npz"))
     ap.add_argument("--log", default=str(ROOT / "bench/msa_agent_log.json"))
     ap.add_argument("--plot", default=str(ROOT / "docs/msa_training_curve.png"))
@@ -153,16 +228,28 @@ def main(argv=None) -> int:
                                 if s.inst.program in TRAIN_PROGRAMS])
     baseline = heuristic_times([s for cd in held + val for s in cd.specs])
     cfg = train.Config(seed=args.seed, simulations=args.simulations,
-                       learning_rate=args.learning_rate)
+                       learning_rate=args.learning_rate, expert_fraction=args.expert_fraction,
+                       value_mode=args.value_mode)
     trainer = train.Trainer(classes, cfg)
+    n_expert = add_experts(classes, args.cpsat_seconds,
+                           Path(args.expert_cache) if args.expert_cache else None)
+    print(f"{n_expert} expert moves; setup {time.time() - t_start:.0f}s", file=sys.stderr)
     print(f"{len(train_insts)} training instances in classes "
           f"{[(c.key, len(c.specs)) for c in classes]}; held-out {sum(len(c.specs) for c in held)}; "
           f"setup {time.time() - t_start:.0f}s", file=sys.stderr)
 
     log, steps, moves, score, vscore = [], 0, 0, None, None
-    best = (math.inf, trainer.net, 0)
+    pretrain(trainer, classes, args.pretrain_steps, log, t_start)
+    steps = args.pretrain_steps
+    score, vscore = heldout_score(trainer, held, baseline), heldout_score(trainer, val, baseline)
+    log[-1].update(heldout=score, train_programs=vscore)
+    print(f"after imitation: held-out argmax / heuristic {score:.3f}, training programs "
+          f"{vscore:.3f}", file=sys.stderr)
+    best = (vscore, trainer.net, 0)
     bar = tqdm(range(args.iterations), desc="train")
     for it in bar:
+        if args.max_minutes is not None and time.time() - t_start > 60 * args.max_minutes:
+            break
         cd = schedule(classes, it, args.large_every)
         large = cd.key[0] > 64
         moves += trainer.self_play(cd, args.large_simulations if large else None,
@@ -170,13 +257,15 @@ def main(argv=None) -> int:
         n_updates = 2 * cfg.updates_per_batch if large else cfg.updates_per_batch
         loss, pl, vl = trainer.learn(cd, n_updates)
         steps += n_updates
-        evaluate = (it + 1) % args.eval_every == 0 or it + 1 == args.iterations
+        evaluate = ((it + 1) % args.eval_every == 0 or it + 1 == args.iterations
+                    or (args.max_minutes is not None
+                        and time.time() - t_start > 60 * args.max_minutes))
         if evaluate:
             score = heldout_score(trainer, held, baseline)
             vscore = heldout_score(trainer, val, baseline)
             if vscore < best[0]:
                 best = (vscore, trainer.net, it + 1)
-        rec = {"iteration": it + 1, "minutes": (time.time() - t_start) / 60, "grad_steps": steps,
+        rec = {"phase": "self-play", "iteration": it + 1, "minutes": (time.time() - t_start) / 60, "grad_steps": steps,
                "moves": moves, "class": list(cd.key), "loss": loss, "policy_loss": pl,
                "value_loss": vl, "heldout": score if evaluate else None,
                "train_programs": vscore if evaluate else None}
@@ -184,7 +273,11 @@ def main(argv=None) -> int:
         bar.set_postfix(steps=steps, loss=f"{loss:.3f}",
                         heldout=f"{score:.3f}" if score is not None else "-",
                         train_progs=f"{vscore:.3f}" if vscore is not None else "-")
-    meta = {"training": {"iterations": args.iterations, "seed": args.seed,
+    meta = {"training": {"iterations": sum(r["phase"] == "self-play" for r in log),
+                         "seed": args.seed,
+                         "pretrain_steps": args.pretrain_steps, "expert_moves": n_expert,
+                         "cpsat_seconds": args.cpsat_seconds,
+                         "expert_fraction": args.expert_fraction, "value_mode": args.value_mode,
                          "simulations": args.simulations, "instances": len(train_insts),
                          "grad_steps": steps, "moves": moves,
                          "minutes": (time.time() - t_start) / 60,
@@ -192,7 +285,8 @@ def main(argv=None) -> int:
                          "selected_iteration": best[2],
                          "train_programs_argmax_over_heuristic": best[0],
                          "heldout_argmax_over_heuristic_at_selected": next(
-                             (r["heldout"] for r in log if r["iteration"] == best[2]), None),
+                             (r["heldout"] for r in reversed(log)
+                              if r["iteration"] == best[2] and r["heldout"] is not None), None),
                          "heldout_argmax_over_heuristic_last": score}}
     checkpoint.save(args.out, best[1], meta)
     Path(args.log).write_text(json.dumps({"meta": meta, "curve": log}, indent=1) + "\n")

@@ -87,6 +87,78 @@ def test_training_steps_lower_the_loss():
     assert after < 0.9 * before, (before, after)
 
 
+def test_rollout_value_is_the_heuristic_plans_return():
+    """The search's rollout leaf value equals playing each remaining buffer's
+    hinted plan (lowest offset) with the game's own step, from any state;
+    zero at the end of the game."""
+    inst = random_instance(11, num_ops=20, num_args=4, mode="placement")
+    spec, sf = play.encode_padded(inst, 16)
+    hint = np.asarray(play.hint_plans(sf))
+    assert (hint[:inst.num_buffers] > 0).any()
+    s = game.init(spec.arrays)
+    s, _, _ = _step(s, jnp.int32(0))            # a state off the hint's path
+    t_from = float(s.time)
+    v = float(jax.jit(play.rollout_value)(sf, s))
+    end = s
+    for b in spec.order[1:]:
+        p = int(hint[b])
+        end, _, _ = _step(end, jnp.int32(0 if p == 0 else 1 + (p - 1) * game.NUM_OFFSETS))
+    assert bool(end.done)
+    assert v == pytest.approx((t_from - float(end.time)) / float(sf.scale), rel=1e-5, abs=1e-7)
+    assert v > 0
+    assert float(jax.jit(play.rollout_value)(sf, end)) == 0.0
+
+
+def test_hint_root_puts_the_heuristic_move_on_top(params):
+    inst = random_instance(11, num_ops=20, num_args=4, mode="offload")
+    spec, sf = play.encode_padded(inst, 16)
+    s = game.init(spec.arrays)
+    logits, _, legal = _apply(params, sf, s)
+    a = int(play.hint_action(sf, s))
+    assert bool(legal[a])
+    out = np.asarray(play._promote_hint(sf, s, logits, legal))
+    lg = np.asarray(logits)
+    assert out[a] == lg[np.asarray(legal)].max() >= lg[a]
+    others = np.arange(len(lg)) != a
+    np.testing.assert_array_equal(out[others], lg[others])
+
+
+def test_expert_replay_reproduces_the_heuristic_offload():
+    """Offload mode has no offsets: the heuristic's solution replays exactly,
+    and the value targets run from the time saved down to 0."""
+    from memfit.msa import heuristic
+    from memfit.msa.learned import imitate
+    inst = Instance.load(DATA / "instances" / "sgpr-offload-50.json")
+    spec, sf = play.encode_padded(inst, 16)
+    h = heuristic.assign(inst)
+    _, replayed = imitate.replay(spec, h)
+    assert replayed == pytest.approx(validate(inst, h).estimated_time, rel=1e-5)
+    rows = imitate.expert_rows(spec, float(sf.scale), [h], 0, spec.num_actions)
+    assert rows["policy"].shape == (inst.num_buffers, spec.num_actions)
+    assert (rows["policy"].sum(1) == 1).all() and rows["policy"][:, 1:].sum() > 0
+    scale = float(sf.scale)
+    assert rows["value"][0] == pytest.approx((scale - replayed) / scale, rel=1e-4)
+
+
+def test_imitation_steps_fit_the_expert():
+    """Supervised steps on expert rows alone (no self-play yet) lower the
+    cross-entropy to the expert's moves."""
+    from memfit.msa.learned import imitate
+    insts = [random_instance(s, num_ops=12, num_args=3, mode="offload") for s in range(4)]
+    classes = train.group_by_class([play.encode_padded(i, 16) for i in insts])
+    cd = classes[0]
+    for i, spec in enumerate(cd.specs):
+        sols = imitate.expert_solutions(spec.inst)
+        cd.add_expert(imitate.expert_rows(spec, float(cd.static.scale[i]), sols, i,
+                                          spec.num_actions))
+    tr = train.Trainer(classes, train.Config(seed=2, minibatch=32))
+    rows = {k: jnp.asarray(cd.expert[k]) for k in train.ROW_KEYS}
+    before = float(train.loss_fn(tr.net, cd.arrays, cd.static, rows)[1][0])
+    tr.learn(cd, 40)
+    after = float(train.loss_fn(tr.net, cd.arrays, cd.static, rows)[1][0])
+    assert after < 0.7 * before, (before, after)
+
+
 def test_learned_assignments_validate_on_every_in_repo_instance(params):
     """The policy's argmax (batched per shape class) on every manifest instance."""
     groups: dict = {}

@@ -397,6 +397,15 @@ def legal_actions(s: State) -> jax.Array:
 
 def step(s: State, action: jax.Array):
     """Play ``action`` for the next buffer. Illegal actions play slow."""
+    out = advance(s, action)
+    out = out._replace(time=jnp.where(s.done, s.time, estimated_time(s.inst, out.choice)))
+    reward = jnp.where(s.done, jnp.float32(0.0), s.time - out.time)
+    return out, reward, out.done
+
+
+def advance(s: State, action: jax.Array) -> State:
+    """``step`` without re-estimating the time (``time`` is left as it was):
+    for rollouts that only need the time at their end."""
     g = s.inst
     B = g.order.shape[0]
     K = NUM_OFFSETS
@@ -412,15 +421,11 @@ def step(s: State, action: jax.Array):
     offset = s.offset.at[b].set(off)
     res = _resident(g, b)[p]
     live = s.live + jnp.where(res, g.size_units[b], 0)
-    new_time = estimated_time(g, choice)
-    reward = s.time - new_time
     nstep = s.step + 1
-    new = State(inst=g, step=nstep, choice=choice, offset=offset, live=live, time=new_time,
+    new = State(inst=g, step=nstep, choice=choice, offset=offset, live=live, time=s.time,
                 done=nstep >= g.n_buffers)
     # absorbing terminal state
-    out = jax.tree.map(lambda a, b_: jnp.where(s.done, a, b_), s, new)
-    reward = jnp.where(s.done, jnp.float32(0.0), reward)
-    return out, reward, out.done
+    return jax.tree.map(lambda a, b_: jnp.where(s.done, a, b_), s, new)
 
 
 def play(spec: GameSpec, actions) -> tuple[State, float]:

@@ -17,12 +17,29 @@ import jax
 from ...errors import MemfitError
 from .. import game
 
-#: Search simulations per move by default: a compile-time budget of about
-#: half a minute per program on 2 CPU cores. Measured (2026-12-03, whole
+#: Search simulations per move by default. Measured (2026-12-03, whole
 #: `memfit assign --method learned` process: jax import, encoding, jit
-#: compile, play): 14 s for 35 buffers (cnn_train), 27 s for 188 buffers
-#: (transformer_medium).
+#: compile, play, 2 shared and busy CPU cores) with the rollout leaf value:
+#: 39 s for 35 buffers (cnn_train-offload-50), 156 s for 188 buffers
+#: (transformer_medium-offload-50); the rollout's cost grows with the square
+#: of the buffer count (with a zero value it was 14 s and 27 s).
 DEFAULT_SIMULATIONS = 16
+#: The search's leaf value (see play.VALUE_MODES): the heuristic's rollout.
+#: Chosen on the manifest's training programs (bench/diag_msa_search.py, 16
+#: simulations, 24 instances, time / heuristic): network value 1.415 (its
+#: noise, min-max normalised per node, steers the search), zero 1.023,
+#: rollout 0.976; the policy's argmax alone 1.103.
+DEFAULT_VALUE = "rollout"
+#: A rollout costs one game move per remaining buffer at every leaf (moves x
+#: simulations x buffers per game): above this buffer bucket the default leaf
+#: value is zero instead (not measured at those sizes: no such instance yet).
+ROLLOUT_MAX_BUCKET = 256
+#: mctx's weight of the (min-max normalised) Q-values against the prior
+#: logits (``qtransform_completed_by_mix_value``'s ``value_scale``; mctx's
+#: default is 0.1): 1.0 lets the exact rollout returns outweigh the prior.
+DEFAULT_VALUE_SCALE = 1.0
+#: The heuristic's move is always a root candidate (play.search_moves).
+DEFAULT_HINT_ROOT = True
 MAX_BUFFERS = game.BUFFER_BUCKETS[-1]
 MAX_OPS = game.OP_BUCKETS[-1]
 
@@ -76,18 +93,32 @@ def encode_batch(insts, access_width: int | None = None) -> Batch:
                  play.stack([f for _, f in enc]), time.perf_counter() - t0)
 
 
+def default_value_mode(batch: Batch, uniform: bool) -> str:
+    big = batch.arrays.order.shape[1] > ROLLOUT_MAX_BUCKET
+    return "zero" if uniform or (big and DEFAULT_VALUE == "rollout") else DEFAULT_VALUE
+
+
 def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform: bool = False,
-               params=None, seed: int = 0):
+               params=None, seed: int = 0, value_mode: str | None = None,
+               value_scale: float | None = None, hint_root: bool | None = None):
     """Plays every game of the batch; ``(solutions, wall seconds of the play)``.
     ``simulations=0``: the policy's argmax; ``uniform``: the same search with
-    a uniform prior and a zero value (no network)."""
+    a uniform prior (and a zero value unless ``value_mode`` says otherwise).
+    ``value_mode``: the search's leaf value (``play.VALUE_MODES``; default
+    ``DEFAULT_VALUE`` for the learned search)."""
     from . import play
     if simulations > 0:
         _require("mctx", "mctx")
     net = params if params is not None else load_params()
     t0 = time.perf_counter()
+    if value_mode is None:
+        value_mode = default_value_mode(batch, uniform)
     final, _ = play.play_batch(net, batch.arrays, batch.static, jax.random.PRNGKey(seed),
-                               num_simulations=simulations, uniform=uniform, gumbel_scale=0.0)
+                               num_simulations=simulations, uniform=uniform, gumbel_scale=0.0,
+                               value_mode=value_mode,
+                               value_scale=DEFAULT_VALUE_SCALE if value_scale is None else value_scale,
+                               hint_root=(DEFAULT_HINT_ROOT and not uniform) if hint_root is None
+                               else hint_root)
     jax.block_until_ready(final.time)
     wall = time.perf_counter() - t0
     method = ("mcts-uniform" if uniform else "learned-mcts") if simulations > 0 else "learned-policy"

@@ -35,6 +35,7 @@ OFFSET_FEATURES = 2
 GLOBAL_FEATURES = 4
 KINDS = ("argument", "output", "temp")
 PLAN_KINDS = 4   # slow, keep, split, prefetch
+HINT = 12        # the plan feature that flags the heuristic's choice
 
 
 class Static(NamedTuple):
@@ -160,7 +161,7 @@ def _plan_static(spec: game.GameSpec, T0: float, saving: np.ndarray, kinds: np.n
     out[..., 9] = saving / T0 * 10
     out[..., 10] = np.where(g.has_pf, (g.win_u - g.win_s) / n, 0.0)
     out[..., 11] = np.where(g.evict >= 0, (g.win_u - g.evict) / n, 0.0)
-    out[..., 12] = np.arange(P)[None, :] == hint[:, None]
+    out[..., HINT] = np.arange(P)[None, :] == hint[:, None]
     out[~g.plan_valid] = 0.0
     return out
 

@@ -41,21 +41,52 @@ def _strip(s: game.State) -> game.State:
     return s._replace(inst=None)
 
 
-def _evaluate(net, static, states, uniform: bool):
+#: Leaf values the search can use: the network's value head, zero (the
+#: search then sees only the rewards along its path), or ``rollout``: the
+#: time the heuristic's plans still save when played from the leaf to the
+#: end of the game (exact for that continuation: the game is known).
+VALUE_MODES = ("network", "zero", "rollout")
+
+
+def hint_plans(sf: F.Static) -> jax.Array:
+    """[B]: the heuristic's menu index per buffer (0, slow, where it has none)."""
+    flag = sf.plan[:, :, F.HINT]
+    return jnp.where(flag.max(1) > 0, jnp.argmax(flag, 1), 0)
+
+
+def rollout_value(sf: F.Static, s: game.State) -> jax.Array:
+    """The fraction of T0 saved from ``s`` on by playing each remaining
+    buffer's heuristic plan at its lowest candidate offset (slow where that
+    is illegal). Times are estimated once, at the end."""
+    hint = hint_plans(sf)
+    K = game.NUM_OFFSETS
+
+    def body(st):
+        p = hint[F.current_buffer(st)]
+        return game.advance(st, jnp.where(p > 0, 1 + (p - 1) * K, 0))
+
+    end = jax.lax.while_loop(lambda st: ~st.done, body, s)
+    return (s.time - game.estimated_time(s.inst, end.choice)) / sf.scale
+
+
+def _evaluate(net, static, states, uniform: bool, value_mode: str = "network"):
     logits, value, legal = jax.vmap(network.apply, (None, 0, 0))(net, static, states)
     if uniform:
         logits = jnp.where(legal, 0.0, network.NEG)
+    if value_mode == "zero":
         value = jnp.zeros_like(value)
+    elif value_mode == "rollout":
+        value = jax.vmap(rollout_value)(static, states)
     return logits, jnp.where(states.done, 0.0, value), legal
 
 
-def _recurrent_fn(uniform: bool):
+def _recurrent_fn(uniform: bool, value_mode: str):
     mctx = require("mctx", "the learned memory-space player")
 
     def fn(params, rng, action, emb):
         net, arrays, static = params
         nxt, reward, done = jax.vmap(game.step)(emb._replace(inst=arrays), action)
-        logits, value, _ = _evaluate(net, static, nxt, uniform)
+        logits, value, _ = _evaluate(net, static, nxt, uniform, value_mode)
         out = mctx.RecurrentFnOutput(reward=reward / static.scale,
                                      discount=jnp.where(done, 0.0, 1.0).astype(jnp.float32),
                                      prior_logits=logits, value=value)
@@ -64,17 +95,39 @@ def _recurrent_fn(uniform: bool):
 
 
 def search_moves(net, arrays, static, states, key, *, num_simulations: int,
-                 uniform: bool = False, gumbel_scale: float = 1.0, max_considered: int = 16):
-    """One search per state of the batch: ``(action [N], improved policy [N, A])``."""
+                 uniform: bool = False, gumbel_scale: float = 1.0, max_considered: int = 16,
+                 value_mode: str = "network", value_scale: float = 0.1,
+                 hint_root: bool = False):
+    """One search per state of the batch: ``(action [N], improved policy [N, A])``.
+    ``hint_root``: the heuristic's move gets the root's top prior logit, so
+    it is always among the considered actions (with a rollout value and a
+    large ``value_scale`` the search then never plays worse than the
+    heuristic's plans from the root on)."""
     mctx = require("mctx", "the learned memory-space player")
-    logits, value, legal = _evaluate(net, static, states, uniform)
+    logits, value, legal = _evaluate(net, static, states, uniform, value_mode)
+    if hint_root:
+        logits = jax.vmap(_promote_hint)(static, states, logits, legal)
     root = mctx.RootFnOutput(prior_logits=logits, value=value, embedding=_strip(states))
     out = mctx.gumbel_muzero_policy(
         params=(net, arrays, static), rng_key=key, root=root,
-        recurrent_fn=_recurrent_fn(uniform), num_simulations=num_simulations,
+        recurrent_fn=_recurrent_fn(uniform, value_mode), num_simulations=num_simulations,
         invalid_actions=~legal, max_num_considered_actions=max_considered,
+        qtransform=functools.partial(mctx.qtransform_completed_by_mix_value,
+                                     value_scale=value_scale),
         gumbel_scale=gumbel_scale)
     return out.action, out.action_weights
+
+
+def hint_action(sf: F.Static, s: game.State) -> jax.Array:
+    """The action of the heuristic's plan for the buffer to decide (lowest offset)."""
+    p = hint_plans(sf)[F.current_buffer(s)]
+    return jnp.where(p > 0, 1 + (p - 1) * game.NUM_OFFSETS, 0)
+
+
+def _promote_hint(sf, s, logits, legal):
+    a = hint_action(sf, s)
+    top = jnp.max(jnp.where(legal, logits, network.NEG))
+    return jnp.where(legal[a], logits.at[a].set(jnp.maximum(logits[a], top)), logits)
 
 
 def greedy_moves(net, static, states):
@@ -100,9 +153,12 @@ def _record(traj: Trajectory, i, states, policy) -> Trajectory:
 
 
 @functools.partial(jax.jit, static_argnames=("num_simulations", "uniform", "record",
-                                             "gumbel_scale", "max_considered"))
+                                             "gumbel_scale", "max_considered", "value_mode",
+                                             "value_scale", "hint_root"))
 def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: bool = False,
-               record: bool = False, gumbel_scale: float = 1.0, max_considered: int = 16):
+               record: bool = False, gumbel_scale: float = 1.0, max_considered: int = 16,
+               value_mode: str = "network", value_scale: float = 0.1,
+               hint_root: bool = False):
     """Plays every game of the batch to the end. ``num_simulations=0`` plays
     the network's argmax. Returns ``(final states, trajectory or None)``."""
     states = jax.vmap(game.init)(arrays)
@@ -117,7 +173,8 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
             action, policy = search_moves(net, arrays, static, states, sub,
                                           num_simulations=num_simulations, uniform=uniform,
                                           gumbel_scale=gumbel_scale,
-                                          max_considered=max_considered)
+                                          max_considered=max_considered, value_mode=value_mode,
+                                          value_scale=value_scale, hint_root=hint_root)
         else:
             action, policy = greedy_moves(net, static, states)
         if record:

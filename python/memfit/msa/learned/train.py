@@ -8,6 +8,12 @@ search's improved policy, and the value target: the fraction of ``T0`` the
 game still saved after that state), then takes gradient steps on minibatches
 drawn from the same class's replay buffer.
 
+Warm start (``imitate``): expert games (the best of the heuristic's and
+CP-SAT's solutions of each training instance, replayed through the game) go
+to a separate per-class expert buffer; ``learn`` draws ``expert_fraction``
+of every minibatch from it (all of it before any self-play), so that the
+self-play targets cannot make the policy drift far from the experts'.
+
 Loss: cross-entropy to the improved policy + ``value_weight`` x squared error
 of the value, with AdamW.
 """
@@ -37,6 +43,8 @@ class Config:
     weight_decay: float = 1e-4
     value_weight: float = 1.0
     replay_size: int = 20000
+    expert_fraction: float = 0.5
+    value_mode: str = "network"     # the self-play search's leaf value (play.VALUE_MODES)
 
 
 @dataclass
@@ -49,6 +57,16 @@ class ClassData:
     replay: dict = field(default_factory=dict)
     filled: int = 0
     cursor: int = 0
+    expert: dict = field(default_factory=dict)
+
+    @property
+    def expert_rows(self) -> int:
+        return len(self.expert["step"]) if self.expert else 0
+
+    def add_expert(self, rows: dict) -> None:
+        """Appends expert rows (``imitate.expert_rows``) for this class."""
+        self.expert = ({k: np.concatenate([self.expert[k], v]) for k, v in rows.items()}
+                       if self.expert else dict(rows))
 
 
 def group_by_class(encoded) -> list[ClassData]:
@@ -81,6 +99,9 @@ def _add_to_replay(cd: ClassData, idx: np.ndarray, traj, targets, capacity: int)
     cd.cursor = int((cd.cursor + k) % capacity)
     cd.filled = min(cd.filled + k, capacity)
     return k
+
+
+ROW_KEYS = ("inst", "step", "choice", "offset", "live", "time", "policy", "value")
 
 
 def _states(arrays, rows) -> game.State:
@@ -136,7 +157,7 @@ class Trainer:
         self.key, sub = jax.random.split(self.key)
         final, traj = play.play_batch(self.net, arrays, static, sub,
                                       num_simulations=simulations or self.cfg.simulations,
-                                      record=True)
+                                      record=True, value_mode=self.cfg.value_mode)
         targets = play.value_targets(traj, final.time, static.scale)
         return _add_to_replay(cd, idx, traj, targets, self.cfg.replay_size)
 
@@ -144,13 +165,28 @@ class Trainer:
         """Gradient steps on the class's replay; mean (loss, policy, value)."""
         out = []
         for _ in range(steps or self.cfg.updates_per_batch):
-            pick = self.rng.integers(0, cd.filled, size=self.cfg.minibatch)
-            rows = {k: jnp.asarray(v[pick]) for k, v in cd.replay.items()}
+            rows = self._minibatch(cd)
             self.net, self.opt_state, loss, (pl, vl) = update(
                 self.net, self.opt_state, cd.arrays, cd.static, rows, opt=self.opt,
                 value_weight=self.cfg.value_weight)
             out.append((float(loss), float(pl), float(vl)))
         return tuple(np.mean(out, axis=0))
+
+    def _minibatch(self, cd: ClassData) -> dict:
+        """``expert_fraction`` of the rows from the expert buffer (all of them
+        while the replay is empty, none without experts), the rest from the
+        self-play replay."""
+        n = self.cfg.minibatch
+        n_exp = (0 if not cd.expert_rows else n if not cd.filled
+                 else int(round(n * self.cfg.expert_fraction)))
+        parts = []
+        if n_exp:
+            pick = self.rng.integers(0, cd.expert_rows, size=n_exp)
+            parts.append({k: cd.expert[k][pick] for k in ROW_KEYS})
+        if n - n_exp:
+            pick = self.rng.integers(0, cd.filled, size=n - n_exp)
+            parts.append({k: cd.replay[k][pick] for k in ROW_KEYS})
+        return {k: jnp.asarray(np.concatenate([p[k] for p in parts])) for k in ROW_KEYS}
 
     def fixed_loss(self, cd: ClassData) -> float:
         """Loss over the class's whole replay (for tests and logs)."""
