@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 import jax
 
+from ..._optional import require
 from ...errors import MemfitError
 from .. import game
 
@@ -42,14 +43,6 @@ DEFAULT_VALUE_SCALE = 1.0
 DEFAULT_HINT_ROOT = True
 MAX_BUFFERS = game.BUFFER_BUCKETS[-1]
 MAX_OPS = game.OP_BUCKETS[-1]
-
-
-def _require(module: str, package: str):
-    try:
-        return __import__(module)
-    except ImportError:
-        raise MemfitError(f"the learned agent needs {package}: "
-                          f"pip install {package}") from None
 
 
 @functools.lru_cache(maxsize=4)
@@ -108,7 +101,7 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     ``DEFAULT_VALUE`` for the learned search)."""
     from . import play
     if simulations > 0:
-        _require("mctx", "mctx")
+        require("mctx", "the learned memory-space player")
     net = params if params is not None else load_params()
     t0 = time.perf_counter()
     if value_mode is None:
