@@ -50,9 +50,9 @@ def _accounting_options() -> dict | None:
     or None when the default compile already does."""
     if jax.default_backend() != "cpu":
         return None
-    if "--xla_cpu_experimental_ynn_fusion_type= " in os.environ.get("XLA_FLAGS", "") + " ":
+    from .measure import ACCOUNTING_OPTIONS, NO_YNN
+    if NO_YNN in os.environ.get("XLA_FLAGS", "").split():
         return None  # ynn fusions already off in this process
-    from .measure import ACCOUNTING_OPTIONS
     return ACCOUNTING_OPTIONS
 
 

@@ -46,10 +46,6 @@ struct KnnMatch {
   int64_t k;
 };
 
-RankedTensorType tensorOf(ArrayRef<int64_t> shape, Type et) {
-  return RankedTensorType::get(shape, et);
-}
-
 Type elementTypeOf(Value v) {
   return llvm::cast<RankedTensorType>(v.getType()).getElementType();
 }

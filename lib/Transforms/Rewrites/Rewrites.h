@@ -15,6 +15,11 @@
 
 namespace memfit {
 
+/// The ranked tensor of `shape` and `et` (the rewrites build many).
+inline mlir::RankedTensorType tensorOf(llvm::ArrayRef<int64_t> shape, mlir::Type et) {
+  return mlir::RankedTensorType::get(shape, et);
+}
+
 /// reduce(add, (A - B)^2) over dims both A and B carry, where A and B are
 /// broadcasts of smaller tensors a and b: the ops and how a.b is a GEMM.
 struct SquaredDistance {

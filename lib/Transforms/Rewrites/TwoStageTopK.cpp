@@ -74,10 +74,6 @@ std::optional<BlockPlan> planBlocks(Operation *op) {
   return BlockPlan{rows, n, k, block, n / block, n % block};
 }
 
-RankedTensorType tensorOf(ArrayRef<int64_t> shape, Type et) {
-  return RankedTensorType::get(shape, et);
-}
-
 /// Integer bits with the magnitude of negative numbers flipped: turns IEEE
 /// bits into keys of the total order, and keys back into bits.
 Value flipNegatives(OpBuilder &b, Location loc, Value bits) {
