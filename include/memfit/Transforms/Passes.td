@@ -99,11 +99,12 @@ def MemfitRewrite : Pass<"memfit-rewrite", "::mlir::ModuleOp"> {
        lax.top_k. memfit's pipeline runs it after memfit-split (with the
        other rewrites off), so that split loops see one top_k and their
        chunks get the two-stage form;
-     * `invariant-solve` (off by default): a triangular solve (jax's lapack
-       trsm) in a loop body against a factor the loop carries unchanged ->
-       the factor's inverse formed once before the loop, a GEMM per
-       iteration. Up to 6x jax's error against float64 on ill-conditioned
-       factors (test_invariant_solve.py): opt-in.
+     * `invariant-solve`: a triangular solve (jax's lapack trsm) in a loop
+       body against a factor the loop carries unchanged -> blocked
+       substitution: the inverses of op(A)'s diagonal blocks formed once
+       before the loop, every flop in the loop a GEMM, one refinement step
+       per block; as accurate as the solve against float64 on
+       ill-conditioned factors (test_invariant_solve.py).
     Rewrites change rounding (see README for the contract). Ops they replace
     are erased.
   }];
@@ -114,9 +115,9 @@ def MemfitRewrite : Pass<"memfit-rewrite", "::mlir::ModuleOp"> {
            "Expand every squared distance into norms and a dot product (less accurate)">,
     Option<"topK", "top-k", "bool", /*default=*/"true",
            "Exact two-stage top_k over long rows (block maxima, then candidates)">,
-    Option<"invariantSolve", "invariant-solve", "bool", /*default=*/"false",
-           "Loop-invariant triangular solves: the factor's inverse once, a GEMM per iteration "
-           "(less accurate on ill-conditioned factors)">,
+    Option<"invariantSolve", "invariant-solve", "bool", /*default=*/"true",
+           "Loop-invariant triangular solves: blocked substitution with the diagonal blocks' "
+           "inverses formed once, GEMMs per iteration">,
     Option<"matrixChain", "matrix-chain", "bool", /*default=*/"true",
            "Re-associate chains of matrix products">,
     Option<"reduceToDot", "reduce-to-dot", "bool", /*default=*/"true",
