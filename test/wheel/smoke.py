@@ -38,6 +38,11 @@ def wheel_contents(wheel: Path) -> None:
           "the wheel holds the memfit._core extension")
     check(not any(n.startswith(("test/", "bench/")) for n in names),
           "the wheel holds no tests or benches")
+    # The CMake package for embedders is the build tree's `development`
+    # component; the wheel installs only `python` (pyproject.toml).
+    check(not any(n.endswith((".h", ".inc", ".cmake", ".a")) or "libmemfit-c" in n
+                  for n in names),
+          "the wheel holds no headers, CMake package, static or C API libraries")
 
 
 def installed_from_the_wheel() -> None:

@@ -39,6 +39,8 @@
 #include "memfit/Support/Diagnostics.h"
 #include "memfit/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cmath>
 
@@ -299,7 +301,7 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
                          << ": it must be a positive number (default 2)";
       return signalPassFailure();
     }
-    if (failed(verifyOpInvariants(module)))
+    if (failed(verifyOpInvariants(module)) || failed(checkNoCalls(module)))
       return signalPassFailure();
     for (auto f : llvm::to_vector(module.getOps<func::FuncOp>())) {
       if (f.isExternal())
@@ -307,6 +309,29 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
       if (failed(splitFunction(f, *limit)))
         return signalPassFailure();
     }
+  }
+
+  /// Fails, before anything changes, when a function calls another defined
+  /// in the module. The split works within one function: a callee's ops
+  /// cannot join a caller's loop, so jax's helpers (softmax, where, argmin
+  /// as private functions) would block it with a misleading "cannot be
+  /// split"; memfit-inline makes them one function first.
+  LogicalResult checkNoCalls(ModuleOp module) {
+    SymbolTable symbols(module);
+    WalkResult r = module.walk([&](func::CallOp call) {
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      if (!callee || callee.isExternal())
+        return WalkResult::advance();
+      auto caller = call->getParentOfType<func::FuncOp>();
+      call.emitError() << "memfit-split: @" << (caller ? caller.getSymName() : "?")
+                       << " calls @" << callee.getSymName()
+                       << ", and memfit-split does not see through func.call: run "
+                          "memfit-inline first, e.g. --pass-pipeline='builtin.module("
+                          "memfit-inline,memfit-split{memory-limit="
+                       << memoryLimit << "})'";
+      return WalkResult::interrupt();
+    });
+    return failure(r.wasInterrupted());
   }
 
   LogicalResult splitFunction(func::FuncOp f, int64_t limit) {
