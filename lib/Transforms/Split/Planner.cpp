@@ -151,12 +151,10 @@ bool RegionBuilder::shouldPull(Value o) const {
   if (p->getBlock() != plan.block)
     return false;
   OpKind kind = getOpKind(p);
-  if (kind == OpKind::Constant) {
-    auto dense = llvm::dyn_cast<DenseElementsAttr>(p->getAttr("value"));
+  if (isConstantLike(p)) {
+    DenseElementsAttr dense = getConstantElements(p);
     return dense && dense.isSplat();
   }
-  if (kind == OpKind::ArithConstant)
-    return false;
   if (kind == OpKind::Iota)
     return true;
   if (FusionModel::isFusible(p))
