@@ -2,10 +2,11 @@
 
 memfit writes ordinary StableHLO, so any StableHLO compiler can take it:
 
-* ``run_xla(text, *args)``: compile module text with jax's XLA (the path for
-  StableHLO from another producer, e.g. torch-mlir) and run it on jax's
-  first device; ``xla_bytes_of(text)`` is XLA's argument + output + temp.
-* ``compile_iree(text)`` / ``run_iree(text, *args)``: IREE
+* ``run_xla(text, *args)`` / ``load_xla(text)``: compile module text with
+  jax's XLA (the path for StableHLO from another producer, e.g. torch-mlir)
+  and run it on jax's first device; ``xla_bytes_of(text)`` is XLA's
+  argument + output + temp - alias.
+* ``compile_iree(text)`` / ``run_iree(text, *args)`` / ``load_iree(text)``: IREE
   (``iree-base-compiler`` / ``iree-base-runtime``, the ``memfit[iree]``
   extra) on the CPU (llvm-cpu). ``iree_blockers(text)`` lists what IREE
   cannot compile (custom calls, such as jax's LAPACK calls, which only
@@ -129,31 +130,51 @@ def _module_name(text: str) -> str:
     return m.group(1) if m else "module"
 
 
-def run_iree(text: str, *args, function: str = "main", vmfb: bytes | None = None):
-    """Compiles ``text`` with IREE (or takes its ``vmfb``) and calls
-    ``function`` with numpy ``args`` on IREE's local CPU driver; returns a
-    list of numpy arrays."""
+def load_iree(text: str, *, function: str = "main", vmfb: bytes | None = None):
+    """``text`` compiled with IREE (or its ``vmfb``) and loaded on IREE's
+    local CPU driver: a function of numpy arrays that returns a list of
+    numpy arrays."""
     runtime = require("iree.runtime", "running memfit's output with IREE")
     vmfb = compile_iree(text) if vmfb is None else vmfb
     ctx = runtime.SystemContext(config=runtime.Config("local-task"))
     ctx.add_vm_module(runtime.VmModule.copy_buffer(ctx.instance, vmfb))
-    module = getattr(ctx.modules, _module_name(text))
-    result = module[function](*[np.asarray(a) for a in args])
-    if not isinstance(result, (tuple, list)):
-        result = (result,)
-    return [np.asarray(r.to_host() if hasattr(r, "to_host") else r) for r in result]
+    entry = getattr(ctx.modules, _module_name(text))[function]
+
+    def call(*args):
+        result = entry(*[np.asarray(a) for a in args])
+        if not isinstance(result, (tuple, list)):
+            result = (result,)
+        return [np.asarray(r.to_host() if hasattr(r, "to_host") else r) for r in result]
+    call.context = ctx  # keeps the runtime alive with the function
+    return call
 
 
-def run_xla(text: str, *args):
-    """Compiles module text with jax's XLA and runs it on jax's first device
-    (the path for StableHLO from torch-mlir and other producers); returns a
-    list of numpy arrays."""
+def run_iree(text: str, *args, function: str = "main", vmfb: bytes | None = None):
+    """Compiles ``text`` with IREE (or takes its ``vmfb``) and calls
+    ``function`` with numpy ``args``; returns a list of numpy arrays."""
+    return load_iree(text, function=function, vmfb=vmfb)(*args)
+
+
+def load_xla(text: str):
+    """``text`` compiled with jax's XLA for jax's first device (the path for
+    StableHLO from torch-mlir and other producers): a function of arrays
+    that returns a list of numpy arrays."""
     import jax
     from ._jax_handover import compile_text
     executable = compile_text(text)
     device = jax.devices()[0]
-    out = executable.execute_sharded([jax.device_put(np.asarray(a), device) for a in args])
-    return [np.asarray(r[0]) for r in out.disassemble_into_single_device_arrays()]
+
+    def call(*args):
+        out = executable.execute_sharded([jax.device_put(a, device) for a in args])
+        return [np.asarray(r[0]) for r in out.disassemble_into_single_device_arrays()]
+    call.executable = executable
+    return call
+
+
+def run_xla(text: str, *args):
+    """Compiles module text with jax's XLA and runs it on jax's first device;
+    returns a list of numpy arrays."""
+    return load_xla(text)(*args)
 
 
 def xla_bytes_of(text: str) -> int:
