@@ -39,6 +39,12 @@
 // CHECK-NOT: "stablehlo.convert"
 // CHECK: return
 
+// An unsigned scalar converts by its value (255, not -1).
+// CHECK-LABEL: func.func @unsigned_constant
+// CHECK-NOT: "stablehlo.convert"
+// CHECK: "stablehlo.constant"() <{value = dense<2.550000e+02> : tensor<f32>}>
+// CHECK: return
+
 // A splat arith.constant of the split tensor's shape is a chunk-sized
 // stablehlo.constant in the loop (before: the whole constant, sliced).
 // CHECK-LABEL: func.func @arith_splat
@@ -107,6 +113,18 @@
   ^bb0(%arg0: tensor<512x4xf32>, %arg1: tensor<4x512xf32>, %arg2: tensor<512x2xf32>):
     %c = "arith.constant"() <{value = dense<8> : tensor<1xi64>}> : () -> tensor<1xi64>
     %c32 = "stablehlo.convert"(%c) : (tensor<1xi64>) -> tensor<1xf32>
+    %s = "stablehlo.reshape"(%c32) : (tensor<1xf32>) -> tensor<f32>
+    %b = "stablehlo.broadcast_in_dim"(%s) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<512x512xf32>
+    %d = "stablehlo.dot_general"(%arg0, %arg1) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}> : (tensor<512x4xf32>, tensor<4x512xf32>) -> tensor<512x512xf32>
+    %m = "stablehlo.multiply"(%d, %b) : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
+    %e = "stablehlo.exponential"(%m) : (tensor<512x512xf32>) -> tensor<512x512xf32>
+    %r = "stablehlo.dot_general"(%e, %arg2) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}> : (tensor<512x512xf32>, tensor<512x2xf32>) -> tensor<512x2xf32>
+    "func.return"(%r) : (tensor<512x2xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = (tensor<512x4xf32>, tensor<4x512xf32>, tensor<512x2xf32>) -> tensor<512x2xf32>, sym_name = "unsigned_constant"}> ({
+  ^bb0(%arg0: tensor<512x4xf32>, %arg1: tensor<4x512xf32>, %arg2: tensor<512x2xf32>):
+    %c = "arith.constant"() <{value = dense<255> : tensor<1xui8>}> : () -> tensor<1xui8>
+    %c32 = "stablehlo.convert"(%c) : (tensor<1xui8>) -> tensor<1xf32>
     %s = "stablehlo.reshape"(%c32) : (tensor<1xf32>) -> tensor<f32>
     %b = "stablehlo.broadcast_in_dim"(%s) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<512x512xf32>
     %d = "stablehlo.dot_general"(%arg0, %arg1) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}> : (tensor<512x4xf32>, tensor<4x512xf32>) -> tensor<512x512xf32>
