@@ -8,7 +8,8 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 APT_PACKAGES := libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools libzstd-dev
 PY_PACKAGES := jax==0.12.0.1 jaxlib==0.12.0.1 numpy nanobind==3.1.0 scikit-build-core \
-  pytest hypothesis lit ortools matplotlib mctx==0.0.71 optax==0.2.8 tqdm==4.70.1
+  pytest hypothesis lit ortools matplotlib mctx==0.0.71 optax==0.2.8 tqdm==4.70.1 \
+  iree-base-compiler==3.13.0 iree-base-runtime==3.13.0
 SOURCES := $(shell find lib include python/bindings tools cmake -type f 2>/dev/null) CMakeLists.txt pyproject.toml
 LLVM_BIN := /usr/lib/llvm-22/bin
 
@@ -35,7 +36,8 @@ $(PY):
 	else echo "memfit needs Python >= 3.12 (jax 0.12); none found" >&2; exit 1; fi; \
 	echo "creating $(VENV) with $$py"; "$$py" -m venv $(VENV)
 
-.stamp-pydeps: $(PY)
+# Re-run when the package list changes (pip skips what is installed).
+.stamp-pydeps: $(PY) Makefile
 	$(PIP) install -q $(PY_PACKAGES)
 	@touch $@
 

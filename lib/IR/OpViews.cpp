@@ -387,6 +387,100 @@ ElementsAttr ArithConstantView::getValue() const {
   return llvm::cast<ElementsAttr>(op->getAttr("value"));
 }
 
+//===-- views of an operand, constants ------------------------------------===//
+
+static bool isIdentityList(const std::optional<SmallVector<int64_t>> &dims) {
+  if (!dims)
+    return false;
+  for (auto [i, d] : llvm::enumerate(*dims))
+    if (d != static_cast<int64_t>(i))
+      return false;
+  return true;
+}
+
+bool memfit::isIdentityView(Operation *op) {
+  OpKind k = getOpKind(op);
+  if (k != OpKind::Reshape && k != OpKind::BroadcastInDim && k != OpKind::Transpose &&
+      k != OpKind::Convert)
+    return false;
+  if (op->getNumOperands() != 1 || op->getNumResults() != 1 ||
+      op->getOperand(0).getType() != op->getResult(0).getType())
+    return false;
+  if (k == OpKind::BroadcastInDim)
+    return isIdentityList(getI64Array(op, "broadcast_dimensions"));
+  if (k == OpKind::Transpose)
+    return isIdentityList(getI64Array(op, "permutation"));
+  return true;
+}
+
+DenseElementsAttr memfit::getConstantElements(Operation *op) {
+  if (!op || !isConstantLike(op))
+    return {};
+  return llvm::dyn_cast_or_null<DenseElementsAttr>(op->getAttr("value"));
+}
+
+/// Signed unless the type says unsigned (i1 counts as unsigned: true is 1).
+static bool isSignedInt(IntegerType t) { return !t.isUnsigned() && t.getWidth() != 1; }
+
+/// One element of a `stablehlo.convert` from `from` to `to`, as an
+/// attribute; null when memfit does not fold that conversion.
+static Attribute convertOne(Type from, Type to, Attribute v) {
+  auto toF = llvm::dyn_cast<FloatType>(to);
+  auto toI = llvm::dyn_cast<IntegerType>(to);
+  if (auto f = llvm::dyn_cast<FloatAttr>(v)) {
+    if (!toF)
+      return {}; // float -> integer: out-of-range values are implementation-defined
+    APFloat x = f.getValue();
+    bool lost = false;
+    x.convert(toF.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    return FloatAttr::get(toF, x);
+  }
+  auto i = llvm::dyn_cast<IntegerAttr>(v);
+  auto fromI = llvm::dyn_cast<IntegerType>(from);
+  if (!i || !fromI)
+    return {};
+  APInt x = i.getValue();
+  if (toF) {
+    APFloat y(toF.getFloatSemantics());
+    y.convertFromAPInt(x, isSignedInt(fromI), APFloat::rmNearestTiesToEven);
+    return FloatAttr::get(toF, y);
+  }
+  if (!toI)
+    return {};
+  if (toI.getWidth() == 1) // to a boolean: non-zero is true
+    return IntegerAttr::get(toI, APInt(1, x.isZero() ? 0 : 1));
+  unsigned w = toI.getWidth();
+  return IntegerAttr::get(toI, isSignedInt(fromI) ? x.sextOrTrunc(w) : x.zextOrTrunc(w));
+}
+
+DenseElementsAttr memfit::convertElements(DenseElementsAttr value, Type to,
+                                          int64_t maxElements) {
+  Type from = value.getElementType();
+  if (!llvm::isa<FloatType, IntegerType>(from) || !llvm::isa<FloatType, IntegerType>(to))
+    return {};
+  auto type = RankedTensorType::get(value.getType().getShape(), to);
+  if (value.isSplat()) {
+    Attribute one = convertOne(from, to, value.getSplatValue<Attribute>());
+    return one ? DenseElementsAttr::get(type, one) : DenseElementsAttr();
+  }
+  if (value.getNumElements() > maxElements)
+    return {};
+  SmallVector<Attribute> out;
+  for (Attribute v : value.getValues<Attribute>()) {
+    Attribute c = convertOne(from, to, v);
+    if (!c)
+      return {};
+    out.push_back(c);
+  }
+  return DenseElementsAttr::get(type, out);
+}
+
+Value memfit::buildConstant(OpBuilder &b, Location loc, DenseElementsAttr value) {
+  return buildGenericOp(b, loc, "stablehlo.constant", {}, {value.getType()},
+                        {b.getNamedAttr("value", value)})
+      ->getResult(0);
+}
+
 /// The word inside `#stablehlo<comparison_direction LT>`.
 static std::string enumWord(Attribute a) {
   if (!a)

@@ -28,11 +28,16 @@ def cmd_opt(args) -> int:
     if args.report and (args.memory_limit is None or args.pipeline):
         raise SystemExit("memfit opt: --report explains a split: give --memory-limit "
                          "and no --pipeline")
+    if args.report and args.target == "iree":
+        raise SystemExit("memfit opt: --report compiles with XLA; leave out --target iree")
     if args.report:
         return _opt_with_report(args)
     pipeline = pipeline_for(args.pipeline, args.memory_limit, rewrite=not args.no_rewrite,
-                            temp_margin=args.temp_margin)
+                            temp_margin=args.temp_margin, target=args.target)
     out = transform(read_text(args.file), pipeline, generic=not args.pretty)
+    if args.target == "iree":
+        from .consumers import check_for_iree
+        check_for_iree(out)
     write_text(args.output, out)
     return 0
 
@@ -122,6 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "(a table, or --report=json)")
     o.add_argument("--xla", action="store_true",
                    help="with --report: compile both programs with XLA for its bytes")
+    o.add_argument("--target", choices=("xla", "iree"), default="xla",
+                   help="the compiler that takes the output: with iree, no two-stage "
+                        "top-k rewrite, and an error naming each op IREE cannot compile "
+                        "(jax's LAPACK custom calls)")
     o.add_argument("-o", "--output", default=None)
     o.set_defaults(func=cmd_opt)
 

@@ -15,15 +15,20 @@ REWRITES_AFTER_SPLIT = ("memfit-rewrite{distance=false matrix-chain=false "
 
 
 def pipeline_for(passes: str | None = None, memory_limit: int | str | None = None,
-                 rewrite: bool = True, temp_margin: float | None = None) -> str:
+                 rewrite: bool = True, temp_margin: float | None = None,
+                 target: str = "xla") -> str:
     """The pass pipeline for a memory limit and/or an explicit pass list.
 
     ``passes`` is an MLIR pass list ("memfit-inline,memfit-profile"); with a
     ``memory_limit``, memfit inlines calls, applies its algebraic rewrites
     (unless ``rewrite=False``) and splits what does not fit, budgeting loop
     temporaries ``temp_margin`` times over (memfit-split's default, 2, when
-    None).
+    None). ``target="iree"`` leaves out the two-stage top-k rewrite: it is
+    an XLA:CPU speed-up, and IREE 3.13's llvm-cpu backend rejects its
+    batched gather.
     """
+    if target not in ("xla", "iree"):
+        raise ValueError(f"unknown target {target!r}: 'xla' or 'iree'")
     parts = []
     if memory_limit is not None:
         limit = parse_memory_size(memory_limit)
@@ -32,7 +37,7 @@ def pipeline_for(passes: str | None = None, memory_limit: int | str | None = Non
             parts.append(REWRITES_BEFORE_SPLIT)
         margin = "" if temp_margin is None else f" temp-margin={float(temp_margin)!r}"
         parts.append(f"memfit-split{{memory-limit={limit}{margin}}}")
-        if rewrite:
+        if rewrite and target == "xla":
             parts.append(REWRITES_AFTER_SPLIT)
     if passes:
         parts.append(passes.strip().strip(","))

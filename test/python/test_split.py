@@ -143,6 +143,20 @@ def test_attention_split_by_queries():
     check(attention, (q, k, v), 6 * MiB, min_ratio=20)
 
 
+def test_self_attention_from_one_computed_value():
+    """q = k = v = y, one value computed from the argument: split by query
+    rows (y read whole in the loop), not along the keys."""
+    def f(x):
+        y = jnp.tanh(x) * 2.0
+        return jax.nn.softmax(y @ y.T / 8.0, axis=-1) @ y
+    x = normal(0, (2048, 64))
+    limit = 4 * MiB  # jax: 33.5 MiB
+    check(f, (x,), limit)
+    _, text = compile_split(f, (x,), limit)
+    assert text.count('"stablehlo.while"') == 1
+    assert 'dim = 0 : i64, kind = "map"' in text
+
+
 def test_cross_entropy_big_vocabulary():
     h, w = normal(13, (1024, 16)), normal(14, (16, 32_003)) * 0.1
     labels = jax.random.randint(jax.random.PRNGKey(15), (1024,), 0, 32_003)

@@ -227,6 +227,34 @@ MEMFIT_VIEW_END
 #undef MEMFIT_VIEW
 #undef MEMFIT_VIEW_END
 
+//===-- views of an operand, constants ------------------------------------===//
+//
+// torch-mlir writes a reshape, broadcast_in_dim or transpose to the operand's
+// own type around nearly every op, and scalars as `arith.constant` of a
+// different type followed by `convert`. They compute nothing; memfit-split
+// folds them first so that its dimension table sees the real dataflow.
+
+/// A reshape, broadcast_in_dim (dimensions 0..r-1), transpose (identity
+/// permutation) or convert whose result type is its operand's type: reading
+/// it is reading the operand.
+bool isIdentityView(mlir::Operation *op);
+
+/// The value of a constant (stablehlo.constant or arith.constant) with
+/// dense elements; null otherwise.
+mlir::DenseElementsAttr getConstantElements(mlir::Operation *op);
+
+/// `value` converted to element type `to` as `stablehlo.convert` does
+/// (floats round to nearest even; integers to floats by their signedness;
+/// integers to integers by sign or zero extension or truncation); null for
+/// other conversions (float to integer, complex) and for non-splat values
+/// of more than `maxElements` elements.
+mlir::DenseElementsAttr convertElements(mlir::DenseElementsAttr value, mlir::Type to,
+                                        int64_t maxElements = 4096);
+
+/// A `stablehlo.constant` of `value`.
+mlir::Value buildConstant(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::DenseElementsAttr value);
+
 //===-- builders -----------------------------------------------------------===//
 
 /// Sets attribute `name` among `op`'s inherent attributes (the `<{...}>`

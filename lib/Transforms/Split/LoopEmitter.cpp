@@ -149,7 +149,7 @@ void ChunkEmission::emitSplatConstant(Operation *x) {
 void ChunkEmission::emitChunkedOp(Operation *x, ValueRange operands) {
   OpBuilder &b = step.b;
   OpKind kind = getOpKind(x);
-  if (kind == OpKind::Constant)
+  if (isConstantLike(x)) // stablehlo.constant or arith.constant: a splat
     return emitSplatConstant(x);
   Operation *y = b.clone(*x);
   y->setOperands(operands);

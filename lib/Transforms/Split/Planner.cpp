@@ -37,6 +37,8 @@ using namespace mlir;
 namespace memfit::split {
 namespace {
 
+using EdgeSet = llvm::DenseSet<std::pair<Operation *, Operation *>>;
+
 /// Why an attempt failed in a way that the next attempt can avoid.
 struct Retry {
   /// A pulled-in producer read both whole and in chunks: make it a leaf.
@@ -44,6 +46,10 @@ struct Retry {
   /// A user reached forward from a pulled-in producer that needs the
   /// producer whole: keep it out of the region.
   Operation *keepOut = nullptr;
+  /// A sink (or an op it pulled in) reached forward from a pulled-in
+  /// producer conflicts with the region: keep it from joining through
+  /// that producer only (it may still join from the seed's side).
+  std::pair<Operation *, Operation *> keepOutEdge{nullptr, nullptr};
   /// Planned ops that need what the loop accumulates (a second pass).
   SmallVector<Operation *> dependents;
 };
@@ -52,10 +58,10 @@ struct Retry {
 class RegionBuilder {
 public:
   RegionBuilder(int64_t limit, const llvm::DenseSet<Value> &forcedLeaves,
-                const llvm::DenseSet<Operation *> &keptOut, Plan &plan, PlanFailure &fail,
-                Retry &retry)
-      : limit(limit), forcedLeaves(forcedLeaves), keptOut(keptOut), plan(plan), fail(fail),
-        retry(retry) {}
+                const llvm::DenseSet<Operation *> &keptOut, const EdgeSet &keptOutEdges,
+                Plan &plan, PlanFailure &fail, Retry &retry)
+      : limit(limit), forcedLeaves(forcedLeaves), keptOut(keptOut), keptOutEdges(keptOutEdges),
+        plan(plan), fail(fail), retry(retry) {}
 
   bool build(Value seed, int64_t dim);
 
@@ -76,6 +82,7 @@ private:
   int64_t limit;
   const llvm::DenseSet<Value> &forcedLeaves;
   const llvm::DenseSet<Operation *> &keptOut;
+  const EdgeSet &keptOutEdges;
   Plan &plan;
   PlanFailure &fail;
   Retry &retry;
@@ -83,6 +90,9 @@ private:
   std::deque<Operation *> work;
   bool ok = true;
   llvm::DenseMap<Operation *, Operation *> reachedFrom; // forward adds
+  llvm::DenseMap<Operation *, Operation *> sinkFrom;    // sinks, reached forward
+  llvm::DenseMap<Operation *, Operation *> pulledBy;    // backward adds
+  bool findSinkEdge(Operation *op);
 };
 
 bool RegionBuilder::startAt(Value seed, int64_t dim) {
@@ -151,12 +161,10 @@ bool RegionBuilder::shouldPull(Value o) const {
   if (p->getBlock() != plan.block)
     return false;
   OpKind kind = getOpKind(p);
-  if (kind == OpKind::Constant) {
-    auto dense = llvm::dyn_cast<DenseElementsAttr>(p->getAttr("value"));
+  if (isConstantLike(p)) {
+    DenseElementsAttr dense = getConstantElements(p);
     return dense && dense.isSplat();
   }
-  if (kind == OpKind::ArithConstant)
-    return false;
   if (kind == OpKind::Iota)
     return true;
   if (FusionModel::isFusible(p))
@@ -183,8 +191,10 @@ void RegionBuilder::pullProducers(Operation *op) {
     if (!rule)
       continue;
     const DimFactor *f = rule->forResult(r.getResultNumber(), e);
-    if (f && f->kind == FactorKind::PassThrough && f->size == plan.size)
+    if (f && f->kind == FactorKind::PassThrough && f->size == plan.size) {
+      pulledBy.try_emplace(p, op);
       addChunked(p, *f, /*isBackward=*/true);
+    }
   }
 }
 
@@ -210,7 +220,8 @@ void RegionBuilder::pushUsers(Operation *op) {
 void RegionBuilder::pushUse(OpOperand &use, Operation *from, int64_t dim) {
   Operation *u = use.getOwner();
   if (u->getBlock() != plan.block || u->hasTrait<OpTrait::IsTerminator>() ||
-      plan.inPlan(u) || plan.later.contains(u) || keptOut.contains(u))
+      plan.inPlan(u) || plan.later.contains(u) || keptOut.contains(u) ||
+      keptOutEdges.contains({u, from}))
     return;
   std::optional<OpDimRule> rule = getOpDimRule(u);
   const DimFactor *f = rule ? rule->forOperand(use.getOperandNumber(), dim) : nullptr;
@@ -232,7 +243,10 @@ void RegionBuilder::pushUse(OpOperand &use, Operation *from, int64_t dim) {
   if (f->kind == FactorKind::PassThrough) {
     reachedFrom[u] = from;
     addChunked(u, *f, /*isBackward=*/false);
-  } else if (f->kind == FactorKind::Reduction && uk == OpKind::Reduce)
+    return;
+  }
+  sinkFrom[u] = from;
+  if (f->kind == FactorKind::Reduction && uk == OpKind::Reduce)
     addSink(u, SinkKind::Reduce, *f);
   else if (f->kind == FactorKind::Reduction && uk == OpKind::DotGeneral)
     addSink(u, SinkKind::Dot, *f);
@@ -263,6 +277,8 @@ bool RegionBuilder::checkOperandDims(Operation *op) {
       }
       q = from;
     }
+    if (findSinkEdge(op) || (p && findSinkEdge(p)))
+      return false;
     fail = {opLabel(op) + " needs a split value whole", op};
     return false;
   }
@@ -272,6 +288,25 @@ bool RegionBuilder::checkOperandDims(Operation *op) {
     return false;
   }
   return true;
+}
+
+/// Whether `op` is in the region because of a sink reached forward from a
+/// pulled-in producer (not the seed's): self-attention's q = k = v = f(x)
+/// pulls f(x) in for the queries' rows, and from there reaches the product
+/// with v as a sink along the keys, which contradicts the rows' split. Walks
+/// back through what pulled `op` in; records the edge to cut.
+bool RegionBuilder::findSinkEdge(Operation *op) {
+  for (unsigned steps = 0; op && steps < 10000; ++steps) {
+    if (Operation *from = sinkFrom.lookup(op)) {
+      if (!plan.backward.contains(from) || from == p0)
+        return false;
+      retry.keepOutEdge = {op, from};
+      return true;
+    }
+    Operation *next = pulledBy.lookup(op);
+    op = next ? next : reachedFrom.lookup(op);
+  }
+  return false;
 }
 
 /// Chunked values read outside the region are assembled (plan.outputs);
@@ -413,11 +448,13 @@ bool RegionBuilder::build(Value seed, int64_t dim) {
 std::optional<Plan> Planner::build(Value seed, int64_t dim, PlanFailure &fail) const {
   llvm::DenseSet<Value> forcedLeaves;
   llvm::DenseSet<Operation *> later, keptOut;
+  EdgeSet keptOutEdges;
   for (int attempt = 0; attempt < 32; ++attempt) {
     Plan plan;
     plan.later = later;
     Retry retry;
-    if (RegionBuilder(limit, forcedLeaves, keptOut, plan, fail, retry).build(seed, dim))
+    if (RegionBuilder(limit, forcedLeaves, keptOut, keptOutEdges, plan, fail, retry)
+            .build(seed, dim))
       return plan;
     SmallVector<Operation *> &dependents = retry.dependents;
     // The seed itself needing the loop's sums leaves nothing to split.
@@ -427,6 +464,10 @@ std::optional<Plan> Planner::build(Value seed, int64_t dim, PlanFailure &fail) c
     }
     if (!dependents.empty())
       return std::nullopt;
+    if (retry.keepOutEdge.first) {
+      keptOutEdges.insert(retry.keepOutEdge);
+      continue;
+    }
     if (retry.keepOut) {
       keptOut.insert(retry.keepOut);
       continue;

@@ -7,7 +7,9 @@
 // success, so a failed split leaves the function exactly as it was):
 //
 //  1. Profile (MemoryProfile.h: fusion-aware, arguments + outputs + temps).
-//     If the peak fits the limit, stop.
+//     If the peak fits the limit, stop. The first time it does not, fold
+//     identity views and constant conversions (FoldViews.h: torch-mlir's
+//     StableHLO is full of them) and profile again.
 //  2. Take the largest tensors live at the peak (seeds). For each dimension
 //     of a seed, plan a split region (Planner.cpp): the ops the dimension
 //     travels through, the sinks that accumulate it (Accumulator.h), the
@@ -31,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ChunkChooser.h"
+#include "FoldViews.h"
 #include "LoopCost.h"
 #include "LoopEmitter.h"
 #include "Planner.h"
@@ -247,6 +250,10 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize, double margin)
       rr.belowFixed = true;
       return rr;
     }
+    // Over the limit: fold identity views and constant conversions once
+    // (FoldViews.h), then look again.
+    if (iter == 0 && foldViewsAndConstants(f))
+      continue;
     // A first pass leaves the originals to its second pass: the peak drops
     // only once that is split too.
     if (minimize && prof->peakBytes >= lastPeak && !pendingSecondPass)

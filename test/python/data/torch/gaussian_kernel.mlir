@@ -1,0 +1,38 @@
+// torch 2.13.0+cpu, torch-mlir 20261001: written by tools/torch_export/export_programs.py; do not edit.
+#loc1 = loc("tools/torch_export/export_programs.py":59:0)
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<256x8xf32>, tensor<4096x8xf32>, tensor<4096x2xf32>) -> tensor<256x2xf32>, sym_name = "main"}> ({
+  ^bb0(%arg0: tensor<256x8xf32> loc("tools/torch_export/export_programs.py":59:0), %arg1: tensor<4096x8xf32> loc("tools/torch_export/export_programs.py":59:0), %arg2: tensor<4096x2xf32> loc("tools/torch_export/export_programs.py":59:0)):
+    %0 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32> loc(#loc1)
+    %1 = "arith.constant"() <{value = dense<2> : tensor<1xi64>}> : () -> tensor<1xi64> loc(#loc1)
+    %2 = "arith.constant"() <{value = dense<-5.000000e-01> : tensor<1xf64>}> : () -> tensor<1xf64> loc(#loc2)
+    %3 = "arith.constant"() <{value = dense<0.089999999999999996> : tensor<1xf64>}> : () -> tensor<1xf64> loc(#loc2)
+    %4 = "stablehlo.reshape"(%arg0) : (tensor<256x8xf32>) -> tensor<256x1x8xf32> loc(#loc1)
+    %5 = "stablehlo.reshape"(%arg1) : (tensor<4096x8xf32>) -> tensor<1x4096x8xf32> loc(#loc1)
+    %6 = "stablehlo.broadcast_in_dim"(%4) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<256x1x8xf32>) -> tensor<256x4096x8xf32> loc(#loc1)
+    %7 = "stablehlo.broadcast_in_dim"(%5) <{broadcast_dimensions = array<i64: 0, 1, 2>}> : (tensor<1x4096x8xf32>) -> tensor<256x4096x8xf32> loc(#loc1)
+    %8 = "stablehlo.subtract"(%6, %7) : (tensor<256x4096x8xf32>, tensor<256x4096x8xf32>) -> tensor<256x4096x8xf32> loc(#loc1)
+    %9 = "stablehlo.convert"(%1) : (tensor<1xi64>) -> tensor<1xf32> loc(#loc1)
+    %10 = "stablehlo.reshape"(%9) : (tensor<1xf32>) -> tensor<f32> loc(#loc1)
+    %11 = "stablehlo.broadcast_in_dim"(%10) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<256x4096x8xf32> loc(#loc1)
+    %12 = "stablehlo.power"(%8, %11) : (tensor<256x4096x8xf32>, tensor<256x4096x8xf32>) -> tensor<256x4096x8xf32> loc(#loc1)
+    %13 = "stablehlo.reduce"(%12, %0) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg3: tensor<f32> loc("tools/torch_export/export_programs.py":59:0), %arg4: tensor<f32> loc("tools/torch_export/export_programs.py":59:0)):
+      %24 = "stablehlo.add"(%arg3, %arg4) : (tensor<f32>, tensor<f32>) -> tensor<f32> loc(#loc1)
+      "stablehlo.return"(%24) : (tensor<f32>) -> () loc(#loc1)
+    }) : (tensor<256x4096x8xf32>, tensor<f32>) -> tensor<256x4096xf32> loc(#loc1)
+    %14 = "stablehlo.convert"(%2) : (tensor<1xf64>) -> tensor<1xf32> loc(#loc2)
+    %15 = "stablehlo.reshape"(%14) : (tensor<1xf32>) -> tensor<f32> loc(#loc2)
+    %16 = "stablehlo.broadcast_in_dim"(%15) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<256x4096xf32> loc(#loc2)
+    %17 = "stablehlo.multiply"(%13, %16) : (tensor<256x4096xf32>, tensor<256x4096xf32>) -> tensor<256x4096xf32> loc(#loc2)
+    %18 = "stablehlo.convert"(%3) : (tensor<1xf64>) -> tensor<1xf32> loc(#loc2)
+    %19 = "stablehlo.reshape"(%18) : (tensor<1xf32>) -> tensor<f32> loc(#loc2)
+    %20 = "stablehlo.broadcast_in_dim"(%19) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<256x4096xf32> loc(#loc2)
+    %21 = "stablehlo.divide"(%17, %20) : (tensor<256x4096xf32>, tensor<256x4096xf32>) -> tensor<256x4096xf32> loc(#loc2)
+    %22 = "stablehlo.exponential"(%21) : (tensor<256x4096xf32>) -> tensor<256x4096xf32> loc(#loc2)
+    %23 = "stablehlo.dot_general"(%22, %arg2) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}> : (tensor<256x4096xf32>, tensor<4096x2xf32>) -> tensor<256x2xf32> loc(#loc2)
+    "func.return"(%23) : (tensor<256x2xf32>) -> () loc(#loc2)
+  }) : () -> () loc(#loc1)
+}) : () -> () loc(#loc)
+#loc = loc(unknown)
+#loc2 = loc("tools/torch_export/export_programs.py":60:0)
