@@ -36,6 +36,7 @@
 #include "Planner.h"
 
 #include "memfit/Analysis/MemoryProfile.h"
+#include "memfit/Analysis/Sharding.h"
 #include "memfit/Support/Diagnostics.h"
 #include "memfit/Transforms/Passes.h"
 
@@ -118,11 +119,31 @@ struct Candidates {
   }
 };
 
+/// In a sharded program, a value the plan would chunk along a dimension
+/// that is split over devices (null if none). Such a loop would slice across
+/// devices: XLA's partitioner gathers the whole dimension onto every device
+/// for each chunk, which costs more memory than the split saves. Chunks
+/// therefore run along unsharded (or replicated) dimensions, each device
+/// chunking its own shard of the others.
+Value chunkedShardedValue(const Plan &plan, const ShardingModel &sharding) {
+  if (!sharding.isSharded())
+    return nullptr;
+  for (auto [v, d] : plan.dimOf)
+    if (sharding.shardsAlong(v, d) > 1)
+      return v;
+  for (auto &[op, dims] : plan.operandDims)
+    for (auto [i, d] : llvm::enumerate(dims))
+      if (d >= 0 && i < op->getNumOperands() && sharding.shardsAlong(op->getOperand(i), d) > 1)
+        return op->getOperand(i);
+  return nullptr;
+}
+
 /// Plans every dimension of every seed (stopping after the first seed that
 /// has a feasible plan) and chooses each plan's chunk.
 Candidates evaluateSeeds(func::FuncOp f, ArrayRef<Value> seeds, int64_t limit, bool minimize,
                          double margin, RunResult &rr) {
   Planner planner(limit);
+  ShardingModel sharding(f);
   Candidates c;
   for (Value seed : seeds) {
     auto t = tensorType(seed);
@@ -135,6 +156,15 @@ Candidates evaluateSeeds(func::FuncOp f, ArrayRef<Value> seeds, int64_t limit, b
         if (rr.why.empty() || (!rr.blocker && fail.blocker)) {
           rr.why = fail.why;
           rr.blocker = fail.blocker ? fail.blocker : seed.getDefiningOp();
+        }
+        continue;
+      }
+      if (Value cut = chunkedShardedValue(*plan, sharding)) {
+        if (rr.why.empty()) {
+          rr.why = "its dimension " + std::to_string(d) +
+                   " is sharded over devices (chunks run along unsharded dimensions only)";
+          if (Operation *def = cut.getDefiningOp())
+            rr.blocker = def;
         }
         continue;
       }
@@ -311,6 +341,7 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
 
   LogicalResult splitFunction(func::FuncOp f, int64_t limit) {
     auto work = llvm::cast<func::FuncOp>(f->clone());
+    attachMeshes(work, f->getParentOp());
     RunResult rr = runSplits(work, limit, /*minimize=*/false, tempMargin);
     if (rr.ok) {
       f.getBody().takeBody(work.getBody());
@@ -319,6 +350,7 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     }
     // Report, from a fresh clone, the smallest limit memfit can reach.
     auto probe = llvm::cast<func::FuncOp>(f->clone());
+    attachMeshes(probe, f->getParentOp());
     RunResult best = runSplits(probe, 0, /*minimize=*/true, tempMargin);
     int64_t reachable = std::max({best.peak, best.appliedPeak, rr.fixedBytes});
     // The split steps are greedy (largest chunks first); when they get
