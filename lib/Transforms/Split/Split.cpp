@@ -62,6 +62,7 @@ struct RunResult {
   bool belowFixed = false;
   int64_t fixedBytes = 0;
   int64_t appliedPeak = 0; // largest (margined) peak of the loops made
+  std::string sharded; // a plan refused because it chunks a sharded dimension
 };
 
 /// The (up to 4) largest values live at the peak that a split can remove:
@@ -119,23 +120,25 @@ struct Candidates {
   }
 };
 
-/// In a sharded program, a value the plan would chunk along a dimension
-/// that is split over devices (null if none). Such a loop would slice across
+/// In a sharded program, whether the plan would chunk a value along a
+/// dimension that is split over devices. Such a loop would slice across
 /// devices: XLA's partitioner gathers the whole dimension onto every device
 /// for each chunk, which costs more memory than the split saves. Chunks
 /// therefore run along unsharded (or replicated) dimensions, each device
 /// chunking its own shard of the others.
-Value chunkedShardedValue(const Plan &plan, const ShardingModel &sharding) {
+/// Returns how many devices split that dimension (0 if none is cut).
+int64_t chunkedShardedDevices(const Plan &plan, const ShardingModel &sharding) {
   if (!sharding.isSharded())
-    return nullptr;
+    return 0;
   for (auto [v, d] : plan.dimOf)
-    if (sharding.shardsAlong(v, d) > 1)
-      return v;
+    if (int64_t n = sharding.shardsAlong(v, d); n > 1)
+      return n;
   for (auto &[op, dims] : plan.operandDims)
     for (auto [i, d] : llvm::enumerate(dims))
-      if (d >= 0 && i < op->getNumOperands() && sharding.shardsAlong(op->getOperand(i), d) > 1)
-        return op->getOperand(i);
-  return nullptr;
+      if (d >= 0 && i < op->getNumOperands())
+        if (int64_t n = sharding.shardsAlong(op->getOperand(i), d); n > 1)
+          return n;
+  return 0;
 }
 
 /// Plans every dimension of every seed (stopping after the first seed that
@@ -159,13 +162,12 @@ Candidates evaluateSeeds(func::FuncOp f, ArrayRef<Value> seeds, int64_t limit, b
         }
         continue;
       }
-      if (Value cut = chunkedShardedValue(*plan, sharding)) {
-        if (rr.why.empty()) {
-          rr.why = "its dimension " + std::to_string(d) +
-                   " is sharded over devices (chunks run along unsharded dimensions only)";
-          if (Operation *def = cut.getDefiningOp())
-            rr.blocker = def;
-        }
+      if (int64_t devices = chunkedShardedDevices(*plan, sharding)) {
+        if (rr.sharded.empty())
+          rr.sharded = "chunks along dimension " + std::to_string(d) + " of " +
+                       opLabel(seed.getDefiningOp()) + " would cut a dimension sharded over " +
+                       std::to_string(devices) +
+                       " devices, and memfit chunks only unsharded dimensions";
         continue;
       }
       c.offer(*plan, chooseChunk(f, *plan, minimize ? 0 : limit, rr.fixedBytes, margin));
@@ -384,6 +386,8 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     } else {
       os << rr.why;
     }
+    if (!rr.sharded.empty())
+      os << "; " << rr.sharded;
     os << "; the smallest limit memfit can reach is " << formatBytes(reachable) << " ("
        << reachable << " bytes)";
     Location loc = rr.blocker && !rr.belowFixed ? rr.blocker->getLoc() : functionLoc(f);
