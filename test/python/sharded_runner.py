@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 
 os.environ["XLA_FLAGS"] = ("--xla_force_host_platform_device_count=8 "
@@ -68,6 +69,8 @@ def cases():
 
     q, db = f32(256, 32), f32(64_000, 32)
     yield ("knn", knn, (q, db), dict(in_shardings=(rep, rows)))
+    # The same with jax.Arrays placed on the mesh and no in_shardings.
+    yield ("knn_placed", knn, (jax.device_put(q, rep), jax.device_put(db, rows)), {})
 
     qa, ka, va = f32(2, 8, 1024, 64), f32(2, 8, 1024, 64), f32(2, 8, 1024, 64)
     yield ("attention", attention, (qa, ka, va), dict(in_shardings=(heads, heads, heads)))
@@ -95,7 +98,8 @@ def run_case(name, f, args, kw, fraction):
     lowered = fitted.lower(*args)
     compiled = fitted._lowered_and_compiled(args, {})[1]
     got = fitted(*args)
-    want = jax.jit(f)(*args)  # unsharded: every argument on one device
+    # Unsharded: every argument as a NumPy array, so on one device.
+    want = jax.jit(f)(*jax.tree_util.tree_map(np.asarray, args))
     text = lowered.as_text()
     out = {
         "name": name, "limit": limit, "jax_bytes": jax_bytes,
@@ -103,6 +107,9 @@ def run_case(name, f, args, kw, fraction):
         "jax_arg_bytes": int(jax_compiled.memory_analysis().argument_size_in_bytes),
         "memfit_arg_bytes": int(compiled.memory_analysis().argument_size_in_bytes),
         "loops": text.count("stablehlo.while"),
+        # (dimension, extent) that each of memfit's loops chunks
+        "splits": [[int(d), int(n)] for d, n in re.findall(
+            r"memfit.split = \{[^}]*?dim = (\d+) : i64[^}]*?size = (\d+) : i64", text)],
         "sdy_mesh": "sdy.mesh @mesh" in text,
         "num_partitions_8": "mhlo.num_partitions = 8" in text,
         "out_shardings_match": all(
@@ -112,7 +119,7 @@ def run_case(name, f, args, kw, fraction):
         "out_devices": sorted({len(a.sharding.device_set)
                                for a in jax.tree_util.tree_leaves(got)}),
     }
-    if name == "knn":
+    if name.startswith("knn"):
         # Indices: compare the neighbours' exact (float64) distances, which
         # differ from the reference's only where two are (nearly) tied.
         qq, dd = (np.asarray(a, np.float64) for a in args)
