@@ -11,7 +11,7 @@ Printed, one row per program:
     partitioned executable (compile only, ynn fusions off: DESIGN.md);
   * the per-device limit and memfit's per-device bytes (same count);
   * memfit's run time and that of a hand-chunked kNN (``lax.map`` over query
-    blocks, the largest power-of-two block that fits the same per-device
+    blocks, the largest block dividing M that fits the same per-device
     limit), medians of ``--rounds`` interleaved runs, and their ratio (the 8
     devices share this machine's cores: times, not a speed-up over one
     device);
@@ -63,7 +63,7 @@ def knn(q, db):
 
 def hand_chunked(block: int):
     """kNN over query blocks with ``lax.map``, as one would write it by hand
-    (M a multiple of ``block``); jax partitions it on the same shardings."""
+    (``block`` divides M); jax partitions it on the same shardings."""
     def f(q, db):
         sq = jnp.sum(db * db, 1)
         def one(qb):
@@ -74,16 +74,15 @@ def hand_chunked(block: int):
 
 
 def fitting_hand(qd, dbd, limit: int):
-    """The largest power-of-two block dividing M whose per-device bytes fit
-    `limit` (compiled, ynn off), with its compiled executable."""
+    """The largest block dividing M whose per-device bytes fit `limit`
+    (compiled, ynn off), with its compiled executable."""
     m = qd.shape[0]
-    block = 1 << (m.bit_length() - 1)
-    while block >= 1:
-        if m % block == 0:
-            c = jax.jit(hand_chunked(block)).lower(qd, dbd).compile()
-            if xla_bytes(c) <= limit:
-                return block, c
-        block //= 2
+    for block in sorted((b for b in range(1, m + 1) if m % b == 0), reverse=True):
+        if 2 * block * dbd.shape[0] * 4 > 4 * limit:
+            continue  # far over: not worth a compile
+        c = jax.jit(hand_chunked(block)).lower(qd, dbd).compile()
+        if xla_bytes(c) <= limit:
+            return block, c
     return None, None
 
 
@@ -160,14 +159,13 @@ def main():
     print(f"{name:<34} {need / MiB:>9.0f} MiB {limit / MiB:>6.0f} MiB {got / MiB:>7.0f} MiB "
           f"{need / limit:>9.1f}x {med['memfit']:>9.2f} {med.get('hand', float('nan')):>7.2f} "
           f"{med['memfit'] / med.get('hand', float('nan')):>10.2f}x {build:>8.1f} {err:>11.1e}")
-    print(f"hand: lax.map over query blocks of {block} (the largest power of two that fits "
+    print(f"hand: lax.map over query blocks of {block} (the largest divisor of M that fits "
           f"the same per-device limit), {xla_bytes(hand) / MiB:.0f} MiB per device; "
           f"indices equal to memfit's: {agree:.4f}"
           if hand is not None else "hand: no query block fits the limit")
     cal = fitted.last_calibration
-    tried = ", ".join(f"margin {t.margin:.2f}: {t.xla_bytes / MiB:.0f} MiB" for t in cal.attempts)
     print(f"memfit's per-device bytes within the limit: {got <= limit}; "
-          f"calibration tried {tried}; kept #{cal.chosen}")
+          f"calibration: {cal.summary()}")
     if a.rss:
         r = peak_rss_growth(f"{Path(__file__).stem}:rss_target", ynn=False, cwd=str(HERE),
                             n=a.n, m=a.m, limit=limit)

@@ -302,6 +302,9 @@ int64_t ShardingModel::deviceBytes(Value v) const {
   auto t = rankedOf(v);
   if (it == dims.end() || !t)
     return *whole;
+  auto cached = byteCache.find(v);
+  if (cached != byteCache.end())
+    return cached->second;
   int64_t elems = 1;
   for (int64_t d = 0; d < t.getRank(); ++d) {
     int64_t size = t.getDimSize(d), n = count(it->second[d]);
@@ -309,5 +312,5 @@ int64_t ShardingModel::deviceBytes(Value v) const {
       size = (size + n - 1) / n; // XLA pads an uneven last shard
     elems *= size;
   }
-  return elems * getElementBytes(t.getElementType());
+  return byteCache[v] = elems * getElementBytes(t.getElementType());
 }

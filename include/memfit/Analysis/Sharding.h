@@ -71,6 +71,8 @@ private:
   llvm::DenseMap<mlir::Value, Axes> dims; // only values with a sharded dim
   llvm::DenseMap<mlir::Value, Axes> hints; // splats sharded by their user
   bool changed = false;
+  /// deviceBytes of sharded values (the profile asks for each many times).
+  mutable llvm::DenseMap<mlir::Value, int64_t> byteCache;
 };
 
 /// memfit-split works on detached clones of a function, which have no
