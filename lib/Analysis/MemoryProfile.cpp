@@ -192,6 +192,7 @@ FailureOr<FunctionProfile> memfit::profileFunction(func::FuncOp func) {
              << "; memfit needs static shapes";
   }
   ShardingModel sharding(func);
+  p.perDevice = sharding.isSharded();
   for (BlockArgument a : entry.getArguments())
     p.argumentBytes += sharding.deviceBytes(a);
   for (Value v : entry.getTerminator()->getOperands())

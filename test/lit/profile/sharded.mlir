@@ -10,7 +10,7 @@
 
 // 8x512x512xf32 is 8 MiB; split 8 ways by its first dimension, 1 MiB per
 // device, and the batched dot's result (propagated: batch dim) 1 MiB too.
-// CHECK-LABEL: memfit-profile: @sharded_argument
+// CHECK-LABEL: memfit-profile: @sharded_argument (sharded: bytes per device)
 // CHECK-NEXT:    arguments: 1.00 MiB (1048576 B)
 // CHECK-NEXT:    outputs:   2.00 KiB (2048 B)
 // CHECK-NEXT:    peak:      2.00 MiB
@@ -34,7 +34,7 @@ func.func @two_axes(%x: tensor<1024x1024xf32> {sdy.sharding = #sdy.sharding<@mes
 }
 
 // The same argument unsharded: whole on every device.
-// CHECK-LABEL: memfit-profile: @replicated_argument
+// CHECK-LABEL: memfit-profile: @replicated_argument{{$}}
 // CHECK-NEXT:    arguments: 8.00 MiB (8388608 B)
 func.func @replicated_argument(%x: tensor<8x512x512xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}, {}]>}) -> tensor<8x512x512xf32> {
   %0 = "stablehlo.exponential"(%x) : (tensor<8x512x512xf32>) -> tensor<8x512x512xf32>
