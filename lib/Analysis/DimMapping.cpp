@@ -452,6 +452,10 @@ static std::optional<OpDimRule> buildRule(Operation *op) {
       return gatherRule(op, b);
     if (op->getName().getStringRef() == "stablehlo.scatter")
       return scatterRule(op, b);
+    // A sharding constraint is the identity on values; its sharding names
+    // dimensions by position, so a chunk of a dimension keeps it valid.
+    if (op->getName().getStringRef() == "sdy.sharding_constraint")
+      return elementwiseRule(op, b);
     return std::nullopt;
   default:
     return std::nullopt;

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "memfit/Analysis/MemoryProfile.h"
 
+#include "memfit/Analysis/Sharding.h"
 #include "memfit/IR/OpTable.h"
 #include "memfit/IR/OpViews.h"
 
@@ -38,7 +39,8 @@ struct BlockResult {
 
 class Profiler {
 public:
-  explicit Profiler(std::vector<TimelinePoint> *timeline) : timeline(timeline) {}
+  Profiler(std::vector<TimelinePoint> *timeline, const ShardingModel *sharding)
+      : timeline(timeline), sharding(sharding) {}
 
   FailureOr<BlockResult> profileBlock(Block &block, int64_t outerBytes,
                                       unsigned depth);
@@ -48,7 +50,12 @@ public:
 private:
   FailureOr<int64_t> calleeExtra(func::CallOp call);
 
+  /// A sharded program's limit is per device: its values count one
+  /// device's shard (Sharding.h). Null for callees (inlined before a split).
+  int64_t bytes(Value v) const { return sharding ? sharding->deviceBytes(v) : bytesOf(v); }
+
   std::vector<TimelinePoint> *timeline;
+  const ShardingModel *sharding;
   llvm::SmallPtrSet<Operation *, 8> activeCallees;
   /// Each callee's extra bytes, computed once and shared with the profilers
   /// of callees (a call tree would otherwise be walked once per path).
@@ -67,7 +74,7 @@ FailureOr<int64_t> Profiler::calleeExtra(func::CallOp call) {
   if (!activeCallees.insert(callee).second)
     return call->emitError("recursive call to '")
            << call.getCallee() << "'; memfit cannot profile recursion";
-  Profiler inner(nullptr);
+  Profiler inner(nullptr, nullptr);
   inner.activeCallees = activeCallees;
   inner.calleeCache = calleeCache;
   FailureOr<BlockResult> r = inner.profileBlock(callee.front(), 0, 0);
@@ -109,7 +116,7 @@ FailureOr<int64_t> Profiler::nestedExtra(Operation *op, int64_t outerBytes,
       int64_t returned = 0;
       for (Value v : region.front().back().getOperands())
         if (v.getParentBlock() == &region.front() && !llvm::isa<BlockArgument>(v))
-          returned += bytesOf(v);
+          returned += bytes(v);
       peak = std::max<int64_t>(0, peak - returned);
     }
     if (peak > extra) {
@@ -138,8 +145,8 @@ FailureOr<BlockResult> Profiler::profileBlock(Block &block, int64_t outerBytes,
         unsigned first = model.firstLive(r), last = model.lastUse(r);
         if (first > last)
           continue;
-        delta[first] += bytesOf(r);
-        delta[last + 1] -= bytesOf(r);
+        delta[first] += bytes(r);
+        delta[last + 1] -= bytes(r);
       }
   BlockResult result;
   int64_t live = 0;
@@ -163,7 +170,7 @@ FailureOr<BlockResult> Profiler::profileBlock(Block &block, int64_t outerBytes,
         for (Value r : other->getResults())
           if (model.isMaterialised(r) && model.firstLive(r) <= pos &&
               pos <= model.lastUse(r))
-            result.liveAtPeak.push_back({r, bytesOf(r), false, depth});
+            result.liveAtPeak.push_back({r, bytes(r), false, depth});
     }
   }
   return result;
@@ -183,12 +190,15 @@ FailureOr<FunctionProfile> memfit::profileFunction(func::FuncOp func) {
       return func.emitError("argument #")
              << a.getArgNumber() << " has dynamic shape " << a.getType()
              << "; memfit needs static shapes";
-    p.argumentBytes += b.value_or(0);
   }
+  ShardingModel sharding(func);
+  p.perDevice = sharding.isSharded();
+  for (BlockArgument a : entry.getArguments())
+    p.argumentBytes += sharding.deviceBytes(a);
   for (Value v : entry.getTerminator()->getOperands())
-    p.outputBytes += bytesOf(v);
+    p.outputBytes += sharding.deviceBytes(v);
 
-  Profiler profiler(&p.timeline);
+  Profiler profiler(&p.timeline, &sharding);
   FailureOr<BlockResult> r = profiler.profileBlock(entry, p.argumentBytes, 0);
   if (failed(r))
     return failure();
@@ -196,7 +206,7 @@ FailureOr<FunctionProfile> memfit::profileFunction(func::FuncOp func) {
   p.peakOp = r->peakOp;
   p.liveAtPeak = r->liveAtPeak;
   for (BlockArgument a : entry.getArguments())
-    p.liveAtPeak.push_back({a, bytesOf(a), true, 0});
+    p.liveAtPeak.push_back({a, sharding.deviceBytes(a), true, 0});
   std::stable_sort(p.liveAtPeak.begin(), p.liveAtPeak.end(),
                    [](const LiveTensor &a, const LiveTensor &b) {
                      return a.bytes > b.bytes;
@@ -205,7 +215,11 @@ FailureOr<FunctionProfile> memfit::profileFunction(func::FuncOp func) {
 }
 
 int64_t memfit::getNestedExtraBytes(Operation *op) {
-  Profiler profiler(nullptr);
+  auto func = op->getParentOfType<func::FuncOp>();
+  std::optional<ShardingModel> sharding;
+  if (func)
+    sharding.emplace(func);
+  Profiler profiler(nullptr, sharding ? &*sharding : nullptr);
   FailureOr<int64_t> r = profiler.nestedExtra(op, 0, 0, nullptr);
   return succeeded(r) ? *r : 0;
 }

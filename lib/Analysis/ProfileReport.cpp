@@ -74,7 +74,8 @@ std::string memfit::renderProfileTable(const std::vector<FunctionProfile> &profi
   std::string s;
   llvm::raw_string_ostream os(s);
   for (const FunctionProfile &p : profiles) {
-    os << "memfit-profile: @" << p.name << "\n";
+    os << "memfit-profile: @" << p.name
+       << (p.perDevice ? " (sharded: bytes per device)" : "") << "\n";
     os << "  arguments: " << formatBytes(p.argumentBytes) << " (" << p.argumentBytes
        << " B)\n";
     os << "  outputs:   " << formatBytes(p.outputBytes) << " (" << p.outputBytes << " B)\n";
@@ -133,6 +134,7 @@ std::string memfit::renderProfileJson(const std::vector<FunctionProfile> &profil
           {"split_step", splitStep(tp.op)}});
     functions.push_back(llvm::json::Object{
         {"name", p.name},
+        {"per_device", p.perDevice},
         {"argument_bytes", p.argumentBytes},
         {"output_bytes", p.outputBytes},
         {"peak_bytes", p.peakBytes},

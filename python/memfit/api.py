@@ -255,6 +255,13 @@ def jit(fun: Callable | None = None, *, passes: str | None = None,
     (static_argnums, static_argnames, donate_argnums, in_shardings,
     out_shardings, ...) goes to ``jax.jit``. Usable as a decorator with or
     without arguments.
+
+    Sharded programs (``in_shardings``/``out_shardings``, or arguments that
+    are ``jax.Array``s placed with a ``NamedSharding``): ``memory_limit`` is
+    per device. memfit counts each device's shard, chunks only dimensions
+    that are not sharded, keeps every ``sdy`` sharding and constraint, and
+    XLA's SPMD partitioner partitions the result; the calibration reads the
+    partitioned executable's per-device ``memory_analysis()``.
     """
     if fun is None:
         return lambda f: MemfitJitted(f, passes=passes, memory_limit=memory_limit,

@@ -24,6 +24,8 @@ class ProfileReport:
     peak_location: str
     largest_at_peak: list[dict] = field(default_factory=list)
     timeline: list[dict] = field(default_factory=list)
+    #: sharded over a mesh (sdy): every byte count is one device's
+    per_device: bool = False
 
     def table(self) -> str:
         from .report import format_profile_table

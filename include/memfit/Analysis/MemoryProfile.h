@@ -41,6 +41,8 @@ struct FunctionProfile {
   int64_t outputBytes = 0;
   int64_t peakBytes = 0;
   mlir::Operation *peakOp = nullptr;
+  /// The function is sharded over a mesh: every byte count is one device's.
+  bool perDevice = false;
   /// Everything live at the peak, largest first (nested blocks included).
   std::vector<LiveTensor> liveAtPeak;
   std::vector<TimelinePoint> timeline;

@@ -42,6 +42,27 @@ std::optional<int64_t> getTensorBytes(mlir::Type type);
 /// Byte size of one element of `type` (XLA's storage size).
 int64_t getElementBytes(mlir::Type elementType);
 
+//===-- Shardy (sdy) attribute text ----------------------------------------===//
+
+/// `#sdy.mesh<["x"=4, "y"=2]>`: the axes of a mesh, in order.
+struct MeshText {
+  llvm::SmallVector<std::pair<std::string, int64_t>, 4> axes;
+};
+/// One tensor's sharding, `#sdy.sharding<@mesh, [{"x"}, {}]>` (or one entry
+/// of `#sdy.sharding_per_value<[<@mesh, [...]>, ...]>`): per dimension the
+/// axes that split it, major first. `exact` is false when a dimension names
+/// something memfit does not read (a sub-axis "x":(1)2); such a dimension
+/// comes back with no axes.
+struct ShardingText {
+  std::string mesh;
+  llvm::SmallVector<llvm::SmallVector<std::string, 2>, 4> dims;
+  bool exact = true;
+};
+std::optional<MeshText> parseMeshText(llvm::StringRef text);
+std::optional<ShardingText> parseShardingText(llvm::StringRef text);
+/// The shardings of `#sdy.sharding_per_value<[...]>`, one per result.
+std::optional<llvm::SmallVector<ShardingText, 2>> parseShardingPerValueText(llvm::StringRef text);
+
 //===-- verification -------------------------------------------------------===//
 
 /// Checks every known op under `root` against the op table (operand, result

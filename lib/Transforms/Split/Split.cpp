@@ -39,6 +39,7 @@
 #include "Planner.h"
 
 #include "memfit/Analysis/MemoryProfile.h"
+#include "memfit/Analysis/Sharding.h"
 #include "memfit/Support/Diagnostics.h"
 #include "memfit/Transforms/Passes.h"
 
@@ -66,6 +67,7 @@ struct RunResult {
   bool belowFixed = false;
   int64_t fixedBytes = 0;
   int64_t appliedPeak = 0; // largest (margined) peak of the loops made
+  std::string sharded; // a plan refused because it chunks a sharded dimension
 };
 
 /// The (up to 4) largest values live at the peak that a split can remove:
@@ -123,11 +125,33 @@ struct Candidates {
   }
 };
 
+/// In a sharded program, whether the plan would chunk a value along a
+/// dimension that is split over devices. Such a loop would slice across
+/// devices: XLA's partitioner gathers the whole dimension onto every device
+/// for each chunk, which costs more memory than the split saves. Chunks
+/// therefore run along unsharded (or replicated) dimensions, each device
+/// chunking its own shard of the others.
+/// Returns how many devices split that dimension (0 if none is cut).
+int64_t chunkedShardedDevices(const Plan &plan, const ShardingModel &sharding) {
+  if (!sharding.isSharded())
+    return 0;
+  for (auto [v, d] : plan.dimOf)
+    if (int64_t n = sharding.shardsAlong(v, d); n > 1)
+      return n;
+  for (auto &[op, dims] : plan.operandDims)
+    for (auto [i, d] : llvm::enumerate(dims))
+      if (d >= 0 && i < op->getNumOperands())
+        if (int64_t n = sharding.shardsAlong(op->getOperand(i), d); n > 1)
+          return n;
+  return 0;
+}
+
 /// Plans every dimension of every seed (stopping after the first seed that
 /// has a feasible plan) and chooses each plan's chunk.
 Candidates evaluateSeeds(func::FuncOp f, ArrayRef<Value> seeds, int64_t limit, bool minimize,
                          double margin, RunResult &rr) {
   Planner planner(limit);
+  ShardingModel sharding(f);
   Candidates c;
   for (Value seed : seeds) {
     auto t = tensorType(seed);
@@ -141,6 +165,14 @@ Candidates evaluateSeeds(func::FuncOp f, ArrayRef<Value> seeds, int64_t limit, b
           rr.why = fail.why;
           rr.blocker = fail.blocker ? fail.blocker : seed.getDefiningOp();
         }
+        continue;
+      }
+      if (int64_t devices = chunkedShardedDevices(*plan, sharding)) {
+        if (rr.sharded.empty())
+          rr.sharded = "chunks along dimension " + std::to_string(d) + " of " +
+                       opLabel(seed.getDefiningOp()) + " would cut a dimension sharded over " +
+                       std::to_string(devices) +
+                       " devices, and memfit chunks only unsharded dimensions";
         continue;
       }
       c.offer(*plan, chooseChunk(f, *plan, minimize ? 0 : limit, rr.fixedBytes, margin));
@@ -343,6 +375,7 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
 
   LogicalResult splitFunction(func::FuncOp f, int64_t limit) {
     auto work = llvm::cast<func::FuncOp>(f->clone());
+    attachMeshes(work, f->getParentOp());
     RunResult rr = runSplits(work, limit, /*minimize=*/false, tempMargin);
     if (rr.ok) {
       f.getBody().takeBody(work.getBody());
@@ -351,6 +384,7 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     }
     // Report, from a fresh clone, the smallest limit memfit can reach.
     auto probe = llvm::cast<func::FuncOp>(f->clone());
+    attachMeshes(probe, f->getParentOp());
     RunResult best = runSplits(probe, 0, /*minimize=*/true, tempMargin);
     int64_t reachable = std::max({best.peak, best.appliedPeak, rr.fixedBytes});
     // The split steps are greedy (largest chunks first); when they get
@@ -384,6 +418,8 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     } else {
       os << rr.why;
     }
+    if (!rr.sharded.empty())
+      os << "; " << rr.sharded;
     os << "; the smallest limit memfit can reach is " << formatBytes(reachable) << " ("
        << reachable << " bytes)";
     Location loc = rr.blocker && !rr.belowFixed ? rr.blocker->getLoc() : functionLoc(f);
