@@ -254,15 +254,63 @@ SearchOutcome SkylineSolver::run(std::vector<int64_t> &offsets) {
     sections.emplace_back(P, C);
   // A first turn long enough for a few dives to the bottom of the tree.
   int64_t turn = std::max<int64_t>({cfg.firstRunNodes, 16 * int64_t(n), 1});
-  while (true) {
+  // Members differ in cost per node by up to 30x (a time-order node checks
+  // columns ahead; ResNet-50: 28k nodes/s against 150k-500k for the skyline
+  // members). Equal node turns would hand most of the time to the costliest
+  // member, so with a time limit alone every member gets an equal share of
+  // time: after the first round, a turn is a time slice (doubling each
+  // round) converted into nodes at the member's own measured rate. Under a
+  // node limit, turns stay equal in nodes, so results are reproducible.
+  const bool timeShares = budget.nodeLimit <= 0 && cfg.timeShares;
+  const size_t members = sweeps.size() + cfg.portfolio.size() + sections.size();
+  std::vector<double> spent(members, 0.0);
+  std::vector<int64_t> used(members, 0);
+  double slice = 0; // seconds per member and turn, once measured
+  auto allot = [&](size_t i, int64_t nodes) -> int64_t {
+    if (!timeShares)
+      return nodes;
+    if (slice <= 0) // the first round measures the rates on short turns
+      return std::max<int64_t>(64, nodes / 16);
+    if (used[i] == 0 || spent[i] <= 0)
+      return nodes;
+    double want = slice * double(used[i]) / spent[i] * double(nodes) /
+                  double(turn);
+    return std::max<int64_t>(64, want >= double(kInf / 4) ? kInf / 4
+                                                          : int64_t(want));
+  };
+  struct Meter {
+    double &secs;
+    int64_t &nodes;
+    SearchBudget &b;
+    Clock::time_point t0 = Clock::now();
+    int64_t n0;
+    Meter(double &s, int64_t &n, SearchBudget &budget)
+        : secs(s), nodes(n), b(budget), n0(budget.nodesUsed) {}
+    ~Meter() {
+      secs += std::chrono::duration<double>(Clock::now() - t0).count();
+      nodes += b.nodesUsed - n0;
+    }
+  };
+  for (int round = 0;; ++round) {
+    size_t i = 0;
     for (SweepSearch &sweep : sweeps) {
-      if (sweep.resume(budget, turn, offsets) == SweepSearch::Outcome::Found)
+      SweepSearch::Outcome o;
+      {
+        Meter m(spent[i], used[i], budget);
+        o = sweep.resume(budget, allot(i, turn), offsets);
+      }
+      ++i;
+      if (o == SweepSearch::Outcome::Found)
         return SearchOutcome::Found;
       if (outOfBudget())
         return SearchOutcome::Limit;
     }
-    for (size_t i = 0; i < cfg.portfolio.size(); ++i) {
-      SearchOutcome o = runStrategy(i, turn);
+    for (size_t k = 0; k < cfg.portfolio.size(); ++k, ++i) {
+      SearchOutcome o;
+      {
+        Meter m(spent[i], used[i], budget);
+        o = runStrategy(k, allot(i, turn));
+      }
       if (o == SearchOutcome::Found) {
         offsets = off;
         return o;
@@ -276,13 +324,34 @@ SearchOutcome SkylineSolver::run(std::vector<int64_t> &offsets) {
     // Three turns' nodes: a section proof ends the whole search, and when
     // every window packs the member stops costing anything.
     for (SectionProver &section : sections) {
-      if (section.resume(budget, 3 * turn) == SearchOutcome::Infeasible)
+      SearchOutcome o;
+      {
+        Meter m(spent[i], used[i], budget);
+        o = section.resume(budget, allot(i, 3 * turn));
+      }
+      ++i;
+      if (o == SearchOutcome::Infeasible)
         return SearchOutcome::Infeasible;
       if (outOfBudget())
         return SearchOutcome::Limit;
     }
-    if (turn < kInf / 4)
+    if (timeShares && round == 0) {
+      // The time a member of median speed takes for `turn` nodes.
+      std::vector<double> perNode;
+      for (size_t k = 0; k < members; ++k)
+        if (used[k] > 0)
+          perNode.push_back(spent[k] / double(used[k]));
+      if (!perNode.empty()) {
+        std::nth_element(perNode.begin(), perNode.begin() + perNode.size() / 2,
+                         perNode.end());
+        slice = std::max(1e-4, perNode[perNode.size() / 2] * double(turn));
+      }
+      continue; // the same turn again, now in shares of time
+    }
+    if (turn < kInf / 4) {
       turn *= 2;
+      slice *= 2;
+    }
   }
 }
 

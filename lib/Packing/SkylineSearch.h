@@ -128,6 +128,9 @@ struct SearchConfig {
   bool sweepDiscrepancy = true;
   /// Time-section proofs (SectionProof.h) take turns too.
   bool sectionProofs = true;
+  /// Without a node limit, turns are equal shares of time rather than of
+  /// nodes (see SkylineSolver::run).
+  bool timeShares = true;
   /// Memory bound, in table entries. The skyline search keeps, per segment,
   /// the buffers live there and, per buffer, the buffers overlapping it:
   /// (sum of lifetimes in segments) + 2 x (overlapping pairs) entries. The

@@ -175,19 +175,29 @@ void SweepSearch::unplace(int b) { placed[b] = 0; }
 // both ends of every gap that holds it, tightest gap first.
 void SweepSearch::pushLevel(int64_t disc) {
   int b = order[levels.size()];
-  Level lv{b, int(cands.size()), 0, 0, false, 0, 0, disc};
+  Level lv{b, int(cands.size()), 0, 0, false, 0, 0, disc, 0, 0, false};
   stateKey(b, lv.key1, lv.key2);
-  if (discLimit >= 0) {
-    // Under a discrepancy limit, a level fails for its state and for the
-    // discrepancies it has left: both go into the key.
-    uint64_t left = splitmix64(uint64_t(discLimit - disc) + 0xD15CULL);
-    lv.key1 ^= left;
-    lv.key2 ^= splitmix64(left);
-  }
-  if (failed.contains(lv.key1, lv.key2)) {
+  lv.plain1 = lv.key1;
+  lv.plain2 = lv.key2;
+  // A level that failed with no child skipped for the limit failed for its
+  // state alone, in every pass: it is remembered by the plain key.
+  if (failed.contains(lv.plain1, lv.plain2)) {
     lv.candEnd = lv.next = lv.candBegin;
     levels.push_back(lv);
     return;
+  }
+  if (discLimit >= 0) {
+    // Under a discrepancy limit, a level whose search was cut fails for its
+    // state and for the discrepancies it has left: both go into the key.
+    uint64_t left = splitmix64(uint64_t(discLimit - disc) + 0xD15CULL);
+    lv.key1 ^= left;
+    lv.key2 ^= splitmix64(left);
+    if (failed.contains(lv.key1, lv.key2)) {
+      lv.cut = true;
+      lv.candEnd = lv.next = lv.candBegin;
+      levels.push_back(lv);
+      return;
+    }
   }
   gapsAt(b, gaps);
   std::stable_sort(gaps.begin(), gaps.end(),
@@ -240,12 +250,19 @@ SweepSearch::Outcome SweepSearch::resume(SearchBudget &budget, int64_t nodes,
     if (discLimit >= 0 && lv.next < lv.candEnd &&
         lv.disc + (lv.next - lv.candBegin) > discLimit) {
       discCut = true;
+      lv.cut = true;
       lv.next = lv.candEnd;
     }
     if (lv.next == lv.candEnd) {
-      failed.insert(lv.key1, lv.key2);
+      if (lv.cut)
+        failed.insert(lv.key1, lv.key2);
+      else
+        failed.insert(lv.plain1, lv.plain2);
+      const bool cut = lv.cut;
       cands.resize(lv.candBegin);
       levels.pop_back();
+      if (cut && !levels.empty())
+        levels.back().cut = true;
       continue;
     }
     if (budget.nodesUsed >= stopAt ||

@@ -49,6 +49,8 @@ private:
     bool holding;                 // buf is placed at cands[next - 1]
     uint64_t key1, key2;          // the state this level starts from
     int64_t disc;                 // discrepancies spent above this level
+    uint64_t plain1, plain2;      // the state alone, without discrepancies
+    bool cut;                     // a child below was skipped for the limit
   };
 
   void pushLevel(int64_t disc);
