@@ -22,6 +22,11 @@ namespace memfit {
 namespace packing {
 namespace detail {
 
+// Work per buffer looked at in a column: it is sorted, and its entries are
+// scattered in memory, about 10 times the cost of a step of the skyline
+// search's scans over segments (measured on ResNet-50 and sweep instances).
+constexpr int64_t kSortWeight = 20;
+
 SweepSearch::SweepSearch(const Problem &p, int64_t capacity, bool reversed,
                          bool discrepancy)
     : n(int(p.size.size())), S(p.numSegs), C(capacity),
@@ -77,6 +82,7 @@ SweepSearch::SweepSearch(const Problem &p, int64_t capacity, bool reversed,
 // Free gaps [begin, end) of the column of placed buffers overlapping b.
 void SweepSearch::gapsAt(int b, std::vector<std::pair<int64_t, int64_t>> &out) {
   busy.clear();
+  work += kSortWeight * int64_t(live[lo[b]].size());
   for (int j : live[lo[b]])
     if (placed[j])
       busy.push_back({off[j], off[j] + size[j]});
@@ -99,6 +105,7 @@ void SweepSearch::gapsAt(int b, std::vector<std::pair<int64_t, int64_t>> &out) {
 // not add up to more than those gaps.
 bool SweepSearch::columnFits(int s) {
   busy.clear();
+  work += kSortWeight * int64_t(live[s].size());
   items.clear();
   for (int j : live[s]) {
     if (placed[j])
@@ -156,6 +163,7 @@ bool SweepSearch::futureFits(int b) {
 void SweepSearch::stateKey(int b, uint64_t &k1, uint64_t &k2) const {
   k1 = splitmix64(uint64_t(levels.size()) + 0x51EE7ULL);
   k2 = splitmix64(k1 ^ 0xC0DEULL);
+  work += kSortWeight / 2 * int64_t(live[lo[b]].size());
   for (int j : live[lo[b]])
     if (placed[j]) {
       uint64_t x = uint64_t(j) * 0x9E3779B97F4A7C15ULL ^ uint64_t(off[j]);
@@ -230,6 +238,14 @@ SweepSearch::Outcome SweepSearch::resume(SearchBudget &budget, int64_t nodes,
     return Outcome::Found;
   }
   const int64_t stopAt = budget.nodesUsed + nodes;
+  struct Flush {
+    int64_t &from;
+    int64_t &to;
+    ~Flush() {
+      to += from;
+      from = 0;
+    }
+  } flush{work, budget.work};
   while (true) {
     if (levels.empty()) {
       if (discLimit < 0 || !discCut)

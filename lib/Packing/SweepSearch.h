@@ -78,6 +78,7 @@ private:
   std::vector<std::pair<int64_t, int64_t>> busy, gaps;
   std::vector<int64_t> items, glen;
   bool exhausted = false;
+  mutable int64_t work = 0; // added to the budget's by resume()
   // Levels whose every candidate failed, by state: the next buffer in order,
   // the column of placed buffers live where it starts and (in discrepancy
   // passes) the discrepancies left. Later buffers only meet placed buffers
