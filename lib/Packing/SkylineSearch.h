@@ -11,13 +11,35 @@
 
 #include <chrono>
 #include <cstdint>
+#include <ctime>
 #include <vector>
 
 namespace memfit {
 namespace packing {
 namespace detail {
 
-using Clock = std::chrono::steady_clock;
+/// While true on a thread, Clock reads that thread's CPU time
+/// (PackOptions::cpuTime).
+inline bool &clockReadsCpuTime() {
+  static thread_local bool cpu = false;
+  return cpu;
+}
+
+/// The packer's clock: steady wall-clock time, or the calling thread's CPU
+/// time while clockReadsCpuTime() (time points of the two never meet: one
+/// pack() call uses one of them throughout).
+struct Clock {
+  using duration = std::chrono::steady_clock::duration;
+  using time_point = std::chrono::steady_clock::time_point;
+  static time_point now() {
+    if (!clockReadsCpuTime())
+      return std::chrono::steady_clock::now();
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return time_point(std::chrono::duration_cast<duration>(
+        std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec)));
+  }
+};
 
 /// A packing problem whose buffers all have positive size. Time is
 /// compressed: buffer i is live over segments [segLo[i], segHi[i]).

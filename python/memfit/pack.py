@@ -312,7 +312,7 @@ def _cxx_ids(buffers: Sequence[Buffer]) -> list[int]:
 
 
 def pack(buffers: Iterable, capacity: Union[int, str, None] = None, time_limit: float = 60.0,
-         *, node_limit: int = 0) -> PackResult:
+         *, node_limit: int = 0, cpu_time: bool = False) -> PackResult:
     """Pack ``buffers`` (Buffer objects, dicts or (id, lower, upper, size)
     tuples).
 
@@ -321,7 +321,10 @@ def pack(buffers: Iterable, capacity: Union[int, str, None] = None, time_limit: 
     when proven impossible, or ``"timeout"``. Without it: minimise the peak
     (``"packed"``, ``optimal`` telling whether the peak is proven minimal;
     ``"timeout"`` only when not even best-fit finished within the limit). ``node_limit`` (search nodes, 0 for none) makes a run
-    independent of machine speed. Malformed buffers raise ValueError.
+    independent of machine speed. With ``cpu_time``, ``time_limit`` (and
+    ``seconds``) count CPU time of the calling thread instead of wall-clock
+    time, so a loaded machine gives the search the same time. Malformed
+    buffers raise ValueError.
     The GIL is released while the C++ search runs.
     """
     bufs = _as_buffers(buffers)
@@ -340,7 +343,8 @@ def pack(buffers: Iterable, capacity: Union[int, str, None] = None, time_limit: 
                                   f"than the capacity {cap}", 0.0, 0, "buffer-too-large")
     core = _core()
     r = core.pack([*_cxx_ids(bufs)], [b.lower for b in bufs], [b.upper for b in bufs],
-                  [b.size for b in bufs], cap, float(time_limit), node_limit)
+                  [b.size for b in bufs], cap, float(time_limit), node_limit,
+                  bool(cpu_time))
     if r["status"] == "invalid":
         raise ValueError(r["message"])
     return PackResult(

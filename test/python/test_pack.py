@@ -421,3 +421,18 @@ def test_best_fit_honours_the_time_limit(capacity):
     assert "best-fit did not finish" in r.message
     assert r.offsets == [] and r.lower_bound == max_live_bytes(bufs)
     assert elapsed < 3.0, f"took {elapsed:.1f} s for a 0.5 s limit"
+
+
+def test_cpu_time_limit_counts_the_search_threads_cpu():
+    """cpu_time=True: the limit and `seconds` are CPU time of the calling
+    thread. A search that cannot finish stops after about the limit in CPU
+    time, and reports no more CPU seconds than the wall-clock time taken."""
+    n = 40000
+    bufs = [Buffer(i, i % 7, 100 + i % 5, 1 + i % 13) for i in range(n)]
+    start, cpu0 = time.monotonic(), time.thread_time()
+    r = pack(bufs, max_live_bytes(bufs), time_limit=0.3, cpu_time=True)
+    elapsed, cpu = time.monotonic() - start, time.thread_time() - cpu0
+    assert r.status == "timeout" and "best-fit did not finish" in r.message
+    assert 0.3 <= r.seconds <= elapsed + 0.05
+    assert 0.3 <= cpu < 2.0, f"{cpu:.2f} s of CPU for a 0.3 s CPU limit"
+    assert pack(bufs[:50], None, time_limit=5, cpu_time=True).status == "packed"
