@@ -15,7 +15,7 @@ minimises the peak (largest ``offset + size``). The search runs in C++
 CSV format (as in MiniMalloc's benchmarks): a header with ``id,lower,upper,size``
 (other columns are ignored), one buffer per line; the output adds ``offset``.
 Command line: ``memfit pack FILE.csv [--capacity BYTES] [--time-limit S]
-[-o OUT.csv]``.
+[--cpu-time] [-o OUT.csv]``.
 """
 from __future__ import annotations
 
@@ -402,6 +402,8 @@ def add_subcommand(subparsers) -> argparse.ArgumentParser:
                    help="seconds to search (default 60)")
     p.add_argument("--node-limit", type=int, default=0, metavar="N",
                    help="search nodes to explore at most (default 0: no limit)")
+    p.add_argument("--cpu-time", action="store_true",
+                   help="count --time-limit in CPU time of the search, not wall-clock time")
     p.add_argument("-o", "--output", default=None, metavar="OUT.csv",
                    help="write id,lower,upper,size,offset rows here (- for stdout)")
     p.set_defaults(func=main_pack)
@@ -421,7 +423,8 @@ def main_pack(args) -> int:
             raise ValueError(f"--time-limit must be a non-negative number, got {args.time_limit}")
         if args.node_limit < 0:
             raise ValueError(f"--node-limit must not be negative, got {args.node_limit}")
-        result = pack(buffers, capacity, args.time_limit, node_limit=args.node_limit)
+        result = pack(buffers, capacity, args.time_limit, node_limit=args.node_limit,
+                      cpu_time=args.cpu_time)
     except (OSError, ValueError) as e:
         print(f"memfit pack: error: {e}", file=err)
         return EXIT_BAD_INPUT

@@ -6,6 +6,7 @@ cross-checked against OR-tools CP-SAT on small instances.
 """
 import os
 import random
+import re
 import subprocess
 import sys
 import time
@@ -172,7 +173,14 @@ def test_infeasible_at_live_bytes_bound(lb, rows):
     opt = cpsat_min_peak(bufs)
     assert opt == lb + 1
     low = pack(bufs, lb, time_limit=20)
-    assert low.status == "infeasible" and low.proof == "search-exhausted"
+    assert low.status == "infeasible" and low.proof in ("search-exhausted", "section")
+    if low.proof == "section":
+        # The named time section, each buffer cut to it, must itself need
+        # more than lb (CP-SAT): the proof's claim, checked on its own.
+        t0, t1 = map(int, re.search(r"between times (\d+) and (\d+)", low.message).groups())
+        cut = [Buffer(b.id, max(b.lower, t0), min(b.upper, t1), b.size)
+               for b in bufs if b.lower < t1 and t0 < b.upper]
+        assert cpsat_min_peak(cut) > lb
     high = pack(bufs, lb + 1, time_limit=20)
     assert high.status == "packed"
     check_packing(bufs, high.offsets, lb + 1)
@@ -374,7 +382,10 @@ def test_cli_packs_at_capacity(tmp_path):
 
 
 def test_cli_peak_mode_reports_bound_and_ratio():
-    p = run_cli(CHALLENGE[3], "--time-limit", "5")
+    # CPU time: at 5 s of wall-clock time on a loaded machine the search got
+    # a fraction of it and the ratio was 1.12 in some runs (1.04 with 5 s of
+    # CPU).
+    p = run_cli(CHALLENGE[3], "--time-limit", "5", "--cpu-time")
     assert p.returncode == 0, p.stderr
     assert "lower bound 986112 (most bytes live at one time)" in p.stdout
     assert "ratio 1.0" in p.stdout
