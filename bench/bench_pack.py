@@ -4,10 +4,12 @@
                                          [--peak-time-limit 60] [--peak-all]
     .venv/bin/python bench/bench_pack.py --set dev|heldout [--per-family 8]
                                          [--families cut,sweep] [--time-limit 5]
+                                         [--first-seed N] [--cpu-time]
 
 With --set, the instances are memfit.pack_instances' generated hard set (the
 development seeds, used while tuning, or the held-out seeds, only for
-judging) instead of the public files: each is packed at its capacity, every
+judging; --first-seed N draws from seeds N, N+1, ... instead) instead of the
+public files: each is packed at its capacity, every
 packing is validated, and every infeasibility claimed on an instance of at
 most --cpsat-max buffers is checked by CP-SAT.
 
@@ -54,10 +56,10 @@ def best_fit_python(buffers):
     return offsets, peak_of(buffers, offsets)
 
 
-def row(name, n, capacity, status, seconds, peak, lb, bf_peak, note=""):
+def row(name, n, capacity, status, seconds, cpu, peak, lb, bf_peak, note=""):
     ratio = f"{peak / lb:.4f}" if peak else "-"
     cap = str(capacity) if capacity is not None else "min peak"
-    print(f"{name:<28} {n:>7} {cap:>10} {status:>10} {seconds:>8.2f} {peak or '-':>12} "
+    print(f"{name:<28} {n:>7} {cap:>10} {status:>10} {seconds:>8.2f} {cpu:>7.2f} {peak or '-':>12} "
           f"{lb:>12} {ratio:>7} {bf_peak / lb:>8.4f}  {note}", flush=True)
 
 
@@ -90,19 +92,21 @@ def run_generated(args) -> int:
     from memfit.pack import best_fit
     from memfit.pack_instances import hard_set
     families = args.families.split(",") if args.families else None
-    insts = hard_set(args.set, args.per_family, families)
-    print(f"{len(insts)} hard instances ({args.set} seeds, {args.per_family} per family; "
-          f"hard: best-fit does not fit the capacity), {args.time_limit:g} s each\n")
+    insts = hard_set(args.set, args.per_family, families, args.first_seed)
+    seeds = f"seeds from {args.first_seed}" if args.first_seed is not None else f"{args.set} seeds"
+    clock = "CPU" if args.cpu_time else "wall-clock"
+    print(f"{len(insts)} hard instances ({seeds}, {args.per_family} per family; "
+          f"hard: best-fit does not fit the capacity), {args.time_limit:g} s ({clock}) each\n")
     print(f"{'instance':<18} {'family':<12} {'buffers':>7} {'live/cap':>8} {'status':>10} "
-          f"{'time (s)':>8} {'nodes':>9} {'best-fit':>8}  note")
+          f"{'time (s)':>8} {'cpu (s)':>7} {'nodes':>9} {'best-fit':>8}  note")
     by_family: dict = {}
     wrong = 0
     for inst in insts:
         bufs, cap = inst.buffers, inst.capacity
         _, bf_peak = best_fit(bufs)
-        start = time.monotonic()
-        r = pack(bufs, cap, time_limit=args.time_limit)
-        seconds = time.monotonic() - start
+        start, cpu0 = time.monotonic(), time.process_time()
+        r = pack(bufs, cap, time_limit=args.time_limit, cpu_time=args.cpu_time)
+        seconds, cpu = time.monotonic() - start, time.process_time() - cpu0
         note = ""
         if r.packed:
             check_packing(bufs, r.offsets, cap)
@@ -123,21 +127,24 @@ def run_generated(args) -> int:
         elif inst.infeasible:
             note = "infeasible by construction, not proven"
         print(f"{inst.name:<18} {inst.family:<12} {len(bufs):>7} {max_live(bufs) / cap:>8.4f} "
-              f"{r.status:>10} {seconds:>8.2f} {r.nodes:>9} {bf_peak / cap:>8.4f}  {note}",
+              f"{r.status:>10} {seconds:>8.2f} {cpu:>7.2f} {r.nodes:>9} {bf_peak / cap:>8.4f}  {note}",
               flush=True)
         fam = by_family.setdefault(inst.family, {"n": 0, "packed": 0, "infeasible": 0,
                                                   "timeout": 0, "bf": 0, "max_s": 0.0,
+                                                  "max_cpu": 0.0,
                                                   "kind": _kind(inst)})
         fam["n"] += 1
         fam[r.status] += 1
         fam["bf"] += bf_peak <= cap
         if r.status != "timeout":
             fam["max_s"] = max(fam["max_s"], seconds)
+            fam["max_cpu"] = max(fam["max_cpu"], cpu)
     print(f"\n{'family':<13} {'kind':>10} {'n':>3} {'packed':>6} {'infeasible':>10} "
-          f"{'timeout':>7} {'best-fit fits':>13} {'slowest solved (s)':>18}")
+          f"{'timeout':>7} {'best-fit fits':>13} {'slowest solved (s)':>18} {'slowest cpu (s)':>15}")
     for name, f in by_family.items():
         print(f"{name:<13} {f['kind']:>10} {f['n']:>3} {f['packed']:>6} "
-              f"{f['infeasible']:>10} {f['timeout']:>7} {f['bf']:>13} {f['max_s']:>18.2f}")
+              f"{f['infeasible']:>10} {f['timeout']:>7} {f['bf']:>13} {f['max_s']:>18.2f} "
+              f"{f['max_cpu']:>15.2f}")
     total = {k: sum(f[k] for f in by_family.values()) for k in ("n", "packed", "infeasible", "timeout")}
     print(f"{'all':<13} {'':>10} {total['n']:>3} {total['packed']:>6} {total['infeasible']:>10} "
           f"{total['timeout']:>7}")
@@ -161,6 +168,12 @@ def main(argv=None) -> int:
                     help="generated instances per family (with --set dev|heldout)")
     ap.add_argument("--families", default="",
                     help="comma-separated families of the generated set (default: all)")
+    ap.add_argument("--cpu-time", action="store_true",
+                    help="time limits count CPU time of the search, not wall-clock time "
+                         "(for a loaded machine)")
+    ap.add_argument("--first-seed", type=int, default=None,
+                    help="draw the generated instances from this seed on instead of the "
+                         "--set's seeds (for judging on seeds no test or table uses)")
     ap.add_argument("--cpsat-max", type=int, default=50,
                     help="cross-check infeasibility with CP-SAT up to this many buffers")
     args = ap.parse_args(argv)
@@ -174,7 +187,7 @@ def main(argv=None) -> int:
     if not files:
         print(f"no CSV files in {data}", file=sys.stderr)
         return 1
-    print(f"{'instance':<28} {'buffers':>7} {'capacity':>10} {'status':>10} {'time (s)':>8} "
+    print(f"{'instance':<28} {'buffers':>7} {'capacity':>10} {'status':>10} {'time (s)':>8} {'cpu (s)':>7} "
           f"{'peak':>12} {'lower bnd':>12} {'ratio':>7} {'best-fit':>8}")
     failures = 0
     for path in files:
@@ -190,9 +203,9 @@ def main(argv=None) -> int:
             runs.append(None)
         for capacity in runs:
             limit = args.time_limit if capacity is not None else args.peak_time_limit
-            start = time.monotonic()
-            r = pack(bufs, capacity, time_limit=limit)
-            seconds = time.monotonic() - start
+            start, cpu0 = time.monotonic(), time.process_time()
+            r = pack(bufs, capacity, time_limit=limit, cpu_time=args.cpu_time)
+            seconds, cpu = time.monotonic() - start, time.process_time() - cpu0
             note = ""
             if r.packed:
                 check_packing(bufs, r.offsets, capacity)
@@ -202,7 +215,7 @@ def main(argv=None) -> int:
                         f", proven bound {r.proven_lower_bound}")
             else:
                 failures += 1
-            row(path.name, len(bufs), capacity, r.status, seconds,
+            row(path.name, len(bufs), capacity, r.status, seconds, cpu,
                 r.peak if r.packed else None, lb, bf_peak, note)
     print("\nratio = peak / most bytes live at one time; best-fit = the same for the "
           "best-fit baseline")

@@ -7,6 +7,8 @@
 
 #include "memfit/Packing/Packer.h"
 
+#include "SkylineSearch.h"
+
 #include <algorithm>
 #include <chrono>
 #include <limits>
@@ -122,7 +124,7 @@ std::vector<int64_t> bestFit(const std::vector<Buffer> &buffers, int64_t &peak,
   for (int i : order) {
     if (work > 4096) {
       work = 0;
-      if (std::chrono::steady_clock::now() >= deadline) {
+      if (detail::Clock::now() >= deadline) {
         finished = false;
         return {};
       }

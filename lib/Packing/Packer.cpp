@@ -522,6 +522,11 @@ int64_t maxLiveBytes(const std::vector<Buffer> &buffers) {
 
 PackResult pack(const std::vector<Buffer> &buffers,
                 const PackOptions &options) {
+  struct ClockMode {
+    bool old = detail::clockReadsCpuTime();
+    explicit ClockMode(bool cpu) { detail::clockReadsCpuTime() = cpu; }
+    ~ClockMode() { detail::clockReadsCpuTime() = old; }
+  } clockMode(options.cpuTime);
   Clock::time_point start = Clock::now();
   PackResult r;
   std::string err = validateBuffers(buffers);

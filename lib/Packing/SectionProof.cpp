@@ -74,6 +74,9 @@ SearchOutcome SectionProver::searchWindow(Window &w, SearchBudget &budget) {
   std::vector<int64_t> offsets;
   SearchOutcome o = solveAtCapacity(sub, C, inner, offsets, cfg);
   budget.nodesUsed += inner.nodesUsed;
+  // Each window's search sets up its own tables (the failed-state table
+  // alone is 2^17 slots): as much work as a hundred thousand scan steps.
+  budget.work += inner.work + (int64_t(1) << 17);
   return o;
 }
 

@@ -189,9 +189,48 @@ void SkylineSolver::applyOrder(CandidateOrder order, uint64_t shuffle) {
   }
 }
 
+namespace {
+// The Luby sequence 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, ... (i from 1).
+int64_t luby(int64_t i) {
+  for (int64_t k = 1;; ++k) {
+    int64_t full = (int64_t(1) << k) - 1;
+    if (i == full)
+      return int64_t(1) << (k - 1);
+    if (i < full)
+      return luby(i - (int64_t(1) << (k - 1)) + 1);
+  }
+}
+} // namespace
+
 SearchOutcome SkylineSolver::runStrategy(size_t index, int64_t nodes) {
   const Strategy &st = cfg.portfolio[index];
   strategyIndex = index;
+  const int64_t turnEnd = budget.nodesUsed + nodes;
+  if (!st.discrepancy && cfg.restartUnit > 0) {
+    // Depth-first members restart within their turn after runs of
+    // restartUnit x luby(k) nodes, each in a nearby order (the first run of
+    // the first turn in the plain order). The failed states stay.
+    SearchOutcome o = SearchOutcome::Limit;
+    do {
+      int64_t runNo = turnsRun[index]++;
+      uint64_t shuffle =
+          runNo == 0 ? 0
+                     : splitmix64(uint64_t(index) * 0x10001ULL + uint64_t(runNo)) | 1;
+      applyOrder(st.order, shuffle);
+      runLimit = std::min(turnEnd, budget.nodesUsed + cfg.restartUnit * luby(runNo + 1));
+      discLimit = -1;
+      discUsed = 0;
+      o = solveRange(0, S);
+      if (o != SearchOutcome::Found) {
+        rollback(0);
+        stack.clear();
+        pool.clear();
+      }
+      if (o != SearchOutcome::Limit || outOfBudget())
+        return o;
+    } while (budget.nodesUsed < turnEnd);
+    return o;
+  }
   // Limited discrepancy passes build on one order; depth-first turns are
   // restarts and may take a nearby one (see SearchConfig::shuffleRestarts).
   int64_t turnNo = turnsRun[index]++;
@@ -199,7 +238,7 @@ SearchOutcome SkylineSolver::runStrategy(size_t index, int64_t nodes) {
   if (cfg.shuffleRestarts && !st.discrepancy && turnNo > 0)
     shuffle = splitmix64(uint64_t(index) * 0x10001ULL + uint64_t(turnNo)) | 1;
   applyOrder(st.order, shuffle);
-  runLimit = budget.nodesUsed + nodes;
+  runLimit = turnEnd;
   SearchOutcome o = SearchOutcome::Limit;
   while (true) {
     discLimit = st.discrepancy ? nextPass[index] : -1;
@@ -254,15 +293,61 @@ SearchOutcome SkylineSolver::run(std::vector<int64_t> &offsets) {
     sections.emplace_back(P, C);
   // A first turn long enough for a few dives to the bottom of the tree.
   int64_t turn = std::max<int64_t>({cfg.firstRunNodes, 16 * int64_t(n), 1});
-  while (true) {
+  // Members differ in cost per node by up to 20x (ResNet-50: a time-order
+  // node checks columns ahead, 28k nodes/s; a leftmost skyline node 640k/s;
+  // a fail-first one 53k/s). Equal node turns would hand most of the time
+  // to the costliest members, so turns are equal shares of work
+  // (SearchBudget::work, table entries looked at, which tracks time but is
+  // deterministic): after a first round of short turns that measures each
+  // member's work per node, a turn is a work slice (doubling each round)
+  // converted into nodes at the member's own rate.
+  const bool workShares = cfg.workShares;
+  const size_t members = sweeps.size() + cfg.portfolio.size() + sections.size();
+  std::vector<int64_t> spent(members, 0), used(members, 0);
+  double slice = 0; // work per member and turn, once measured
+  auto allot = [&](size_t i, int64_t nodes) -> int64_t {
+    if (!workShares)
+      return nodes;
+    if (slice <= 0) // the first round measures the rates on short turns
+      return std::max<int64_t>(64, nodes / 16);
+    if (used[i] == 0 || spent[i] <= 0)
+      return nodes;
+    double want = slice * double(used[i]) / double(spent[i]) * double(nodes) /
+                  double(turn);
+    return std::max<int64_t>(64, want >= double(kInf / 4) ? kInf / 4
+                                                          : int64_t(want));
+  };
+  struct Meter {
+    int64_t &work, &nodes;
+    SearchBudget &b;
+    int64_t w0, n0;
+    Meter(int64_t &w, int64_t &n, SearchBudget &budget)
+        : work(w), nodes(n), b(budget), w0(budget.work), n0(budget.nodesUsed) {}
+    ~Meter() {
+      work += b.work - w0;
+      nodes += b.nodesUsed - n0;
+    }
+  };
+  for (int round = 0;; ++round) {
+    size_t i = 0;
     for (SweepSearch &sweep : sweeps) {
-      if (sweep.resume(budget, turn, offsets) == SweepSearch::Outcome::Found)
+      SweepSearch::Outcome o;
+      {
+        Meter m(spent[i], used[i], budget);
+        o = sweep.resume(budget, allot(i, turn), offsets);
+      }
+      ++i;
+      if (o == SweepSearch::Outcome::Found)
         return SearchOutcome::Found;
       if (outOfBudget())
         return SearchOutcome::Limit;
     }
-    for (size_t i = 0; i < cfg.portfolio.size(); ++i) {
-      SearchOutcome o = runStrategy(i, turn);
+    for (size_t k = 0; k < cfg.portfolio.size(); ++k, ++i) {
+      SearchOutcome o;
+      {
+        Meter m(spent[i], used[i], budget);
+        o = runStrategy(k, allot(i, turn));
+      }
       if (o == SearchOutcome::Found) {
         offsets = off;
         return o;
@@ -276,13 +361,34 @@ SearchOutcome SkylineSolver::run(std::vector<int64_t> &offsets) {
     // Three turns' nodes: a section proof ends the whole search, and when
     // every window packs the member stops costing anything.
     for (SectionProver &section : sections) {
-      if (section.resume(budget, 3 * turn) == SearchOutcome::Infeasible)
+      SearchOutcome o;
+      {
+        Meter m(spent[i], used[i], budget);
+        o = section.resume(budget, allot(i, 3 * turn));
+      }
+      ++i;
+      if (o == SearchOutcome::Infeasible)
         return SearchOutcome::Infeasible;
       if (outOfBudget())
         return SearchOutcome::Limit;
     }
-    if (turn < kInf / 4)
+    if (workShares && round == 0) {
+      // The work a member of median cost does in `turn` nodes.
+      std::vector<double> perNode;
+      for (size_t k = 0; k < members; ++k)
+        if (used[k] > 0)
+          perNode.push_back(double(spent[k]) / double(used[k]));
+      if (!perNode.empty()) {
+        std::nth_element(perNode.begin(), perNode.begin() + perNode.size() / 2,
+                         perNode.end());
+        slice = std::max(1.0, perNode[perNode.size() / 2] * double(turn));
+      }
+      continue; // the same turn again, now in shares of time
+    }
+    if (turn < kInf / 4) {
       turn *= 2;
+      slice *= 2;
+    }
   }
 }
 

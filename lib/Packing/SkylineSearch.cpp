@@ -43,6 +43,7 @@ namespace detail {
 
 void SkylineSolver::place(int b, int64_t m) {
   int64_t sz = P.size[b];
+  budget.work += P.segHi[b] - P.segLo[b] + int64_t(neighbors[b].size());
   for (int s = P.segLo[b], e = P.segHi[b]; s < e; ++s) {
     h1 ^= segHash1(s, floor_[s]);
     h2 ^= segHash2(s, floor_[s]);
@@ -122,6 +123,7 @@ void SkylineSolver::rollback(size_t mark) {
 // unplaced buffers living there.
 void SkylineSolver::localHash(int a, int c, uint64_t &k1, uint64_t &k2) const {
   k1 = k2 = 0;
+  budget.work += (c - a) + (firstAt[c] - firstAt[a]);
   for (int i = firstAt[a], e = firstAt[c]; i < e; ++i) {
     int b = bySegLo[i];
     if (!placed[b]) {
@@ -155,6 +157,7 @@ int64_t SkylineSolver::raiseLevel(int t, int64_t m) {
     // be moved down into it, which branch (A) covers.
     bool blocked = false;
     int64_t support = kInf;
+    budget.work += int64_t(neighbors[b].size());
     for (int j : neighbors[b]) {
       if (placed[j])
         continue;
@@ -187,8 +190,10 @@ bool SkylineSolver::releaseBoundFits(const Range &r) {
                const std::pair<int64_t, int> &y) { return x.first > y.first; });
   for (int s = r.a; s < r.c; ++s)
     acc[s] = 0;
+  budget.work += 2 * int64_t(sortBuf.size()) + (r.c - r.a);
   for (const auto &e : sortBuf) {
     int b = e.second;
+    budget.work += P.segHi[b] - P.segLo[b];
     int64_t limit = C - e.first;
     for (int s = P.segLo[b], end = P.segHi[b]; s < end; ++s) {
       acc[s] += P.size[b];
@@ -280,6 +285,7 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
   // Segments with nothing to place at their floor are raised on the spot
   // (a node with a single child), then the state is looked at again.
   for (;;) {
+    budget.work += 2 * int64_t(r.c - r.a);
     key1 = h1 ^ r.ctx1 ^ salt1();
     key2 = h2 ^ r.ctx2 ^ salt2();
     if (failMemo.contains(key1, key2)) {
@@ -328,6 +334,7 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
         continue;
       int mark = int(pool.size());
       int children = (m + rem[s] < C) ? 1 : 0;
+      budget.work += int64_t(live[s].size());
       for (int b : live[s]) {
         if (isCandidate(b, m)) {
           pool.push_back(b);

@@ -49,6 +49,8 @@ private:
     bool holding;                 // buf is placed at cands[next - 1]
     uint64_t key1, key2;          // the state this level starts from
     int64_t disc;                 // discrepancies spent above this level
+    uint64_t plain1, plain2;      // the state alone, without discrepancies
+    bool cut;                     // a child below was skipped for the limit
   };
 
   void pushLevel(int64_t disc);
@@ -76,6 +78,7 @@ private:
   std::vector<std::pair<int64_t, int64_t>> busy, gaps;
   std::vector<int64_t> items, glen;
   bool exhausted = false;
+  mutable int64_t work = 0; // added to the budget's by resume()
   // Levels whose every candidate failed, by state: the next buffer in order,
   // the column of placed buffers live where it starts and (in discrepancy
   // passes) the discrepancies left. Later buffers only meet placed buffers

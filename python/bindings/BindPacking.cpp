@@ -56,12 +56,13 @@ void memfitBindPacking(nb::module_ &m) {
       [](const std::vector<int64_t> &ids, const std::vector<int64_t> &lower,
          const std::vector<int64_t> &upper, const std::vector<int64_t> &size,
          std::optional<int64_t> capacity, double time_limit,
-         int64_t node_limit) {
+         int64_t node_limit, bool cpu_time) {
         std::vector<Buffer> buffers = makeBuffers(ids, lower, upper, size);
         memfit::packing::PackOptions options;
         options.capacity = capacity;
         options.timeLimitSeconds = time_limit;
         options.nodeLimit = node_limit;
+        options.cpuTime = cpu_time;
         memfit::packing::PackResult r;
         {
           nb::gil_scoped_release release;
@@ -71,7 +72,7 @@ void memfitBindPacking(nb::module_ &m) {
       },
       nb::arg("ids"), nb::arg("lower"), nb::arg("upper"), nb::arg("size"),
       nb::arg("capacity") = nb::none(), nb::arg("time_limit") = 60.0,
-      nb::arg("node_limit") = 0,
+      nb::arg("node_limit") = 0, nb::arg("cpu_time") = false,
       "Place buffers live over [lower, upper) at offsets so that buffers live "
       "at the same time do not overlap. With a capacity: find offsets within "
       "it or prove there are none; without: minimise the peak. Returns a dict "

@@ -15,7 +15,7 @@ minimises the peak (largest ``offset + size``). The search runs in C++
 CSV format (as in MiniMalloc's benchmarks): a header with ``id,lower,upper,size``
 (other columns are ignored), one buffer per line; the output adds ``offset``.
 Command line: ``memfit pack FILE.csv [--capacity BYTES] [--time-limit S]
-[-o OUT.csv]``.
+[--cpu-time] [-o OUT.csv]``.
 """
 from __future__ import annotations
 
@@ -312,7 +312,7 @@ def _cxx_ids(buffers: Sequence[Buffer]) -> list[int]:
 
 
 def pack(buffers: Iterable, capacity: Union[int, str, None] = None, time_limit: float = 60.0,
-         *, node_limit: int = 0) -> PackResult:
+         *, node_limit: int = 0, cpu_time: bool = False) -> PackResult:
     """Pack ``buffers`` (Buffer objects, dicts or (id, lower, upper, size)
     tuples).
 
@@ -321,7 +321,10 @@ def pack(buffers: Iterable, capacity: Union[int, str, None] = None, time_limit: 
     when proven impossible, or ``"timeout"``. Without it: minimise the peak
     (``"packed"``, ``optimal`` telling whether the peak is proven minimal;
     ``"timeout"`` only when not even best-fit finished within the limit). ``node_limit`` (search nodes, 0 for none) makes a run
-    independent of machine speed. Malformed buffers raise ValueError.
+    independent of machine speed. With ``cpu_time``, ``time_limit`` (and
+    ``seconds``) count CPU time of the calling thread instead of wall-clock
+    time, so a loaded machine gives the search the same time. Malformed
+    buffers raise ValueError.
     The GIL is released while the C++ search runs.
     """
     bufs = _as_buffers(buffers)
@@ -340,7 +343,8 @@ def pack(buffers: Iterable, capacity: Union[int, str, None] = None, time_limit: 
                                   f"than the capacity {cap}", 0.0, 0, "buffer-too-large")
     core = _core()
     r = core.pack([*_cxx_ids(bufs)], [b.lower for b in bufs], [b.upper for b in bufs],
-                  [b.size for b in bufs], cap, float(time_limit), node_limit)
+                  [b.size for b in bufs], cap, float(time_limit), node_limit,
+                  bool(cpu_time))
     if r["status"] == "invalid":
         raise ValueError(r["message"])
     return PackResult(
@@ -398,6 +402,8 @@ def add_subcommand(subparsers) -> argparse.ArgumentParser:
                    help="seconds to search (default 60)")
     p.add_argument("--node-limit", type=int, default=0, metavar="N",
                    help="search nodes to explore at most (default 0: no limit)")
+    p.add_argument("--cpu-time", action="store_true",
+                   help="count --time-limit in CPU time of the search, not wall-clock time")
     p.add_argument("-o", "--output", default=None, metavar="OUT.csv",
                    help="write id,lower,upper,size,offset rows here (- for stdout)")
     p.set_defaults(func=main_pack)
@@ -417,7 +423,8 @@ def main_pack(args) -> int:
             raise ValueError(f"--time-limit must be a non-negative number, got {args.time_limit}")
         if args.node_limit < 0:
             raise ValueError(f"--node-limit must not be negative, got {args.node_limit}")
-        result = pack(buffers, capacity, args.time_limit, node_limit=args.node_limit)
+        result = pack(buffers, capacity, args.time_limit, node_limit=args.node_limit,
+                      cpu_time=args.cpu_time)
     except (OSError, ValueError) as e:
         print(f"memfit pack: error: {e}", file=err)
         return EXIT_BAD_INPUT

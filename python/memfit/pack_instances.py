@@ -481,13 +481,16 @@ def is_hard(inst: Instance) -> bool:
     return peak > inst.capacity
 
 
-def hard_set(split: str = "dev", per_family: int = 8, families=None) -> list:
+def hard_set(split: str = "dev", per_family: int = 8, families=None,
+             first_seed: Optional[int] = None) -> list:
     """The first ``per_family`` hard instances of each family, in seed order,
-    from the development or the held-out seeds (at most 50 seeds tried per
-    instance wanted)."""
+    from the development or the held-out seeds, or from ``first_seed`` on
+    when given (at most 50 seeds tried per instance wanted)."""
     seeds = {"dev": DEV_SEEDS, "heldout": HELDOUT_SEEDS}.get(split)
     if seeds is None:
         raise ValueError(f"split must be 'dev' or 'heldout', got {split!r}")
+    if first_seed is not None:
+        seeds = range(first_seed, first_seed + 50 * per_family)
     out = []
     for family in families or FAMILIES:
         found = 0

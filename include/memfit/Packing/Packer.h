@@ -45,6 +45,10 @@ struct PackOptions {
   /// Stop after this many search nodes (0: no limit). Makes runs
   /// reproducible independently of machine speed; reported as Timeout.
   int64_t nodeLimit = 0;
+  /// Count timeLimitSeconds (and PackResult::seconds) in CPU time of the
+  /// calling thread instead of wall-clock time: on a loaded machine, the
+  /// same limit then buys the same search.
+  bool cpuTime = false;
 };
 
 struct PackResult {
