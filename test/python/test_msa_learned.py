@@ -275,11 +275,35 @@ def test_too_large_instance_is_a_clear_error():
         agent.check_size(big)
 
 
-def test_cli_assign_learned(tmp_path, capsys):
+def test_cli_assign_learned(tmp_path, capsys, monkeypatch):
     ip = DATA / "instances" / "attention-offload-50.json"
     sp = tmp_path / "sol.json"
-    assert main(["assign", str(ip), "--method", "learned", "--simulations", "4",
-                 "-o", str(sp)]) == 0
+    before = jax.config.jax_compilation_cache_dir
+    monkeypatch.setenv("MEMFIT_JAX_CACHE", str(tmp_path / "jax-cache"))
+    try:
+        assert main(["assign", str(ip), "--method", "learned", "--simulations", "4",
+                     "-o", str(sp)]) == 0
+    finally:
+        jax.config.update("jax_compilation_cache_dir", before)
     assert json.loads(sp.read_text())["method"] == "learned"
     assert "learned: valid" in capsys.readouterr().err
     assert main(["score", str(ip), str(sp)]) == 0
+
+
+def test_compilation_cache_directory(tmp_path, monkeypatch):
+    """memfit assign's persistent compile cache: the env's directory, off
+    with MEMFIT_JAX_CACHE=0, and a directory the user set is kept."""
+    before = jax.config.jax_compilation_cache_dir
+    try:
+        jax.config.update("jax_compilation_cache_dir", None)
+        monkeypatch.setenv("MEMFIT_JAX_CACHE", "0")
+        assert agent.use_compilation_cache() is None
+        assert not jax.config.jax_compilation_cache_dir
+        monkeypatch.setenv("MEMFIT_JAX_CACHE", str(tmp_path / "c"))
+        assert agent.use_compilation_cache() == str(tmp_path / "c")
+        assert (tmp_path / "c").is_dir()
+        assert jax.config.jax_compilation_cache_dir == str(tmp_path / "c")
+        monkeypatch.setenv("MEMFIT_JAX_CACHE", str(tmp_path / "other"))
+        assert agent.use_compilation_cache() == str(tmp_path / "c")
+    finally:
+        jax.config.update("jax_compilation_cache_dir", before)

@@ -16,6 +16,8 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
         return heuristic.assign(inst)
     if method == "learned":
         from . import learned
+        from .learned.agent import use_compilation_cache
+        use_compilation_cache()
         return learned.assign(inst, simulations=simulations, seed=seed)
     if method == "exact":
         return exact.solve(inst, time_limit=time_limit, num_workers=num_workers, seed=seed).solution

@@ -56,6 +56,33 @@ MAX_BUFFERS = game.BUFFER_BUCKETS[-1]
 MAX_OPS = game.OP_BUCKETS[-1]
 
 
+def use_compilation_cache() -> str | None:
+    """Turns on jax's persistent compilation cache for the player's compiled
+    games (``memfit assign --method learned`` runs in a fresh process each
+    time; the compile of the search is most of a small program's wall time).
+    The directory: ``$MEMFIT_JAX_CACHE``, else ``$XDG_CACHE_HOME/memfit/jax``
+    (``~/.cache/memfit/jax``); ``MEMFIT_JAX_CACHE=0`` turns it off, and a
+    cache directory the user already set is left alone. Returns the
+    directory in use (None: off)."""
+    import os
+    from pathlib import Path
+    current = jax.config.jax_compilation_cache_dir
+    if current:
+        return current
+    env = os.environ.get("MEMFIT_JAX_CACHE")
+    if env == "0":
+        return None
+    path = env or str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+                      / "memfit" / "jax")
+    try:
+        Path(path).mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None      # read-only home: compile as before
+    jax.config.update("jax_compilation_cache_dir", path)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
+    return path
+
+
 @functools.lru_cache(maxsize=4)
 def _cached_params(path):
     from . import checkpoint
