@@ -30,7 +30,17 @@ from pathlib import Path
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type=")
 ROOT = Path(__file__).resolve().parents[1]
 LEARNED = (("uniform", "MCTS uniform"), ("unirollout", "uniform+roll"),
-           ("policy", "policy argmax"), ("learned", "learned MCTS"))
+           ("policy", "policy argmax"), ("raw", "learned raw"), ("learned", "learned MCTS"))
+# method -> agent.play_batch keywords ("raw": the learned search without the
+# incumbent game of play.fortify; "unirollout": the learned agent's search
+# with a uniform prior, the same rollout value and incumbent: the ablation)
+SETTINGS = {"uniform": dict(uniform=True), "unirollout": dict(uniform=True, value_mode="rollout",
+                                                             fortified=True),
+            "policy": dict(), "raw": dict(fortified=False), "learned": dict()}
+# Above this many buffers (a game bucket over agent.ROLLOUT_MAX_BUCKET) the
+# rollout leaf value and the incumbent cost a game per simulation: the big
+# instances get a table of their own with --big-simulations.
+BIG_BUFFERS = 256
 
 
 def _geo(xs):
@@ -45,8 +55,8 @@ def _checked_time(inst, sol, what):
     return v.estimated_time
 
 
-def learned_rows(insts, sims: int):
-    """{instance index: {method: (time, wall)}} for the three searched methods."""
+def learned_rows(insts, sims: int, methods=None):
+    """{instance index: {method: (time, wall)}} for the learned methods."""
     from memfit.msa import game
     from memfit.msa.learned import agent
     groups: dict = {}
@@ -58,9 +68,10 @@ def learned_rows(insts, sims: int):
         batch = agent.encode_batch([insts[k] for k in idx])
         share = batch.encode_seconds / len(idx)
         for name, _ in LEARNED:
+            if methods is not None and name not in methods:
+                continue
             n = 0 if name == "policy" else sims
-            sols, wall = agent.play_batch(batch, simulations=n, uniform=name.startswith("uni"),
-                                          value_mode="rollout" if name == "unirollout" else None)
+            sols, wall = agent.play_batch(batch, simulations=n, **SETTINGS[name])
             for k, sol in zip(idx, sols):
                 t = _checked_time(insts[k], sol, name)
                 # the uniform searches use no network: no encoding share
@@ -77,12 +88,23 @@ def main(argv=None) -> int:
     ap.add_argument("--num-workers", type=int, default=2)
     ap.add_argument("--manifest", default=str(ROOT / "data/msa/manifest.json"))
     ap.add_argument("--json", default=None)
+    ap.add_argument("--big", action="store_true",
+                    help=f"the held-out instances over {BIG_BUFFERS} buffers (default: up to)")
+    ap.add_argument("--big-methods", default="uniform,policy,learned",
+                    help="learned methods played on the big instances")
     args = ap.parse_args(argv)
     man_path = Path(args.manifest)
     man = json.loads(man_path.read_text())
-    insts = [Instance.load(man_path.parent / f) for f in man["heldout"]]
+    files = man["heldout"]
+    insts = [Instance.load(man_path.parent / f) for f in files]
+    keep = [k for k, i in enumerate(insts) if (i.num_buffers > BIG_BUFFERS) == args.big]
+    files, insts = [files[k] for k in keep], [insts[k] for k in keep]
+    methods = set(args.big_methods.split(",")) if args.big else None
+    global LEARNED
+    if methods is not None:
+        LEARNED = tuple((n, lab) for n, lab in LEARNED if n in methods)
     t0 = time.time()
-    learned = learned_rows(insts, args.simulations)
+    learned = learned_rows(insts, args.simulations, methods)
     print(f"learned methods: {time.time() - t0:.0f}s for {len(insts)} instances", file=sys.stderr)
 
     hdr = (f"{'instance':30} {'bufs':>4} {'heur ms':>10} "
@@ -102,7 +124,7 @@ def main(argv=None) -> int:
         th = _checked_time(inst, h, "heuristic")
         r = exact.solve(inst, time_limit=args.time_limit, num_workers=args.num_workers, hint=h)
         tc = _checked_time(inst, r.solution, "CP-SAT")
-        row = {"instance": Path(man["heldout"][k]).stem, "buffers": inst.num_buffers,
+        row = {"instance": Path(files[k]).stem, "buffers": inst.num_buffers,
                "heuristic": th, "heuristic_wall": h_wall, "cpsat": tc, "bound": r.bound,
                "status": r.status, "cpsat_wall": r.wall_time}
         for name, _ in LEARNED:
@@ -121,6 +143,7 @@ def main(argv=None) -> int:
 
 
 def summarize(rows) -> None:
+    names = {n for n, _ in LEARNED}
     rel = {n: [r[n] / r["heuristic"] for r in rows] for n, _ in LEARNED + (("cpsat", ""),)}
     print("geomean time / heuristic: " + ", ".join(
         f"{lab or 'CP-SAT'} {_geo(rel[n]):.4f}" for n, lab in LEARNED + (("cpsat", ""),)))
@@ -128,15 +151,23 @@ def summarize(rows) -> None:
           + ", ".join(f"{lab} {_geo([r[n + '_wall'] for r in rows]):.2f}" for n, lab in LEARNED)
           + f", CP-SAT {_geo([r['cpsat_wall'] for r in rows]):.2f}")
     n = len(rows)
-    worse = [r["instance"] for r in rows if r["learned"] > 1.01 * r["heuristic"]]
-    print(f"learned MCTS worse than the heuristic by > 1%: {len(worse)}/{n} {worse}")
+    for m, lab in (("learned", "learned MCTS"), ("raw", "learned raw (no incumbent)")):
+        if m in names:
+            worse = [r["instance"] for r in rows if r[m] > 1.01 * r["heuristic"]]
+            print(f"{lab} worse than the heuristic by > 1%: {len(worse)}/{n} {worse}")
     fb = _geo([min(r["learned"], r["heuristic"]) / r["heuristic"] for r in rows])
     print(f"(separately: learned MCTS with a fallback to the heuristic's solution where "
           f"that is faster: geomean {fb:.4f})")
     for u, lab in (("uniform", "uniform MCTS (zero value)"),
-                   ("unirollout", "uniform MCTS with the same rollout value")):
+                   ("unirollout", "uniform MCTS with the same rollout value and incumbent")):
+        if u not in names:
+            continue
         print(f"learned MCTS faster than {lab} on {sum(r['learned'] < r[u] for r in rows)}"
               f"/{n}, slower on {sum(r['learned'] > r[u] for r in rows)}/{n}")
+    if "raw" in names:
+        print(f"learned raw faster than uniform+roll on "
+              f"{sum(r['raw'] < r['unirollout'] for r in rows)}/{n}, slower on "
+              f"{sum(r['raw'] > r['unirollout'] for r in rows)}/{n}")
     print(f"policy argmax faster than the heuristic on "
           f"{sum(r['policy'] < r['heuristic'] * (1 - 1e-9) for r in rows)}/{n}, "
           f"as fast on {sum(abs(r['policy'] / r['heuristic'] - 1) <= 1e-9 for r in rows)}/{n}")

@@ -1,10 +1,10 @@
 """Regenerates the memory-space-assignment instances under data/msa/.
 
-For each workload of memfit.msa.workloads (9 jax programs; kNN and SGPR after
+For each workload of memfit.msa.workloads (17 jax programs; kNN and SGPR after
 memfit-split when it applies), exports the entry function with
 memfit-export-buffers at 25%, 50% and 75% of the program's fusion-aware peak
 in both modes (offload on the h200 preset, placement on the tpu-like preset):
-9 x 3 x 2 = 54 instances, written as compact JSON to
+11 x 3 x 2 = 66 instances, plus the six big programs (BIG) at 50% only, written as compact JSON to
 data/msa/instances/<program>-<mode>-<capacity>.json, and the manifest
 data/msa/manifest.json, which splits them BY PROGRAM into train and held-out.
 
@@ -26,7 +26,14 @@ MODES = {"offload": "h200", "placement": "tpu-like"}
 # Held out BY PROGRAM: a larger transformer than any in train, a CNN (the
 # only convolutions) and SGPR (a split loop other than kNN's).
 # GRU and ViT-block gradients: where CP-SAT finds the most headroom.
-HELD_OUT = ("transformer_medium", "cnn_train", "sgpr", "gru_train", "vit_block_grad")
+# The big programs (1,000 to 2,300 buffers: a deep transformer, a ResNet-style
+# CNN and an unrolled RNN training step on each side) at 50% only: every
+# method costs minutes per instance at that size on 2 cores.
+HELD_OUT = ("transformer_medium", "cnn_train", "sgpr", "gru_train", "vit_block_grad",
+            "transformer_deep_heldout", "resnet_train_heldout", "gru_long_heldout")
+BIG = ("transformer_deep", "resnet_train", "lstm_long",
+       "transformer_deep_heldout", "resnet_train_heldout", "gru_long_heldout")
+BIG_CAPACITIES = (50,)
 
 
 def main(argv=None) -> int:
@@ -50,7 +57,7 @@ def main(argv=None) -> int:
         files = []
         stats = None
         for mode, device in MODES.items():
-            for cap in CAPACITIES:
+            for cap in (BIG_CAPACITIES if name in BIG else CAPACITIES):
                 inst = export_buffers(text, device, f"{cap}%", mode, program=name)
                 # Source locations are dropped to keep the committed files
                 # small (memfit export-buffers writes them).

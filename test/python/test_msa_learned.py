@@ -24,9 +24,13 @@ _apply = jax.jit(network.apply)
 _step = jax.jit(game.step)
 
 
-def _manifest_instances():
+def _manifest_instances(max_buffers: int = 256):
+    """The manifest's instances up to ``max_buffers`` (the big programs are
+    benched, bench/bench_msa_learned.py --big: a game of 1,000 moves)."""
     man = json.loads((DATA / "manifest.json").read_text())
-    return [Instance.load(DATA / f) for f in man["train"] + man["heldout"]]
+    big = {n for n, p in man["programs"].items() if p["buffers"] > max_buffers}
+    return [Instance.load(DATA / f) for f in man["train"] + man["heldout"]
+            if Path(f).name.rsplit("-", 2)[0] not in big]
 
 
 @pytest.fixture(scope="module")
@@ -109,6 +113,20 @@ def test_rollout_value_is_the_heuristic_plans_return():
     assert float(jax.jit(play.rollout_value)(sf, end)) == 0.0
 
 
+@pytest.mark.parametrize("seed,mode", [(3, "offload"), (4, "placement"), (5, "offload")])
+def test_isolated_times_match_the_games_cost_model(seed, mode):
+    """The per-(buffer, plan) feature's fast prefix-sum form equals the
+    game's event simulation (one scan per pair), overlap and not."""
+    from memfit.msa.learned import features as F
+    inst = random_instance(seed, num_ops=24, num_args=4, mode=mode,
+                           device="cpu" if seed == 5 else None)
+    g = game.encode(inst).arrays
+    valid = np.asarray(g.plan_valid)
+    fast, ref = F.isolated_times(g), F.isolated_times_scan(g, chunk=64)
+    assert (np.asarray(valid).sum(1)[:inst.num_buffers] > 1).any()
+    np.testing.assert_allclose(fast[valid], ref[valid], rtol=2e-5)
+
+
 def test_hint_root_puts_the_heuristic_move_on_top(params):
     inst = random_instance(11, num_ops=20, num_args=4, mode="offload")
     spec, sf = play.encode_padded(inst, 16)
@@ -177,6 +195,48 @@ def test_learned_assignments_validate_on_every_in_repo_instance(params):
     assert n == len(every) >= 54
 
 
+def test_fortified_search_is_never_slower_than_the_heuristic(params):
+    """With the incumbent game (play.fortify) the search's final game is no
+    slower than the heuristic's own game: here a uniform-prior search with
+    a zero value, which alone plays worse than the heuristic."""
+    insts = [random_instance(s, num_ops=20, num_args=4, mode=m)
+             for s, m in ((21, "offload"), (22, "offload"), (23, "placement"))]
+    lost = []
+    for inst in insts:
+        batch = agent.encode_batch([inst], 16)
+        heur = float(jax.jit(play.rollout_actions)(
+            play.unstack(batch.static, 0), game.init(play.unstack(batch.arrays, 0)),
+            jnp.zeros(batch.arrays.order.shape[1], jnp.int32))[0])
+        times = {}
+        for fort in (True, False):
+            (sol,), _ = agent.play_batch(batch, simulations=2, uniform=True, value_mode="zero",
+                                         fortified=fort, params=params)
+            v = validate(inst, sol)
+            assert v.valid
+            times[fort] = v.estimated_time
+        assert times[True] <= heur * (1 + 1e-5), (inst.program, times, heur)
+        lost.append(times[False] > heur * (1 + 1e-5))
+    # the incumbent mattered: the unfortified search lost to the heuristic on
+    # at least one of these (so the test would catch a broken fortify)
+    assert any(lost)
+
+
+def test_big_program_encodes_and_plays_one_move(params):
+    """A 1,000-buffer program (transformer_deep): the features, the edge
+    list and the network at the 1,024 bucket."""
+    inst = Instance.load(DATA / "instances" / "transformer_deep-offload-50.json")
+    assert inst.num_buffers >= 1000
+    spec, sf = play.encode_padded(inst)
+    assert spec.arrays.order.shape[0] == 1024
+    n_acc = int((np.asarray(spec.arrays.acc) >= 0).sum())
+    assert int((np.asarray(sf.edge_op) < spec.arrays.op_valid.shape[0]).sum()) == n_acc
+    s = game.init(spec.arrays)
+    logits, value, legal = _apply(params, sf, s)
+    assert bool(legal[0]) and np.isfinite(float(value))
+    assert np.isfinite(np.asarray(logits)[np.asarray(legal)]).all()
+    assert agent.default_simulations(inst) == agent.BIG_DEFAULT_SIMULATIONS
+
+
 def test_search_assignment_validates(params):
     inst = Instance.load(DATA / "instances" / "sgpr-placement-25.json")
     sol = agent.assign(inst, simulations=4)
@@ -215,11 +275,35 @@ def test_too_large_instance_is_a_clear_error():
         agent.check_size(big)
 
 
-def test_cli_assign_learned(tmp_path, capsys):
+def test_cli_assign_learned(tmp_path, capsys, monkeypatch):
     ip = DATA / "instances" / "attention-offload-50.json"
     sp = tmp_path / "sol.json"
-    assert main(["assign", str(ip), "--method", "learned", "--simulations", "4",
-                 "-o", str(sp)]) == 0
+    before = jax.config.jax_compilation_cache_dir
+    monkeypatch.setenv("MEMFIT_JAX_CACHE", str(tmp_path / "jax-cache"))
+    try:
+        assert main(["assign", str(ip), "--method", "learned", "--simulations", "4",
+                     "-o", str(sp)]) == 0
+    finally:
+        jax.config.update("jax_compilation_cache_dir", before)
     assert json.loads(sp.read_text())["method"] == "learned"
     assert "learned: valid" in capsys.readouterr().err
     assert main(["score", str(ip), str(sp)]) == 0
+
+
+def test_compilation_cache_directory(tmp_path, monkeypatch):
+    """memfit assign's persistent compile cache: the env's directory, off
+    with MEMFIT_JAX_CACHE=0, and a directory the user set is kept."""
+    before = jax.config.jax_compilation_cache_dir
+    try:
+        jax.config.update("jax_compilation_cache_dir", None)
+        monkeypatch.setenv("MEMFIT_JAX_CACHE", "0")
+        assert agent.use_compilation_cache() is None
+        assert not jax.config.jax_compilation_cache_dir
+        monkeypatch.setenv("MEMFIT_JAX_CACHE", str(tmp_path / "c"))
+        assert agent.use_compilation_cache() == str(tmp_path / "c")
+        assert (tmp_path / "c").is_dir()
+        assert jax.config.jax_compilation_cache_dir == str(tmp_path / "c")
+        monkeypatch.setenv("MEMFIT_JAX_CACHE", str(tmp_path / "other"))
+        assert agent.use_compilation_cache() == str(tmp_path / "c")
+    finally:
+        jax.config.update("jax_compilation_cache_dir", before)

@@ -16,8 +16,9 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
         return heuristic.assign(inst)
     if method == "learned":
         from . import learned
-        sims = learned.DEFAULT_SIMULATIONS if simulations is None else simulations
-        return learned.assign(inst, simulations=sims, seed=seed)
+        from .learned.agent import use_compilation_cache
+        use_compilation_cache()
+        return learned.assign(inst, simulations=simulations, seed=seed)
     if method == "exact":
         return exact.solve(inst, time_limit=time_limit, num_workers=num_workers, seed=seed).solution
     if method == "greedy":
@@ -82,7 +83,8 @@ def add_subcommands(sub) -> None:
     a.add_argument("--time-limit", type=float, default=10.0, help="seconds (exact)")
     a.add_argument("--num-workers", type=int, default=8, help="CP-SAT workers (exact)")
     a.add_argument("--simulations", type=int, default=None,
-                   help="search simulations per move (learned; default 16, 0 = the "
+                   help="search simulations per move (learned; default 16 up to 256 buffers, "
+                        "the argmax alone above: see msa.learned.agent; 0 = the "
                         "policy's argmax alone)")
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("-o", "--output", default=None, help="solution JSON (default stdout)")

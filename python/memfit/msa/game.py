@@ -49,8 +49,8 @@ from .model import compute_seconds, copy_seconds
 from .plans import MenuPlan, build_menus
 from .solution import NOTES, BufferAssignment, Solution
 
-BUFFER_BUCKETS = (64, 256, 1024, 4096)
-OP_BUCKETS = (64, 256, 1024, 4096)
+BUFFER_BUCKETS = (64, 256, 1024, 2048, 4096)
+OP_BUCKETS = (64, 256, 1024, 2048, 4096)
 NUM_PLANS = 8          # menu entries per buffer (index 0 = slow)
 NUM_OFFSETS = 4        # candidate offsets per plan in placement mode
 _BIG = 1 << 30

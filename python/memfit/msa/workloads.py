@@ -299,6 +299,112 @@ def vit_block_grad():
     return jax.value_and_grad(loss), (p, _normal(108, (batch, tokens, patch)))
 
 
+# -- big programs (1,000 to 4,000 buffers): where the mallocGame's search matters --
+
+def transformer_deep():
+    """12-layer transformer training step (training side)."""
+    return _transformer(layers=12, d=128, heads=4, seq=128, batch=2, vocab=512)
+
+
+def transformer_deep_heldout():
+    """20-layer transformer training step with other widths (held out)."""
+    return _transformer(layers=20, d=192, heads=6, seq=96, batch=2, vocab=768)
+
+
+def _resnet(blocks, width, hw, batch, seed):
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    def conv(x, w, stride=1):
+        return lax.conv_general_dilated(x, w, (stride, stride), "SAME",
+                                        dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+    def norm(x, g, b):
+        mu = x.mean((0, 1, 2), keepdims=True)
+        var = ((x - mu) ** 2).mean((0, 1, 2), keepdims=True)
+        return (x - mu) * lax.rsqrt(var + 1e-5) * g + b
+
+    params = {"stem": _normal(seed, (3, 3, 3, width), 0.2), "fc": _normal(seed + 1, (width, 10), 0.1),
+              "blocks": [{"w1": _normal(seed + 2 + 2 * i, (3, 3, width, width), 0.05),
+                          "w2": _normal(seed + 3 + 2 * i, (3, 3, width, width), 0.05),
+                          "g1": jnp.ones((width,)), "b1": jnp.zeros((width,)),
+                          "g2": jnp.ones((width,)), "b2": jnp.zeros((width,))}
+                         for i in range(blocks)]}
+    x = _normal(seed + 500, (batch, hw, hw, 3))
+    y = jax.random.randint(_key(seed + 501), (batch,), 0, 10)
+
+    def loss(params, x, y):
+        h = jax.nn.relu(conv(x, params["stem"]))
+        for p in params["blocks"]:
+            r = jax.nn.relu(norm(conv(h, p["w1"]), p["g1"], p["b1"]))
+            h = jax.nn.relu(h + norm(conv(r, p["w2"]), p["g2"], p["b2"]))
+        logp = jax.nn.log_softmax(h.mean(axis=(1, 2)) @ params["fc"])
+        return -jnp.take_along_axis(logp, y[:, None], 1).mean()
+
+    def step(params, x, y):
+        l, g = jax.value_and_grad(loss)(params, x, y)
+        return l, jax.tree_util.tree_map(lambda p, gp: p - 0.01 * gp, params, g)
+    return step, (params, x, y)
+
+
+def resnet_train():
+    """ResNet-style CNN (24 residual blocks, batch-normed) SGD step (training side)."""
+    return _resnet(blocks=24, width=32, hw=16, batch=8, seed=200)
+
+
+def resnet_train_heldout():
+    """ResNet-style CNN (36 residual blocks, other widths) SGD step (held out)."""
+    return _resnet(blocks=36, width=48, hw=12, batch=8, seed=300)
+
+
+def _rnn_long(kind, steps, hidden, inp, batch, seed):
+    """A long RNN over ``lax.scan`` with its loop unrolled (``unroll=True``),
+    forward + backward + SGD update: every step's activations are buffers."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+    gates = 4 if kind == "lstm" else 3
+
+    def cell(params, carry, x):
+        wx, wh, b = params
+        if kind == "lstm":
+            h, c = carry
+            i, fg, o, u = jnp.split(x @ wx + h @ wh + b, 4, axis=-1)
+            c = jax.nn.sigmoid(fg) * c + jax.nn.sigmoid(i) * jnp.tanh(u)
+            h = jax.nn.sigmoid(o) * jnp.tanh(c)
+            return (h, c), h
+        h = carry
+        zr = jax.nn.sigmoid(x @ wx[:, :2 * hidden] + h @ wh[:, :2 * hidden] + b[:2 * hidden])
+        z, r = jnp.split(zr, 2, axis=-1)
+        n = jnp.tanh(x @ wx[:, 2 * hidden:] + (r * h) @ wh[:, 2 * hidden:] + b[2 * hidden:])
+        h = (1 - z) * n + z * h
+        return h, h
+
+    def loss(params, xs, w_out):
+        h0 = jnp.zeros((batch, hidden))
+        init = (h0, h0) if kind == "lstm" else h0
+        _, hs = lax.scan(lambda c, x: cell(params, c, x), init, xs, unroll=True)
+        return ((hs @ w_out) ** 2).mean()
+
+    def step(params, xs, w_out):
+        l, g = jax.value_and_grad(loss)(params, xs, w_out)
+        return l, jax.tree_util.tree_map(lambda p, gp: p - 0.01 * gp, params, g)
+    params = (_normal(seed, (inp, gates * hidden), 0.05),
+              _normal(seed + 1, (hidden, gates * hidden), 0.05), jnp.zeros((gates * hidden,)))
+    return step, (params, _normal(seed + 2, (steps, batch, inp)), _normal(seed + 3, (hidden, 32), 0.1))
+
+
+def lstm_long():
+    """LSTM over 64 steps (lax.scan, unrolled), one SGD step (training side)."""
+    return _rnn_long("lstm", steps=64, hidden=128, inp=64, batch=16, seed=400)
+
+
+def gru_long_heldout():
+    """GRU over 96 steps (lax.scan, unrolled), one SGD step (held out)."""
+    return _rnn_long("gru", steps=96, hidden=192, inp=96, batch=16, seed=500)
+
+
 WORKLOADS: dict[str, Workload] = {w.name: w for w in [
     Workload("transformer_small", "1-layer transformer, d=128, S=128, forward + backward", transformer_small),
     Workload("transformer_medium", "2-layer transformer, d=256, S=256, forward + backward", transformer_medium),
@@ -311,6 +417,16 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in [
     Workload("lstm_scan", "LSTM over 32 steps (lax.scan), forward + backward", lstm_scan),
     Workload("gru_train", "GRU over 16 steps (lax.scan), one SGD step", gru_train),
     Workload("vit_block_grad", "ViT block (d=192, 65 tokens) gradient", vit_block_grad),
+    Workload("transformer_deep", "12-layer transformer, d=128, S=128, forward + backward",
+             transformer_deep),
+    Workload("transformer_deep_heldout", "20-layer transformer, d=192, S=96, forward + backward",
+             transformer_deep_heldout),
+    Workload("resnet_train", "24-block ResNet-style CNN, one SGD step", resnet_train),
+    Workload("resnet_train_heldout", "36-block ResNet-style CNN, one SGD step",
+             resnet_train_heldout),
+    Workload("lstm_long", "LSTM over 64 steps (lax.scan, unrolled), one SGD step", lstm_long),
+    Workload("gru_long_heldout", "GRU over 96 steps (lax.scan, unrolled), one SGD step",
+             gru_long_heldout),
 ]}
 
 

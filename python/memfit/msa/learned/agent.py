@@ -41,8 +41,46 @@ ROLLOUT_MAX_BUCKET = 256
 DEFAULT_VALUE_SCALE = 1.0
 #: The heuristic's move is always a root candidate (play.search_moves).
 DEFAULT_HINT_ROOT = True
+#: Keep the incumbent game (play.fortify) whenever the leaf value is the
+#: rollout: a search move is played only if, continued by the heuristic's
+#: rollout, it is no slower than the best game known. Costs one rollout per
+#: move (the search already pays one per simulation).
+DEFAULT_FORTIFY = True
+#: Above ROLLOUT_MAX_BUCKET buffers the default is the policy's argmax (no
+#: search): a searched move costs (simulations + 1) network evaluations and
+#: game steps, measured 25 ms + 21 ms each at the 1,024-buffer bucket
+#: (transformer_deep, 2 busy cores), so 16 simulations would take about 12
+#: minutes for 1,000 buffers. ``simulations=N`` still searches there.
+BIG_DEFAULT_SIMULATIONS = 0
 MAX_BUFFERS = game.BUFFER_BUCKETS[-1]
 MAX_OPS = game.OP_BUCKETS[-1]
+
+
+def use_compilation_cache() -> str | None:
+    """Turns on jax's persistent compilation cache for the player's compiled
+    games (``memfit assign --method learned`` runs in a fresh process each
+    time; the compile of the search is most of a small program's wall time).
+    The directory: ``$MEMFIT_JAX_CACHE``, else ``$XDG_CACHE_HOME/memfit/jax``
+    (``~/.cache/memfit/jax``); ``MEMFIT_JAX_CACHE=0`` turns it off, and a
+    cache directory the user already set is left alone. Returns the
+    directory in use (None: off)."""
+    import os
+    from pathlib import Path
+    current = jax.config.jax_compilation_cache_dir
+    if current:
+        return current
+    env = os.environ.get("MEMFIT_JAX_CACHE")
+    if env == "0":
+        return None
+    path = env or str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+                      / "memfit" / "jax")
+    try:
+        Path(path).mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None      # read-only home: compile as before
+    jax.config.update("jax_compilation_cache_dir", path)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
+    return path
 
 
 @functools.lru_cache(maxsize=4)
@@ -75,13 +113,15 @@ def encode_batch(insts, access_width: int | None = None) -> Batch:
     """Encodes instances of one shape class (equal game buckets) as a batch:
     the game's arrays and the network's static features (this runs the
     heuristic once per instance, for its hint feature)."""
+    from . import features as F
     from . import play
     for inst in insts:
         check_size(inst)
     t0 = time.perf_counter()
     enc = [play.encode_padded(i) for i in insts]
     width = access_width or play.canonical_width(max(s.arrays.acc.shape[1] for s, _ in enc))
-    enc = [(play.pad_access(s, width), f) for s, f in enc]
+    edges = max(f.edge_op.shape[0] for _, f in enc)
+    enc = [(play.pad_access(s, width), F.pad_edges(f, edges)) for s, f in enc]
     return Batch([s for s, _ in enc], play.stack([s.arrays for s, _ in enc]),
                  play.stack([f for _, f in enc]), time.perf_counter() - t0)
 
@@ -93,12 +133,14 @@ def default_value_mode(batch: Batch, uniform: bool) -> str:
 
 def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform: bool = False,
                params=None, seed: int = 0, value_mode: str | None = None,
-               value_scale: float | None = None, hint_root: bool | None = None):
+               value_scale: float | None = None, hint_root: bool | None = None,
+               fortified: bool | None = None):
     """Plays every game of the batch; ``(solutions, wall seconds of the play)``.
     ``simulations=0``: the policy's argmax; ``uniform``: the same search with
     a uniform prior (and a zero value unless ``value_mode`` says otherwise).
     ``value_mode``: the search's leaf value (``play.VALUE_MODES``; default
-    ``DEFAULT_VALUE`` for the learned search)."""
+    ``DEFAULT_VALUE`` for the learned search). ``fortified``: keep an
+    incumbent game (default: ``DEFAULT_FORTIFY`` with a rollout value)."""
     from . import play
     if simulations > 0:
         require("mctx", "the learned memory-space player")
@@ -106,12 +148,14 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     t0 = time.perf_counter()
     if value_mode is None:
         value_mode = default_value_mode(batch, uniform)
+    if fortified is None:
+        fortified = DEFAULT_FORTIFY and value_mode == "rollout" and simulations > 0
     final, _ = play.play_batch(net, batch.arrays, batch.static, jax.random.PRNGKey(seed),
                                num_simulations=simulations, uniform=uniform, gumbel_scale=0.0,
                                value_mode=value_mode,
                                value_scale=DEFAULT_VALUE_SCALE if value_scale is None else value_scale,
                                hint_root=(DEFAULT_HINT_ROOT and not uniform) if hint_root is None
-                               else hint_root)
+                               else hint_root, fortified=fortified)
     jax.block_until_ready(final.time)
     wall = time.perf_counter() - t0
     method = ("mcts-uniform" if uniform else "learned-mcts") if simulations > 0 else "learned-policy"
@@ -127,9 +171,19 @@ def play_instances(insts, **kwargs):
     return sols, wall + batch.encode_seconds
 
 
-def assign(inst, *, simulations: int = DEFAULT_SIMULATIONS, checkpoint=None, seed: int = 0):
-    """A validated Solution for ``inst`` (an Instance) by the learned agent."""
+def default_simulations(inst) -> int:
+    """DEFAULT_SIMULATIONS, or BIG_DEFAULT_SIMULATIONS above the rollout's bucket."""
+    return (DEFAULT_SIMULATIONS if game._bucket(inst.num_buffers, game.BUFFER_BUCKETS)
+            <= ROLLOUT_MAX_BUCKET else BIG_DEFAULT_SIMULATIONS)
+
+
+def assign(inst, *, simulations: int | None = None, checkpoint=None, seed: int = 0):
+    """A validated Solution for ``inst`` (an Instance) by the learned agent
+    (``simulations``: default ``default_simulations(inst)``)."""
     from ..validator import validate
+    check_size(inst)
+    if simulations is None:
+        simulations = default_simulations(inst)
     params = load_params(checkpoint)
     (sol,), _ = play_instances([inst], simulations=simulations, params=params, seed=seed)
     sol.method = "learned"

@@ -5,7 +5,8 @@ one plan, never on the padded instance as a whole vector.
 
 1. encoders: an MLP per buffer (static + dynamic features) and per op;
 2. ``ROUNDS`` rounds of message passing over the schedule, masked to the
-   bucket's real buffers and ops: an op hears the buffers it accesses and
+   bucket's real buffers and ops (sums over the list of (op, buffer)
+   accesses, not the dense access table): an op hears the buffers it accesses and
    its neighbours in the schedule; a buffer hears the ops that access it and
    the mean over the ops of its lifetime (a prefix sum over the schedule);
 3. the buffer being decided attends over all ops and all buffers;
@@ -82,24 +83,25 @@ def _attend(q, keys, mask):
     return jax.nn.softmax(logits) @ keys
 
 
-def _op_round(layers, hb, ho, s: game.State):
+def _op_round(layers, hb, ho, sf: F.Static, s: game.State):
     g = s.inst
-    acc = jnp.maximum(g.acc, 0)
-    am = (g.acc >= 0).astype(jnp.float32)[..., None]
-    from_bufs = (hb[acc] * am).sum(1) / jnp.maximum(am.sum(1), 1.0)
+    T = ho.shape[0]
+    # the mean over the buffers each op accesses, summed over the edge list
+    summed = jax.ops.segment_sum(hb[jnp.minimum(sf.edge_buf, hb.shape[0] - 1)], sf.edge_op,
+                                 num_segments=T + 1)[:T]
+    count = jax.ops.segment_sum(jnp.ones(sf.edge_op.shape, jnp.float32), sf.edge_op,
+                                num_segments=T + 1)[:T]
+    from_bufs = summed / jnp.maximum(count, 1.0)[:, None]
     valid = g.op_valid.astype(jnp.float32)[:, None]
     nb = (jnp.roll(ho * valid, 1, 0) + jnp.roll(ho * valid, -1, 0)) / 2.0
     return ho + _mlp(layers, _norm(jnp.concatenate([ho, from_bufs, nb], axis=1))) * valid
 
 
 def _buf_round(layers, hb, ho, sf: F.Static, s: game.State):
-    g = s.inst
     B = hb.shape[0]
-    valid_acc = g.acc >= 0
-    seg = jnp.where(valid_acc, g.acc, B).reshape(-1)
-    rows = jnp.repeat(ho, g.acc.shape[1], axis=0)
-    summed = jax.ops.segment_sum(rows, seg, num_segments=B + 1)[:B]
-    count = jax.ops.segment_sum(valid_acc.reshape(-1).astype(jnp.float32), seg,
+    summed = jax.ops.segment_sum(ho[jnp.minimum(sf.edge_op, ho.shape[0] - 1)], sf.edge_buf,
+                                 num_segments=B + 1)[:B]
+    count = jax.ops.segment_sum(jnp.ones(sf.edge_buf.shape, jnp.float32), sf.edge_buf,
                                 num_segments=B + 1)[:B]
     from_ops = summed / jnp.maximum(count, 1.0)[:, None]
     cs = jnp.concatenate([jnp.zeros((1, ho.shape[1])), jnp.cumsum(ho, axis=0)])
@@ -115,7 +117,7 @@ def apply(params: dict, sf: F.Static, s: game.State):
     hb = _mlp(params["buf_enc"], jnp.concatenate([sf.buf, F.dynamic_buffers(sf, s)], axis=1))
     ho = _mlp(params["op_enc"], jnp.concatenate([sf.op, F.dynamic_ops(s)], axis=1))
     for r in range(ROUNDS):
-        ho = _op_round(params["op_msg"][r], hb, ho, s)
+        ho = _op_round(params["op_msg"][r], hb, ho, sf, s)
         hb = _buf_round(params["buf_msg"][r], hb, ho, sf, s)
     hb, ho = _norm(hb), _norm(ho)
     cur = F.current_buffer(s)

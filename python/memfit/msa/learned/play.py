@@ -69,6 +69,43 @@ def rollout_value(sf: F.Static, s: game.State) -> jax.Array:
     return (s.time - game.estimated_time(s.inst, end.choice)) / sf.scale
 
 
+def rollout_actions(sf: F.Static, s: game.State, actions: jax.Array):
+    """The heuristic's rollout from ``s`` (as ``rollout_value``), returning
+    ``(estimated time at its end, actions)``: ``actions`` [M] with the
+    rollout's move written at every move index from ``s.step`` on."""
+    hint = hint_plans(sf)
+    K = game.NUM_OFFSETS
+
+    def body(carry):
+        st, acts = carry
+        p = hint[F.current_buffer(st)]
+        a = jnp.where(p > 0, 1 + (p - 1) * K, 0)
+        acts = acts.at[jnp.minimum(st.step, acts.shape[0] - 1)].set(a)
+        return game.advance(st, a), acts
+
+    end, acts = jax.lax.while_loop(lambda c: ~c[0].done, body, (s, actions))
+    return game.estimated_time(s.inst, end.choice), acts
+
+
+def fortify(sf: F.Static, s: game.State, action, inc_time, inc_actions):
+    """Keeps the best complete game known (the *incumbent*: Bertsekas'
+    fortified rollout). The search's move is played when the game it leads
+    to, continued by the heuristic's rollout, is no slower than the
+    incumbent; that game becomes the incumbent. Otherwise the incumbent's
+    own move is played (the search's move was chosen on averaged, inexact
+    values). The incumbent at the start is the heuristic's own game, so the
+    final game is never slower than it, and every search move that keeps
+    the incumbent's time or improves it is kept.
+    Returns ``(action to play, incumbent time, incumbent actions)``."""
+    nxt = game.advance(s, action)
+    t, acts = rollout_actions(sf, nxt, inc_actions)
+    acts = acts.at[jnp.minimum(s.step, acts.shape[0] - 1)].set(action)
+    better = (t <= inc_time) | s.done
+    own = inc_actions[jnp.minimum(s.step, inc_actions.shape[0] - 1)]
+    return (jnp.where(better, action, own), jnp.where(better, t, inc_time),
+            jnp.where(better, acts, inc_actions))
+
+
 def _evaluate(net, static, states, uniform: bool, value_mode: str = "network"):
     logits, value, legal = jax.vmap(network.apply, (None, 0, 0))(net, static, states)
     if uniform:
@@ -154,20 +191,29 @@ def _record(traj: Trajectory, i, states, policy) -> Trajectory:
 
 @functools.partial(jax.jit, static_argnames=("num_simulations", "uniform", "record",
                                              "gumbel_scale", "max_considered", "value_mode",
-                                             "value_scale", "hint_root"))
+                                             "value_scale", "hint_root", "fortified"))
 def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: bool = False,
                record: bool = False, gumbel_scale: float = 1.0, max_considered: int = 16,
                value_mode: str = "network", value_scale: float = 0.1,
-               hint_root: bool = False):
+               hint_root: bool = False, fortified: bool = False):
     """Plays every game of the batch to the end. ``num_simulations=0`` plays
-    the network's argmax. Returns ``(final states, trajectory or None)``."""
+    the network's argmax. ``fortified``: keep an incumbent game (``fortify``).
+    Returns ``(final states, trajectory or None)``."""
     states = jax.vmap(game.init)(arrays)
     M = arrays.order.shape[1]
     A = 1 + (game.NUM_PLANS - 1) * game.NUM_OFFSETS
     traj = _empty_trajectory(arrays, M, A) if record else None
+    # the argmax policy needs no reward per move: the time is estimated once,
+    # at the end (one cost-model pass per game, not one per move)
+    lazy_time = num_simulations == 0 and not record
+    if fortified:
+        inc = jax.vmap(rollout_actions)(static, states, jnp.zeros((M,), jnp.int32)
+                                        + jnp.zeros((states.step.shape[0], 1), jnp.int32))
+    else:
+        inc = None
 
     def body(carry):
-        i, states, key, traj = carry
+        i, states, key, traj, inc = carry
         key, sub = jax.random.split(key)
         if num_simulations > 0:
             action, policy = search_moves(net, arrays, static, states, sub,
@@ -177,16 +223,25 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
                                           value_scale=value_scale, hint_root=hint_root)
         else:
             action, policy = greedy_moves(net, static, states)
+        if inc is not None:
+            action, t, acts = jax.vmap(fortify)(static, states, action, *inc)
+            inc = (t, acts)
         if record:
             traj = _record(traj, i, states, policy)
-        states, _, _ = jax.vmap(game.step)(states, action)
-        return i + 1, states, key, traj
+        if lazy_time:
+            states = jax.vmap(game.advance)(states, action)
+        else:
+            states, _, _ = jax.vmap(game.step)(states, action)
+        return i + 1, states, key, traj, inc
 
     def cond(carry):
-        i, states, _, _ = carry
+        i, states = carry[0], carry[1]
         return (i < M) & ~jnp.all(states.done)
 
-    _, states, _, traj = jax.lax.while_loop(cond, body, (jnp.int32(0), states, key, traj))
+    _, states, _, traj, _ = jax.lax.while_loop(cond, body,
+                                               (jnp.int32(0), states, key, traj, inc))
+    if lazy_time:
+        states = states._replace(time=jax.vmap(game.estimated_time)(arrays, states.choice))
     return states, traj
 
 
@@ -232,6 +287,8 @@ def encode_padded(inst, access_width: int | None = None):
     return spec, sf
 
 
-def shape_class(spec) -> tuple[int, int, int]:
+def shape_class(spec, sf=None) -> tuple:
+    """(buffer bucket, op bucket, access width[, edge-list length])."""
     g = spec.arrays
-    return (g.order.shape[0], g.op_valid.shape[0], g.acc.shape[1])
+    key = (g.order.shape[0], g.op_valid.shape[0], g.acc.shape[1])
+    return key if sf is None else key + (sf.edge_op.shape[0],)

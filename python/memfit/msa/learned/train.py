@@ -73,7 +73,7 @@ def group_by_class(encoded) -> list[ClassData]:
     """``encoded``: ``[(spec, static)]`` -> one ClassData per shape class."""
     groups: dict[tuple, list] = {}
     for spec, sf in encoded:
-        groups.setdefault(play.shape_class(spec), []).append((spec, sf))
+        groups.setdefault(play.shape_class(spec, sf), []).append((spec, sf))
     out = []
     for key in sorted(groups):
         items = groups[key]
