@@ -134,8 +134,13 @@ class MemfitJitted:
         # from shapes only, so the record keeps no argument alive.
         args, kwargs = self._abstract(args, kwargs)
         lower = lambda: self._jitted.lower(*args, **kwargs)  # noqa: E731
-        record = JitRecord(base, self._limit_bytes(), lambda: lower().compile(),
-                           lambda text: handover.replace_module(lower(), text).compile())
+        # both sides counted under the accounting options, as the calibration
+        # counts: with ynn fusions on, XLA leaves their scratch out of "before"
+        options = _accounting_options()
+        record = JitRecord(base, self._limit_bytes(),
+                           lambda: lower().compile(compiler_options=options),
+                           lambda text: handover.replace_module(lower(), text).compile(
+                               compiler_options=options))
         self._record = record
         try:
             result = split()

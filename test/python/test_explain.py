@@ -189,3 +189,29 @@ def test_rewrites_with_quoted_names_are_read():
     text = memfit.transform(handover.module_text(jax.jit(f).lower(*args)), "memfit-rewrite")
     assert '"reduce-to-dot" = 1' in text
     assert applied_rewrites(text) == {"reduce-to-dot": 1}
+
+
+_DEFAULT_FLAGS_SCRIPT = """
+import json, jax.numpy as jnp, memfit
+f = memfit.jit(lambda x: jnp.tanh(x @ x.T).sum(0), memory_limit="1GiB")
+f(jnp.ones((256, 64), jnp.float32))
+r = f.report()
+print(json.dumps([r.xla_bytes_before, r.xla_bytes_after, len(r.loops), r.rewrites]))
+"""
+
+
+def test_report_counts_before_and_after_alike_in_jax_defaults():
+    """Under jax's default flags (ynn fusions on) XLA leaves the fusions'
+    scratch out of its count; "before" and "after" must both be counted with
+    them off, as the calibration counts, or a program memfit left unchanged
+    reads as having grown (it read 65 KiB -> 329 KiB here)."""
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}  # jax's defaults
+    out = subprocess.run([sys.executable, "-c", _DEFAULT_FLAGS_SCRIPT], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    before, after, loops, rewrites = json.loads(out.stdout.strip().splitlines()[-1])
+    assert loops == 0 and not rewrites  # memfit left the program as it was
+    assert before == after
