@@ -491,6 +491,62 @@ def row_transformer(quick: bool):
     ], goals={}, check=_close_check)
 
 
+# ------------------------------------------------- programs that fit
+
+def _fits_row(key, program, plain, args, kept_of):
+    """A program that fits: memfit.jit with a limit far above its need must
+    leave it as it is (no loop, no rewrite) and cost <= 1.02x plain jax."""
+    def made():
+        fn = memfit.jit(plain, memory_limit="8GiB")
+        kept_of.append(fn)
+        return fn, args()
+
+    def check(outs):
+        fn, a = kept_of[-1], outs["_args"]
+        rep = fn.report()
+        same = (memfit.measure.hlo_without_metadata(fn.lower(*a).compile().as_text())
+                == memfit.measure.hlo_without_metadata(jax.jit(plain).lower(*a).compile()
+                                                       .as_text()))
+        what = (f"memfit kept {len(rep.loops)} loops, rewrites {rep.rewrites or 'none'}, "
+                f"XLA bytes {_fmt_bytes(rep.xla_bytes_before)} -> "
+                f"{_fmt_bytes(rep.xla_bytes_after)}, compiled HLO "
+                + ("identical to jax's" if same else "differs from jax's"))
+        return what + "; " + _close_check(outs)
+
+    return Row(key, program + " (fits; memfit at 8 GiB)", [
+        Variant("plain jax", "jax", lambda: (jax.jit(plain), args())),
+        Variant("memfit", "memfit", made, limit="8GiB"),
+    ], goals={"plain jax": ("<=", 1.02)}, check=check)
+
+
+def row_fits_transformer(quick: bool):
+    s, d = (256, 64) if quick else (1_024, 64)
+    step = lambda p, x, t: examples.transformer_train_step(p, x, t, heads=2)  # noqa: E731
+    return _fits_row("fits_transformer", f"transformer block SGD step, 2 heads S={s:,} d={d}",
+                     step, lambda: (_transformer_params(d), _normal(10, (s, d)),
+                                    _normal(11, (s, d))), [])
+
+
+def row_fits_attention(quick: bool):
+    h, s = (2, 512) if quick else (4, 2_048)
+    return _fits_row("fits_attention", f"attention forward + backward, {h} heads S={s:,} d=64",
+                     _attn_grad(attention),
+                     lambda: tuple(_normal(i, (h, s, 64)) for i in (6, 7, 8, 9)), [])
+
+
+def row_fits_sgpr(quick: bool):
+    n, m = (5_000, 64) if quick else (20_000, 125)
+
+    def args():
+        x = jnp.asarray(np.random.default_rng(3).random((n, 8), np.float32) * 6 - 3)
+        y = jnp.sin(x).sum(-1) + 0.1 * _normal(4, (n,))
+        z = x[:: n // m][:m] + 0.01 * _normal(5, (m, 8))
+        return ((z, jnp.log(jnp.full((8,), 1.5, jnp.float32)), jnp.zeros((), jnp.float32),
+                 jnp.log(jnp.asarray(0.05, jnp.float32))), x, y)
+    return _fits_row("fits_sgpr", f"SGPR bound + grad N={n:,} M={m:,} D=8",
+                     jax.value_and_grad(sgpr_bound), args, [])
+
+
 def _close_check(outs: dict) -> str:
     ref_name = "plain jax" if "plain jax" in outs else next(
         k for k in outs if k.startswith("hand"))
@@ -529,9 +585,11 @@ class Row:
 
 
 # cheapest first: rows print as they finish
-ROWS = [row_knn, row_knn_fits, row_transformer, row_sgpr, row_sgpr_ill, row_knn_big, row_attention_fwd,
+ROWS = [row_knn, row_knn_fits, row_fits_transformer, row_fits_attention, row_fits_sgpr,
+        row_transformer, row_sgpr, row_sgpr_ill, row_knn_big, row_attention_fwd,
         row_attention_big, row_attention_fwdbwd]
-ROW_KEYS = ["knn", "knn_fits", "transformer", "sgpr", "sgpr_ill", "knn_big", "attention_fwd", "attention_big",
+ROW_KEYS = ["knn", "knn_fits", "fits_transformer", "fits_attention", "fits_sgpr",
+            "transformer", "sgpr", "sgpr_ill", "knn_big", "attention_fwd", "attention_big",
             "attention_fwdbwd"]
 
 

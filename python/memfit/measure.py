@@ -17,6 +17,7 @@ import gc
 import importlib
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -50,6 +51,20 @@ def xla_bytes(compiled) -> int:
          else compiled.get_compiled_memory_stats())
     return int(m.argument_size_in_bytes + m.output_size_in_bytes
                + m.temp_size_in_bytes - m.alias_size_in_bytes)
+
+
+_METADATA = re.compile(r",? ?metadata=\{[^}]*\}")
+_MODULE_NAME = re.compile(r"^HloModule \S+", re.M)
+_STACK_FRAMES = re.compile(r"^(FileNames|FunctionNames|FileLocations|StackFrames)\n(\d+ .*\n)*",
+                           re.M)
+
+
+def hlo_without_metadata(hlo_text: str) -> str:
+    """A compiled module's HLO text without what says where ops came from
+    (op metadata, the module's name, the stack-frame tables), so that two
+    compiles of the same program compare equal."""
+    t = _MODULE_NAME.sub("HloModule", hlo_text)
+    return _STACK_FRAMES.sub("", _METADATA.sub("", t))
 
 
 def _block(x):

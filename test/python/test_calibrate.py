@@ -191,3 +191,25 @@ def test_cli_temp_margin_not_positive_is_a_clear_error():
     r, _ = _cli_chunk("--temp-margin", "-1")
     assert r.returncode != 0
     assert "invalid temp-margin" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("name", ["transformer_step", "attention_grad"])
+def test_a_program_that_fits_compiles_exactly_as_jax_does(name):
+    """A limit above the program's need changes nothing: the executable
+    memfit.jit runs is jax's own (same HLO, op metadata aside), so it costs
+    what jax costs."""
+    from memfit.measure import hlo_without_metadata
+    rng = np.random.default_rng(0)
+    if name == "transformer_step":
+        fun = lambda p, x, t: examples.transformer_train_step(p, x, t, heads=2)  # noqa: E731
+        args = (examples.transformer_params(jax.random.key(0), 32),
+                rng.standard_normal((128, 32), np.float32),
+                rng.standard_normal((128, 32), np.float32))
+    else:
+        fun = jax.grad(lambda q, k, v: examples.attention(q, k, v).sum(), argnums=(0, 1, 2))
+        args = tuple(rng.standard_normal((256, 32), np.float32) for _ in range(3))
+    f = memfit.jit(fun, memory_limit="1GiB")
+    mine = f.lower(*args).compile().as_text()
+    theirs = jax.jit(fun).lower(*args).compile().as_text()
+    assert f.report().loops == [] and f.report().rewrites == {}
+    assert hlo_without_metadata(mine) == hlo_without_metadata(theirs)
