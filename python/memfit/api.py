@@ -194,6 +194,8 @@ class MemfitJitted:
         return pipeline_for(self._passes, limit, self._rewrite, temp_margin=temp_margin)
 
     def _split_static(self, args, kwargs):
+        if not (self._static_nums or self._static_names):  # every call: keep it cheap
+            return args, kwargs, (), ()
         dyn_args = tuple(a for i, a in enumerate(args) if i not in self._static_nums)
         static_args = tuple((i, a) for i, a in enumerate(args) if i in self._static_nums)
         dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self._static_names}
@@ -201,9 +203,9 @@ class MemfitJitted:
                                      if k in self._static_names))
         return dyn_args, dyn_kwargs, static_args, static_kwargs
 
-    def _check_not_traced(self, dyn_args, dyn_kwargs):
+    def _check_not_traced(self, leaves):
         from . import _jax_handover as handover
-        for leaf in jax.tree_util.tree_leaves((dyn_args, dyn_kwargs)):
+        for leaf in leaves:
             if handover.is_tracer(leaf):
                 raise MemfitError(
                     f"memfit.jit({getattr(self._fun, '__name__', 'f')}) was called "
@@ -217,8 +219,8 @@ class MemfitJitted:
         """(lowered, executable) for these arguments, cached by their
         shapes, dtypes, shardings and static values like jax.jit's cache."""
         dyn_args, dyn_kwargs, static_args, static_kwargs = self._split_static(args, kwargs)
-        self._check_not_traced(dyn_args, dyn_kwargs)
         leaves, treedef = jax.tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        self._check_not_traced(leaves)
         try:
             key = (treedef, tuple(_leaf_key(x) for x in leaves), static_args, static_kwargs)
             hash(key)
