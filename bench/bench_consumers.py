@@ -27,10 +27,10 @@ from memfit.measure import NO_YNN
 os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + NO_YNN).strip()
 
 import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 import memfit  # noqa: E402
+from memfit import examples  # noqa: E402
 from memfit._jax_handover import module_text  # noqa: E402
 from memfit.consumers import load_iree, load_xla, xla_bytes_of  # noqa: E402
 from memfit.measure import interleaved_medians  # noqa: E402
@@ -72,24 +72,7 @@ def torch_rows(repeats):
               f"{xla_bytes_of(split) / MiB:9.2f}M {r:17.2f}x")
 
 
-def knn(x, q):
-    d = jnp.sum(q * q, -1)[:, None] - 2 * q @ x.T + jnp.sum(x * x, -1)[None, :]
-    return jax.lax.top_k(-d, 8)
-
-
-def attention(q, k, v):
-    return jax.nn.softmax(q @ k.T / 8.0, axis=-1) @ v
-
-
-def kernel_regression(x, z, y):
-    return jnp.exp(-jnp.sum((x[:, None, :] - z[None, :, :]) ** 2, -1) / 0.18) @ y
-
-
-IREE_CASES = [
-    (knn, [(20000, 16), (256, 16)]),
-    (attention, [(1024, 64), (2048, 64), (2048, 64)]),
-    (kernel_regression, [(512, 8), (4096, 8), (4096, 2)]),
-]
+IREE_CASES = examples.CONSUMER_CASES
 
 
 def iree_rows(repeats):

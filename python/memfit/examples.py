@@ -24,6 +24,28 @@ def attention(q, k, v):
     return jax.nn.softmax(q @ k.T / np.sqrt(q.shape[1]), -1) @ v
 
 
+def knn_expanded(x, q, k=8):
+    """kNN with the distance expanded into a GEMM: |q|^2 - 2 q x^T + |x|^2."""
+    d = jnp.sum(q * q, -1)[:, None] - 2 * q @ x.T + jnp.sum(x * x, -1)[None, :]
+    return jax.lax.top_k(-d, k)
+
+
+def kernel_regression(x, z, y):
+    """Gaussian-kernel regression: K(x, z) @ y with K written by broadcasting."""
+    d = jnp.sum((x[:, None, :] - z[None, :, :]) ** 2, -1)
+    return jnp.exp(-d / 0.18) @ y
+
+
+#: Small programs every consumer (IREE, XLA) must run after memfit's split,
+#: with their argument shapes: the IREE tests check them, the consumers
+#: bench times them.
+CONSUMER_CASES = [
+    (knn_expanded, [(20000, 16), (256, 16)]),
+    (attention, [(1024, 64), (2048, 64), (2048, 64)]),
+    (kernel_regression, [(512, 8), (4096, 8), (4096, 2)]),
+]
+
+
 def cross_entropy(h, w, labels):
     """Mean cross-entropy of logits h @ w (a big vocabulary) against labels."""
     logits = h @ w

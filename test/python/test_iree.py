@@ -21,22 +21,9 @@ pytest.importorskip("iree.compiler")
 pytest.importorskip("iree.runtime")
 
 import memfit  # noqa: E402
+from memfit import examples  # noqa: E402
 from memfit._jax_handover import module_text  # noqa: E402
 from memfit.consumers import check_for_iree, iree_blockers, run_iree, xla_bytes_of  # noqa: E402
-
-
-def knn(x, q):
-    d = jnp.sum(q * q, -1)[:, None] - 2 * q @ x.T + jnp.sum(x * x, -1)[None, :]
-    return jax.lax.top_k(-d, 8)
-
-
-def attention(q, k, v):
-    return jax.nn.softmax(q @ k.T / 8.0, axis=-1) @ v
-
-
-def kernel_regression(x, z, y):
-    d = jnp.sum((x[:, None, :] - z[None, :, :]) ** 2, -1)
-    return jnp.exp(-d / 0.18) @ y
 
 
 def _inputs(*shapes, seed=0):
@@ -44,11 +31,7 @@ def _inputs(*shapes, seed=0):
     return [rng.standard_normal(s).astype(np.float32) for s in shapes]
 
 
-CASES = [
-    (knn, [(20000, 16), (256, 16)]),
-    (attention, [(1024, 64), (2048, 64), (2048, 64)]),
-    (kernel_regression, [(512, 8), (4096, 8), (4096, 2)]),
-]
+CASES = examples.CONSUMER_CASES
 
 
 @pytest.mark.parametrize("fn,shapes", CASES, ids=[c[0].__name__ for c in CASES])
