@@ -151,7 +151,7 @@ struct SearchConfig {
   ///   1. one run in a nearby order (shuffleRestarts): each buffer's first
   ///      sort key scaled by a factor in [1/2, 2) drawn from (member, turn);
   ///   2. runs of restartUnit x luby(k) nodes, each in another nearby order
-  ///      (k counting the member's runs). Its misses are heavy-tailed (a run
+  ///      (k counting the member's runs). The misses are heavy-tailed (a run
   ///      either finds a packing early or not at all), and many short runs
   ///      sample more early choices.
   /// Without alternatePlain every turn after the first is of kind 1 (kind 2
