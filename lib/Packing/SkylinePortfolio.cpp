@@ -202,42 +202,58 @@ int64_t luby(int64_t i) {
 }
 } // namespace
 
+// One depth-first run from the root in the member's order, scaled by
+// `shuffle` (0: the plain order), until `limit` nodes in all.
+SearchOutcome SkylineSolver::dive(const Strategy &st, uint64_t shuffle,
+                                  int64_t limit) {
+  applyOrder(st.order, shuffle);
+  runLimit = limit;
+  discLimit = -1;
+  discUsed = 0;
+  SearchOutcome o = solveRange(0, S);
+  if (o != SearchOutcome::Found) {
+    rollback(0);
+    stack.clear();
+    pool.clear();
+  }
+  return o;
+}
+
 SearchOutcome SkylineSolver::runStrategy(size_t index, int64_t nodes) {
   const Strategy &st = cfg.portfolio[index];
   strategyIndex = index;
   const int64_t turnEnd = budget.nodesUsed + nodes;
-  if (!st.discrepancy && cfg.restartUnit > 0) {
-    // Depth-first members restart within their turn after runs of
-    // restartUnit x luby(k) nodes, each in a nearby order (the first run of
-    // the first turn in the plain order). The failed states stay.
+  const int64_t turnNo = turnsRun[index]++;
+  if (!st.discrepancy) {
+    // A depth-first member's turn is a restart from the root. In its plain
+    // order it skips every subtree already refuted (the table of failed
+    // states stays), so plain turns resume where the last one stopped; the
+    // others may use nearby orders (SearchConfig::shuffleRestarts,
+    // alternatePlain, restartUnit).
+    const int kinds = cfg.alternatePlain ? (cfg.restartUnit > 0 ? 3 : 2) : 1;
+    const int kind = kinds == 1 ? (cfg.restartUnit > 0 ? 2 : 1) : int(turnNo % kinds);
+    const bool plain = turnNo == 0 || !cfg.shuffleRestarts || kind == 0;
+    if (plain)
+      return dive(st, 0, turnEnd);
+    if (cfg.restartUnit <= 0 || kind == 1)
+      return dive(st,
+                  splitmix64(uint64_t(index) * 0x10001ULL + uint64_t(turnNo)) | 1,
+                  turnEnd);
+    // Runs of restartUnit x luby(k) nodes, each in another nearby order.
     SearchOutcome o = SearchOutcome::Limit;
     do {
-      int64_t runNo = turnsRun[index]++;
+      int64_t runNo = ++lubyRuns[index];
       uint64_t shuffle =
-          runNo == 0 ? 0
-                     : splitmix64(uint64_t(index) * 0x10001ULL + uint64_t(runNo)) | 1;
-      applyOrder(st.order, shuffle);
-      runLimit = std::min(turnEnd, budget.nodesUsed + cfg.restartUnit * luby(runNo + 1));
-      discLimit = -1;
-      discUsed = 0;
-      o = solveRange(0, S);
-      if (o != SearchOutcome::Found) {
-        rollback(0);
-        stack.clear();
-        pool.clear();
-      }
+          splitmix64(uint64_t(index) * 0x10001ULL + 0x51ULL * uint64_t(runNo)) | 1;
+      o = dive(st, shuffle,
+               std::min(turnEnd, budget.nodesUsed + cfg.restartUnit * luby(runNo)));
       if (o != SearchOutcome::Limit || outOfBudget())
         return o;
     } while (budget.nodesUsed < turnEnd);
     return o;
   }
-  // Limited discrepancy passes build on one order; depth-first turns are
-  // restarts and may take a nearby one (see SearchConfig::shuffleRestarts).
-  int64_t turnNo = turnsRun[index]++;
-  uint64_t shuffle = 0;
-  if (cfg.shuffleRestarts && !st.discrepancy && turnNo > 0)
-    shuffle = splitmix64(uint64_t(index) * 0x10001ULL + uint64_t(turnNo)) | 1;
-  applyOrder(st.order, shuffle);
+  // Limited discrepancy passes build on one order.
+  applyOrder(st.order, 0);
   runLimit = turnEnd;
   SearchOutcome o = SearchOutcome::Limit;
   while (true) {
@@ -275,6 +291,7 @@ SearchOutcome SkylineSolver::run(std::vector<int64_t> &offsets) {
     cfg.portfolio = defaults;
   nextPass.assign(cfg.portfolio.size(), 0);
   turnsRun.assign(cfg.portfolio.size(), 0);
+  lubyRuns.assign(cfg.portfolio.size(), 0);
   if (cfg.portfolio.size() == 1 && !cfg.portfolio[0].discrepancy) {
     // A single depth-first search: no turns.
     applyOrder(cfg.portfolio[0].order);

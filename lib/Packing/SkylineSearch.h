@@ -140,19 +140,27 @@ struct SearchConfig {
       {CandidateOrder::LongestFirst, false, false},
   };
   int64_t firstRunNodes = 4096;
-  /// Depth-first members restart each turn anyway (from the root, keeping
-  /// the failed states); after their first turn, their sort keys are scaled
-  /// by a factor in [1/2, 2) drawn from (member, turn), so each restart
-  /// tries other early choices. Deterministic.
+  /// A depth-first member's turn is a restart from the root that keeps the
+  /// table of failed states. Its turns cycle through three kinds (the first
+  /// turn is always the first kind):
+  ///   0. its plain order. A restart in the same order skips every subtree
+  ///      already refuted (at the cost of re-entering the refuted siblings
+  ///      along its path), so these turns resume one search. Turns double,
+  ///      so its plain search always has at least an eighth of the member's
+  ///      work so far, whatever the restarts do;
+  ///   1. one run in a nearby order (shuffleRestarts): each buffer's first
+  ///      sort key scaled by a factor in [1/2, 2) drawn from (member, turn);
+  ///   2. runs of restartUnit x luby(k) nodes, each in another nearby order
+  ///      (k counting the member's runs). The misses are heavy-tailed (a run
+  ///      either finds a packing early or not at all), and many short runs
+  ///      sample more early choices.
+  /// Without alternatePlain every turn after the first is of kind 1 (kind 2
+  /// when restartUnit > 0). Luby runs alone left ResNet-50's probe, one run
+  /// of ~150k nodes, to long turns of no member: 18 s instead of 2.4
+  /// (docs/packing.md). Deterministic.
   bool shuffleRestarts = true;
-  /// When positive, depth-first members restart within a turn after
-  /// restartUnit x luby(k) nodes (k counting the member's runs): their
-  /// misses are heavy-tailed (a run either finds a packing early or not at
-  /// all), and many short runs in nearby orders sample more early choices.
-  /// Off: at 500 nodes it packed 2 more of 15 missed generated instances,
-  /// but ResNet-50's proof needs one run of ~150k nodes and took 18 s
-  /// instead of 2.4 (docs/packing.md).
-  int64_t restartUnit = 0;
+  int64_t restartUnit = 500;
+  bool alternatePlain = true;
   /// Time-order searches (SweepSearch.h) that take turns before the
   /// portfolio, with the same node budgets: 0 none, 1 forwards in time,
   /// 2 also backwards.

@@ -64,6 +64,7 @@ private:
   void setup();
   void applyOrder(CandidateOrder order, uint64_t shuffle = 0);
   SearchOutcome runStrategy(size_t index, int64_t nodes);
+  SearchOutcome dive(const Strategy &st, uint64_t shuffle, int64_t limit);
 
   bool limitReached();
   bool outOfBudget() const {
@@ -179,6 +180,7 @@ private:
   size_t strategyIndex = 0;
   std::vector<int64_t> nextPass; // per strategy: next discrepancy limit
   std::vector<int64_t> turnsRun; // per strategy: turns taken so far
+  std::vector<int64_t> lubyRuns; // per strategy: restarts within turns
   int64_t runLimit = 0;          // node count at which this run stops
   // Limited discrepancy search: taking any child but the first of a node is
   // a discrepancy; a pass allows at most discLimit on a path (-1: any).

@@ -84,6 +84,18 @@ def test_hard_planted_instance_packs_at_capacity(family, seed):
     assert r.peak <= inst.capacity
 
 
+def test_restart_schedule_packs_cut_11_within_a_node_budget():
+    # cut-11 (development seed) packs in 127,729 nodes with the depth-first
+    # members' turns cycling plain order, a shuffled restart and Luby runs;
+    # with every turn after the first a shuffled restart, none of 1.4M nodes
+    # (5 s) found a packing. Under a node limit the search is deterministic.
+    inst = generate("cut", 11)
+    assert is_hard(inst)
+    r = pack(inst.buffers, inst.capacity, time_limit=60, node_limit=300_000)
+    assert r.status == "packed", r.message
+    check_packing(inst.buffers, r.offsets, inst.capacity)
+
+
 def test_planted_instance_one_unit_below_is_infeasible_by_live_bytes():
     inst = generate("sweep", 0)
     assert max_live_bytes(inst.buffers) == inst.capacity
