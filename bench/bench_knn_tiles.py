@@ -32,6 +32,7 @@ This bench times, side by side in one interleaved run (jax defaults):
     .venv/bin/python bench/bench_knn_tiles.py                 # the race's row
     .venv/bin/python bench/bench_knn_tiles.py --m 500 --d 128 --c 100
     .venv/bin/python bench/bench_knn_tiles.py --stages        # + stage replicas
+    .venv/bin/python bench/bench_knn_tiles.py --check         # exactness, hard data
 
 The two-level form is not what memfit emits today: it is the measured bound
 for a split that tiles both dimensions (README, "The speed race").
@@ -199,6 +200,23 @@ def timed(fns, repeats):
             {k: statistics.median(v) for k, v in cpu.items()})
 
 
+def check_small():
+    """The two-level form against lax.top_k on data that is hard for it:
+    Gaussian, far from the origin, and a grid full of ties (every row
+    fails the certificate there and is recomputed)."""
+    rng = np.random.default_rng(0)
+    cases = [("Gaussian, D=32", rng.standard_normal((200, 32)), rng.standard_normal((8000, 32))),
+             ("offset [1000, 1001]^3", 1000 + rng.random((200, 3)), 1000 + rng.random((8000, 3))),
+             ("grid {0..3}^3 (ties)", rng.integers(0, 4, (200, 3)), rng.integers(0, 4, (8000, 3)))]
+    for name, q, x in cases:
+        q, x = jnp.asarray(q, jnp.float32), jnp.asarray(x, jnp.float32)
+        v, i, failed = jax.jit(knn_two_level(10, 100, 1600, 32, 18))(q, x)
+        rv, ri = jax.jit(knn_plain(10))(q, x)
+        same = bool((np.asarray(i) == np.asarray(ri)).all() and (np.asarray(v) == np.asarray(rv)).all())
+        print(f"check {name}: {int(failed)} of 200 rows recomputed; values and indices "
+              f"{'identical to' if same else 'DIFFER from'} lax.top_k's")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=200_000)
@@ -213,7 +231,11 @@ def main():
     ap.add_argument("--stages", action="store_true", help="also time memfit-body replicas")
     ap.add_argument("--stage-chunk", type=int, default=15)
     ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--check", action="store_true", help="only the small exactness checks")
     a = ap.parse_args()
+    if a.check:
+        check_small()
+        return
     kb = a.kb or a.k + 8
     rng = np.random.default_rng(1)
     q = jnp.asarray(rng.standard_normal((a.m, a.d), np.float32))
