@@ -1,0 +1,287 @@
+"""Where memfit's split kNN spends its time, and what a two-level loop would gain.
+
+memfit.jit's kNN (the bench_race row: N=200k points, M=2k queries, D=32,
+k=10, 64 MiB) runs one loop over queries, 133 chunks of 15: per chunk a
+[15, N] GEMM of the centred data, the exact two-stage top-k of its expanded
+distances (block maxima through integer keys, top_k of the maxima, top_k of
+the picked blocks), then the exact kNN rewrite's recompute and certificate.
+The chunk is small because the limit is tight: XLA counts the arguments
+(24.7 MiB), the centred copy of x (24.4 MiB) and the [15, N] distances
+(11.4 MiB) against 64 MiB.
+
+This bench times, side by side in one interleaved run (jax defaults):
+
+* memfit.jit at the row's limit;
+* replicas of memfit's loop body in plain jax at a chunk of C queries, cut
+  after each stage (``--stages``): the GEMM and the key block maxima
+  (stage 1), + top_k of the maxima (stage 2), + the candidates' top_k and
+  the exact recompute (everything), to show where the time goes;
+* a hand-written **two-level** exact kNN: an outer loop over query chunks of
+  C, an inner loop over point tiles of NB so that the [C, NB] distance tile
+  stays in the core's L2 cache (C * NB * 4 bytes about 1.3 MB); the inner
+  loop keeps only each block's maximum (blocks of B points, integer keys
+  of lax.top_k's order), the data is centred per tile (no centred copy of
+  x), then the KB best blocks' points get their exact distances (the
+  program's own formula), top_k of those, and a certificate per row (every
+  point of an unpicked block has expanded distance >= the KB-th block's
+  maximum, so its true distance is >= that minus the rounding bound of
+  memfit's kNN rewrite); uncertified rows are recomputed exactly in a
+  while loop. Its index sets are checked against plain jax;
+* faiss ``IndexFlatL2.search`` (``make bench-deps``).
+
+    .venv/bin/python bench/bench_knn_tiles.py                 # the race's row
+    .venv/bin/python bench/bench_knn_tiles.py --m 500 --d 128 --c 100
+    .venv/bin/python bench/bench_knn_tiles.py --stages        # + stage replicas
+    .venv/bin/python bench/bench_knn_tiles.py --check         # exactness, hard data
+
+The two-level form is not what memfit emits today: it is the measured bound
+for a split that tiles both dimensions (README, "The speed race").
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+import memfit
+from memfit.measure import ACCOUNTING_OPTIONS, cpu_model, xla_bytes
+
+MiB = 1024 * 1024
+
+
+def knn_plain(k):
+    def knn(q, x):
+        d = jnp.sum((q[:, None, :] - x[None, :, :]) ** 2, -1)
+        return lax.top_k(-d, k)
+    return knn
+
+
+def _keys(v):
+    """int32 keys whose order is lax.top_k's total order of float32 values
+    (the map is its own inverse)."""
+    bits = lax.bitcast_convert_type(v, jnp.int32)
+    return bits ^ ((bits >> 31) & 0x7FFFFFFF)
+
+
+def _from_keys(kk):
+    return lax.bitcast_convert_type(_keys(kk), jnp.float32)
+
+
+def _exact_row(q0, x, k, nb):
+    """The program's own formula for one query, tile by tile (the [N, D]
+    difference is never whole)."""
+    n, dim = x.shape
+
+    def tile(j, d):
+        xt = lax.dynamic_slice(x, (j * nb, 0), (nb, dim))
+        return lax.dynamic_update_slice(d, jnp.sum((q0[None, :] - xt) ** 2, -1), (j * nb,))
+
+    d = lax.fori_loop(0, n // nb, tile, jnp.zeros((n,), x.dtype))
+    return lax.top_k(-d, k)
+
+
+def knn_two_level(k, c, nb, b, kb):
+    """Exact kNN in a two-level loop (module docstring); returns (values,
+    indices) as lax.top_k(-d, k), and the number of uncertified rows."""
+    def f(q, x):
+        m, dim = q.shape
+        n = x.shape[0]
+        assert m % c == 0 and n % nb == 0 and nb % b == 0, (m, c, n, nb, b)
+        u = 2.0 ** -24
+        expanded_bound = 2.0 * (2.0 * dim + 9.0) * u
+        direct_bound = 2.0 * (dim + 3.0) * u
+        mu = jnp.mean(x, 0)
+
+        def tile_norm(j, mx):  # tile by tile: no centred copy of x
+            xt = lax.dynamic_slice(x, (j * nb, 0), (nb, dim)) - mu
+            return jnp.maximum(mx, jnp.max(jnp.sum(xt * xt, 1)))
+
+        max_norm = lax.fori_loop(0, n // nb, tile_norm, jnp.zeros((), x.dtype))
+
+        def chunk(i, acc):
+            vals, idxs, ok = acc
+            q0 = lax.dynamic_slice(q, (i * c, 0), (c, dim))
+            qc = q0 - mu
+            qq = jnp.sum(qc * qc, 1)
+
+            def tile(j, maxima):
+                # the centred tile and its norms made once (an optimization
+                # barrier): left to fusion, XLA:CPU's ynn fusion of the GEMM
+                # recomputes them for every row block of the output (1.6x)
+                xt = lax.dynamic_slice(x, (j * nb, 0), (nb, dim)) - mu
+                xt, xx = lax.optimization_barrier((xt, jnp.sum(xt * xt, 1)))
+                s = -(qq[:, None] + xx[None, :] - 2.0 * (qc @ xt.T))
+                mx = jnp.max(_keys(s).reshape(c, nb // b, b), 2)
+                return lax.dynamic_update_slice(maxima, mx, (0, j * (nb // b)))
+
+            maxima = lax.fori_loop(0, n // nb, tile, jnp.zeros((c, n // b), jnp.int32))
+            top, blocks = lax.top_k(_from_keys(maxima), kb)
+            pos = (jnp.sort(blocks, 1)[:, :, None] * b + jnp.arange(b)).reshape(c, kb * b)
+            d = jnp.sum((q0[:, None, :] - x[pos]) ** 2, -1)
+            v, at = lax.top_k(-d, k)
+            lower = (-top[:, -1] - expanded_bound * (qq + max_norm)) * (1.0 - direct_bound)
+            good = (lower > -v[:, -1]) & jnp.all(d == d, 1)
+            return (lax.dynamic_update_slice(vals, v, (i * c, 0)),
+                    lax.dynamic_update_slice(idxs, jnp.take_along_axis(pos, at, 1), (i * c, 0)),
+                    lax.dynamic_update_slice(ok, good, (i * c,)))
+
+        init = (jnp.zeros((m, k), q.dtype), jnp.zeros((m, k), jnp.int32), jnp.zeros((m,), bool))
+        vals, idxs, ok = lax.fori_loop(0, m // c, chunk, init)
+        failed = jnp.sum(~ok)
+        order = jnp.argsort(ok, stable=True)  # uncertified rows first
+
+        def repair(r, acc):
+            vals, idxs = acc
+            row = order[r]
+            v, ix = _exact_row(q[row], x, k, nb)
+            return vals.at[row].set(v), idxs.at[row].set(ix)
+
+        vals, idxs = lax.fori_loop(0, failed, repair, (vals, idxs))
+        return vals, idxs, failed
+    return f
+
+
+def stage_replica(k, c, b, kp, level):
+    """memfit's loop body in plain jax, cut after a stage: 1 = GEMM + key
+    block maxima, 2 = + top_k of the maxima, 3 = + candidates' top_k and
+    the exact recompute (no certificate, no remainder chunk)."""
+    def f(q, x):
+        m, dim = q.shape
+        n = x.shape[0]
+        mu = jnp.mean(x, 0)
+        xc = x - mu
+        xx = jnp.sum(xc * xc, 1)
+
+        def step(i, acc):
+            q0 = lax.dynamic_slice(q, (i * c, 0), (c, dim))
+            qc = q0 - mu
+            s = -(jnp.sum(qc * qc, 1)[:, None] + xx[None, :] - 2.0 * (qc @ xc.T))
+            blocks = s.reshape(c, n // b, b)
+            mx = _from_keys(jnp.max(_keys(blocks), 2))
+            if level == 1:
+                out = lax.bitcast_convert_type(mx[:, :k], jnp.int32)
+            else:
+                picked = jnp.sort(lax.top_k(mx, kp)[1], 1)
+                if level == 2:
+                    out = picked[:, :k]
+                else:
+                    cand = jnp.take_along_axis(blocks, picked[:, :, None], 1).reshape(c, kp * b)
+                    pos = (picked[:, :, None] * b + jnp.arange(b)).reshape(c, kp * b)
+                    idx = jnp.take_along_axis(pos, lax.top_k(cand, kp)[1], 1)
+                    d = jnp.sum((q0[:, None, :] - x[idx]) ** 2, -1)
+                    out = jnp.take_along_axis(idx, jnp.argsort(d, 1, stable=True), 1)[:, :k]
+            return lax.dynamic_update_slice(acc, out, (i * c, 0))
+
+        return lax.fori_loop(0, m // c, step, jnp.zeros((m // c * c, k), jnp.int32))
+    return f
+
+
+def timed(fns, repeats):
+    """Interleaved runs after one warm-up: median wall seconds and median
+    process CPU seconds (both cores together) per variant. On a shared
+    machine the CPU time is the steadier of the two."""
+    for f in fns.values():
+        jax.block_until_ready(f())
+    wall = {k: [] for k in fns}
+    cpu = {k: [] for k in fns}
+    for _ in range(repeats):
+        for k, f in fns.items():
+            w, c = time.perf_counter(), time.process_time()
+            jax.block_until_ready(f())
+            wall[k].append(time.perf_counter() - w)
+            cpu[k].append(time.process_time() - c)
+    return ({k: statistics.median(v) for k, v in wall.items()},
+            {k: statistics.median(v) for k, v in cpu.items()})
+
+
+def check_small():
+    """The two-level form against lax.top_k on data that is hard for it:
+    Gaussian, far from the origin, and a grid full of ties (every row
+    fails the certificate there and is recomputed)."""
+    rng = np.random.default_rng(0)
+    cases = [("Gaussian, D=32", rng.standard_normal((200, 32)), rng.standard_normal((8000, 32))),
+             ("offset [1000, 1001]^3", 1000 + rng.random((200, 3)), 1000 + rng.random((8000, 3))),
+             ("grid {0..3}^3 (ties)", rng.integers(0, 4, (200, 3)), rng.integers(0, 4, (8000, 3)))]
+    for name, q, x in cases:
+        q, x = jnp.asarray(q, jnp.float32), jnp.asarray(x, jnp.float32)
+        v, i, failed = jax.jit(knn_two_level(10, 100, 1600, 32, 18))(q, x)
+        rv, ri = jax.jit(knn_plain(10))(q, x)
+        same = bool((np.asarray(i) == np.asarray(ri)).all() and (np.asarray(v) == np.asarray(rv)).all())
+        print(f"check {name}: {int(failed)} of 200 rows recomputed; values and indices "
+              f"{'identical to' if same else 'DIFFER from'} lax.top_k's")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=200_000)
+    ap.add_argument("--m", type=int, default=2_000)
+    ap.add_argument("--d", type=int, default=32)
+    ap.add_argument("--k", type=int, default=10)
+    ap.add_argument("--limit", default="64MiB", help="memfit.jit's memory_limit")
+    ap.add_argument("--c", type=int, default=400, help="two-level: queries per chunk")
+    ap.add_argument("--nb", type=int, default=800, help="two-level: points per tile")
+    ap.add_argument("--b", type=int, default=32, help="two-level: points per block")
+    ap.add_argument("--kb", type=int, default=0, help="two-level: blocks kept (0: k + 8)")
+    ap.add_argument("--stages", action="store_true", help="also time memfit-body replicas")
+    ap.add_argument("--stage-chunk", type=int, default=15)
+    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--check", action="store_true", help="only the small exactness checks")
+    a = ap.parse_args()
+    if a.check:
+        check_small()
+        return
+    kb = a.kb or a.k + 8
+    rng = np.random.default_rng(1)
+    q = jnp.asarray(rng.standard_normal((a.m, a.d), np.float32))
+    x = jnp.asarray(rng.standard_normal((a.n, a.d), np.float32))
+    print(f"CPU: {cpu_model()}, {os.cpu_count()} cores, load average "
+          f"{os.getloadavg()[0]:.1f}; jax {jax.__version__}, default flags")
+    print(f"kNN N={a.n:,} M={a.m:,} D={a.d} k={a.k}; memfit limit {a.limit}; two-level "
+          f"C={a.c} NB={a.nb} B={a.b} KB={kb}")
+
+    plain = jax.jit(knn_plain(a.k))
+    ref = np.sort(np.asarray(plain(q, x)[1]), 1)
+    mf = memfit.jit(knn_plain(a.k), memory_limit=a.limit)
+    two = jax.jit(knn_two_level(a.k, a.c, a.nb, a.b, kb))
+    fns = {"memfit.jit": lambda: mf(q, x), "two-level (hand)": lambda: two(q, x)}
+    _, idx, failed = two(q, x)
+    same = np.all(np.sort(np.asarray(idx), 1) == ref, 1)
+    mf_same = np.all(np.sort(np.asarray(mf(q, x)[1]), 1) == ref, 1)
+    nbytes = {"memfit.jit": xla_bytes(mf.lower(q, x).compile(compiler_options=ACCOUNTING_OPTIONS)),
+              "two-level (hand)": xla_bytes(two.lower(q, x).compile(
+                  compiler_options=ACCOUNTING_OPTIONS))}
+    print(f"two-level: {int(failed)} uncertified rows (recomputed); index sets equal to "
+          f"jax's in {same.sum()} of {a.m} rows; memfit: {mf_same.sum()} of {a.m}")
+    if a.stages:
+        c = a.stage_chunk
+        for level, name in [(1, "stage 1"), (2, "stages 1-2"), (3, "stages 1-3")]:
+            g = jax.jit(stage_replica(a.k, c, 32, 2 * a.k + 8, level))
+            fns[f"replica C={c}, {name}"] = (lambda g=g: g(q, x))
+    try:
+        import faiss
+        index = faiss.IndexFlatL2(a.d)
+        index.add(np.asarray(x))
+        qn = np.asarray(q)
+        fns["faiss IndexFlatL2"] = lambda: index.search(qn, a.k)
+    except ImportError:
+        print("faiss not installed (make bench-deps)")
+    t, cpu = timed(fns, a.repeats)
+    print()
+    print("| variant | median s | / memfit.jit | / faiss | CPU s (2 cores) | CPU / memfit.jit "
+          "| XLA bytes (ynn off) |")
+    print("|---|---|---|---|---|---|---|")
+    for name, s in t.items():
+        fa = f"{s / t['faiss IndexFlatL2']:.2f}x" if "faiss IndexFlatL2" in t else "-"
+        nb = f"{nbytes[name] / MiB:.1f} MiB" if name in nbytes else ""
+        print(f"| {name} | {s:.3f} | {s / t['memfit.jit']:.2f}x | {fa} | {cpu[name]:.3f} "
+              f"| {cpu[name] / cpu['memfit.jit']:.2f}x | {nb} |")
+
+
+if __name__ == "__main__":
+    main()
