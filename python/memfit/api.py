@@ -122,7 +122,7 @@ class MemfitJitted:
             lambda m: self._transform(base, self._pipeline(temp_margin=m)),
             lambda text: handover.replace_module(lowered, text).compile(
                 compiler_options=options),
-            self._limit_bytes(), original=self._before_split(base),
+            self._limit_bytes(), original=lambda: self._before_split(base),
             scratch=_runtime_scratch(),
             compile_run=None if options is None else (
                 lambda text: handover.replace_module(lowered, text).compile())))

@@ -73,6 +73,7 @@ class Calibration:
     original_loops: int = 0  # stablehlo.while ops of the program before memfit
     # (margin or None when no split was run, why, pass seconds)
     skipped: list[tuple[float | None, str, float]] = field(default_factory=list)
+    prep_s: float = 0.0  # memfit's passes run once to find the program's own loops
 
     @property
     def kept(self) -> Attempt:
@@ -81,7 +82,8 @@ class Calibration:
     @property
     def pass_seconds(self) -> float:
         """memfit's passes over every margin tried, compiled or not."""
-        return sum(a.pass_s for a in self.attempts) + sum(s for _, _, s in self.skipped)
+        return (self.prep_s + sum(a.pass_s for a in self.attempts)
+                + sum(s for _, _, s in self.skipped))
 
     def summary(self) -> str:
         parts = []
@@ -258,7 +260,7 @@ def _fit_runtime_scratch(cal: Calibration, split, compile_text, compile_run, scr
 
 
 def calibrate(split: Callable[[float], str], compile_text: Callable[[str], Any],
-              limit: int, original: str = "", *,
+              limit: int, original: str | Callable[[], str] = "", *,
               scratch: Callable[[Any], int] | None = None,
               compile_run: Callable[[str], Any] | None = None) -> Calibration:
     """Splits with the default margin, then re-splits with calibrated ones.
@@ -266,12 +268,16 @@ def calibrate(split: Callable[[float], str], compile_text: Callable[[str], Any],
     ``split(margin)`` returns the transformed module text (it raises
     MemfitError when the limit cannot be met); ``compile_text(text)`` returns
     XLA's executable for it; ``original`` is the module before memfit-split
-    (its own loops, and those the rewrites made, are not the split's).
+    (its own loops, and those the rewrites made, are not the split's), or
+    a function that makes it (its time counts as memfit's).
     ``scratch(executable)``, when given, returns the bytes the program takes
     at run time beyond XLA's count; it is read from ``compile_run(text)``,
     the executable as the user runs it (default: ``compile_text``'s).
     """
-    cal = Calibration(limit, original_loops=_loops(original))
+    t0 = time.perf_counter()
+    if callable(original):
+        original = original()
+    cal = Calibration(limit, original_loops=_loops(original), prep_s=time.perf_counter() - t0)
     margin = DEFAULT_MARGIN
     while margin is not None:
         if not _attempt(cal, margin, split, compile_text):

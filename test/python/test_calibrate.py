@@ -111,6 +111,20 @@ def test_a_split_into_several_loops_is_not_resplit():
     assert len(calls) == 2 and cal.kept.margin < cal_mod.DEFAULT_MARGIN
 
 
+def test_finding_the_programs_own_loops_counts_as_pass_time():
+    # memfit.jit runs memfit's rewrites once to find the loops the program
+    # had before the split: that is memfit's time too
+    import time as _time
+    split, comp = fake_program(fixed=40 * MiB, temps_at_margin_1=110 * MiB)
+
+    def original():
+        _time.sleep(0.05)
+        return '"stablehlo.while"'
+    cal = cal_mod.calibrate(split, comp, 100 * MiB, original=original)
+    assert cal.original_loops == 1 and cal.prep_s >= 0.05
+    assert cal.pass_seconds >= cal.prep_s + sum(a.pass_s for a in cal.attempts)
+
+
 def test_nothing_fits_keeps_the_smallest_and_warns():
     split, comp = fake_program(fixed=99 * MiB, temps_at_margin_1=400 * MiB)
     with pytest.warns(cal_mod.MemoryLimitWarning, match="over the memory limit"):
