@@ -23,7 +23,9 @@ it (ynn fusions on); memfit's time over each contender's (the goal says what
 it has to be), the limit given to memfit, XLA's accounted bytes (argument +
 output + temp - alias) of the same program compiled with ynn fusions off
 (their scratch is not counted otherwise; memfit.jit calibrates against that
-count too), the peak resident-set growth of a fresh subprocess running the
+count too; for memfit, plus its bound of the packing scratch of the dots XLA:CPU
+runs as Eigen calls, ``memfit.runtime_scratch``, which its calibration adds to
+that count), the peak resident-set growth of a fresh subprocess running the
 variant once (default flags; ``memfit.measure.peak_rss_growth``) and memfit's
 pass time over XLA's compile time of the transformed module. The CPU model
 is printed: speed ratios differ between CPUs.
@@ -621,7 +623,7 @@ def _compile(fn, args, is_memfit=False):
     cal = fn.last_calibration
     return fn, xla_bytes(cal.kept.compiled), {
         "pass_s": cal.pass_seconds, "compile_s": cal.kept.compile_s,
-        "compiles": len(cal.attempts), "total_s": total}
+        "compiles": len(cal.attempts), "total_s": total, "scratch": cal.kept.scratch_bytes}
 
 
 def _rss(row: str, variant: str, quick: bool, timeout: float) -> dict:
@@ -745,6 +747,11 @@ def table(rows: list[tuple[Row, list[dict]]]) -> tuple[str, list[str]]:
                 if not ok:
                     missed.append(f"{spec.program}: memfit's XLA bytes "
                                   f"{_fmt_bytes(ln['xla'])} > limit {v.limit}")
+                if ln.get("rss") is not None:
+                    gtxt += "; RSS+ " + ("within" if ln["rss"] <= lim else "OVER")
+                    if ln["rss"] > lim:
+                        missed.append(f"{spec.program}: memfit's RSS+ {_fmt_bytes(ln['rss'])} "
+                                      f"> limit {v.limit} (ynn on)")
             pc = ""
             if "pass_s" in ln:
                 frac = ln["pass_s"] / ln["compile_s"]
@@ -753,12 +760,14 @@ def table(rows: list[tuple[Row, list[dict]]]) -> tuple[str, list[str]]:
                 if frac > 0.10:
                     missed.append(f"{spec.program}: memfit pass time {ln['pass_s']:.2f} s = "
                                   f"{frac:.0%} of XLA's compile {ln['compile_s']:.2f} s (goal <= 10%)")
+            scratch = (f" + {_fmt_bytes(ln['scratch'])} dot scratch" if ln.get("scratch")
+                       else "")
             t = f"{ln['time']:.3f}" if ln.get("time") is not None else "-"
             if ln.get("runs") == 1:
                 t += " (1 run, ynn on)"
             vname = v.name + (f" — {ln['note']}" if ln.get("note") else "")
             out.append(f"| {spec.program} | {vname} | {t} | {ratio or '-'} | {gtxt or '-'} "
-                       f"| {v.limit or '-'} | {_fmt_bytes(ln.get('xla'))} "
+                       f"| {v.limit or '-'} | {_fmt_bytes(ln.get('xla'))}{scratch} "
                        f"| {_fmt_bytes(ln.get('rss'))} | {pc or '-'} |")
             if v.kind == "memfit" and ln.get("note", "").startswith(("not split", "failed")):
                 missed.append(f"{spec.program}: {ln['note']}")
@@ -788,7 +797,8 @@ def main():
     print(f"memfit race ({'quick' if opts.quick else 'full'} sizes; time: median of "
           f"{opts.rounds} interleaved runs after one warm-up, jax defaults (ynn on); memfit / "
           f"this: memfit's time over the variant's; XLA bytes: argument + output + temp - "
-          f"alias, compiled with ynn off; peak RSS+: fresh subprocess, one run, default "
+          f"alias, compiled with ynn off (memfit: + its estimate of XLA:CPU's library dots' "
+          f"packing scratch, memfit.runtime_scratch, which its calibration counts); peak RSS+: fresh subprocess, one run, default "
           f"flags; pass / compile: "
           f"memfit's passes (every margin tried) vs XLA's compile of the kept program, "
           f"then the calibration's compiles and memfit.jit's whole lower(); "

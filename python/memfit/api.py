@@ -59,6 +59,15 @@ def _accounting_options() -> dict | None:
     return ACCOUNTING_OPTIONS
 
 
+def _runtime_scratch():
+    """executable -> bytes its runtime allocates beyond XLA's count, on the
+    backends where memfit knows them (CPU: memfit.runtime_scratch)."""
+    if jax.default_backend() != "cpu":
+        return None
+    from .runtime_scratch import dot_scratch_bytes
+    return lambda compiled: dot_scratch_bytes(compiled.as_text())
+
+
 class MemfitJitted:
     """A function compiled by XLA after memfit's passes. Made by memfit.jit."""
 
@@ -116,9 +125,14 @@ class MemfitJitted:
             lambda m: self._transform(base, self._pipeline(temp_margin=m)),
             lambda text: handover.replace_module(lowered, text).compile(
                 compiler_options=options),
-            self._limit_bytes(), original=self._before_split(base)))
+            self._limit_bytes(), original=lambda: self._before_split(base),
+            scratch=_runtime_scratch(),
+            compile_run=None if options is None else (
+                lambda text: handover.replace_module(lowered, text).compile())))
         self.last_calibration = cal
         kept = handover.replace_module(lowered, cal.kept.text)
+        if cal.kept.run_compiled is not None:
+            return kept, cal.kept.run_compiled
         return kept, (cal.kept.compiled if options is None else kept.compile())
 
     def _limit_bytes(self) -> int:

@@ -35,6 +35,7 @@ MIN_MARGIN, MAX_MARGIN = 0.25, 16.0
 HEADROOM = 0.05        # aim for limit - 5 % of the room above args + outputs
 WORTH_IT = 0.9         # re-split only for a margin at least 10 % smaller
 MAX_COMPILES = 3
+MAX_SCRATCH_RESPLITS = 2  # more compiles when runtime scratch pushes over
 
 
 class MemoryLimitWarning(UserWarning):
@@ -50,6 +51,17 @@ class Attempt:
     fixed_bytes: int | None     # argument + output - alias
     pass_s: float
     compile_s: float
+    #: bytes the runtime allocates outside XLA's count (memfit.runtime_scratch)
+    #: in the program as the user runs it; None: not measured
+    scratch_bytes: int | None = None
+    run_compiled: Any = None    # the executable compiled with the user's flags
+
+    @property
+    def total_bytes(self) -> int | None:
+        """XLA's count plus the runtime's scratch (what the limit bounds)."""
+        if self.xla_bytes is None:
+            return None
+        return self.xla_bytes + (self.scratch_bytes or 0)
 
 
 @dataclass
@@ -61,6 +73,7 @@ class Calibration:
     original_loops: int = 0  # stablehlo.while ops of the program before memfit
     # (margin or None when no split was run, why, pass seconds)
     skipped: list[tuple[float | None, str, float]] = field(default_factory=list)
+    prep_s: float = 0.0  # memfit's passes run once to find the program's own loops
 
     @property
     def kept(self) -> Attempt:
@@ -69,12 +82,15 @@ class Calibration:
     @property
     def pass_seconds(self) -> float:
         """memfit's passes over every margin tried, compiled or not."""
-        return sum(a.pass_s for a in self.attempts) + sum(s for _, _, s in self.skipped)
+        return (self.prep_s + sum(a.pass_s for a in self.attempts)
+                + sum(s for _, _, s in self.skipped))
 
     def summary(self) -> str:
         parts = []
         for i, a in enumerate(self.attempts):
             mb = "?" if a.xla_bytes is None else f"{a.xla_bytes / 2**20:.1f} MiB"
+            if a.scratch_bytes:
+                mb += f" + {a.scratch_bytes / 2**20:.1f} MiB runtime scratch"
             parts.append(f"margin {a.margin:.3g}: {mb}" + (" (kept)" if i == self.chosen else ""))
         parts += [why if m is None else f"margin {m:.3g}: {why}" for m, why, _ in self.skipped]
         return f"limit {self.limit / 2**20:.1f} MiB; " + ", ".join(parts)
@@ -96,7 +112,7 @@ def next_margin(a: Attempt, limit: int) -> float | None:
     when `a` cannot tell (no analysis, no temporaries, no room)."""
     if a.xla_bytes is None or a.fixed_bytes is None:
         return None
-    temps = a.xla_bytes - a.fixed_bytes
+    temps = a.xla_bytes - a.fixed_bytes + (a.scratch_bytes or 0)  # both ~ chunk size
     room = (limit - a.fixed_bytes) / (1.0 + HEADROOM)
     if temps <= 0 or room <= 0:
         return None
@@ -115,7 +131,7 @@ def _loops(text: str) -> int:
 
 
 def _fits(a: Attempt, limit: int) -> bool:
-    return a.xla_bytes is not None and a.xla_bytes <= limit
+    return a.xla_bytes is not None and a.total_bytes <= limit
 
 
 def _why_not_compile(cal: Calibration, text: str) -> str | None:
@@ -151,51 +167,123 @@ def _next_margin_to_try(cal: Calibration) -> float | None:
     return m
 
 
-def _choose(cal: Calibration) -> None:
+def _choose(cal: Calibration, warn: bool = True) -> None:
     """Keeps the largest program that fits; else the smallest, with a warning."""
     fitting = [i for i, a in enumerate(cal.attempts) if _fits(a, cal.limit)]
     if fitting:
+        # the largest by XLA's count: the biggest chunks
         cal.chosen = max(fitting, key=lambda i: cal.attempts[i].xla_bytes)
         return
     known = [i for i, a in enumerate(cal.attempts) if a.xla_bytes is not None]
-    cal.chosen = min(known, key=lambda i: cal.attempts[i].xla_bytes) if known else 0
+    cal.chosen = min(known, key=lambda i: cal.attempts[i].total_bytes) if known else 0
     kept = cal.kept
-    if kept.xla_bytes is not None:
+    if warn and kept.xla_bytes is not None:
+        scratch = (f" plus {kept.scratch_bytes / 2**20:.1f} MiB of runtime scratch"
+                   if kept.scratch_bytes else "")
         warnings.warn(
-            f"memfit: XLA accounts {kept.xla_bytes / 2**20:.1f} MiB for the split "
+            f"memfit: XLA accounts {kept.xla_bytes / 2**20:.1f} MiB{scratch} for the split "
             f"program, over the memory limit of {cal.limit / 2**20:.1f} MiB "
             f"({cal.summary()}); memfit's model underestimated XLA's temporaries",
             MemoryLimitWarning, stacklevel=5)
 
 
+def _attempt(cal: Calibration, margin: float, split, compile_text) -> bool:
+    """Splits with ``margin`` and compiles it; False when there is nothing
+    (new) to compile: the split failed or would not be worth it."""
+    t0 = time.perf_counter()
+    try:
+        text = split(margin)
+    except MemfitError:
+        if not cal.attempts:
+            raise
+        return False  # a more careful margin that cannot fit: keep what we have
+    t1 = time.perf_counter()
+    why = _why_not_compile(cal, text) if cal.attempts else None
+    if why:
+        cal.skipped.append((margin, why, t1 - t0))
+        return False
+    compiled = compile_text(text)
+    t2 = time.perf_counter()
+    total, fixed = _xla_bytes(compiled)
+    cal.attempts.append(Attempt(margin, text, compiled, total, fixed, t1 - t0, t2 - t1))
+    return True
+
+
+def _between(fit: Attempt, over: Attempt, limit: int) -> float | None:
+    """The margin at which the bytes reach the target, on the curve
+    bytes(margin) = a + b / margin through two measured splits: one that
+    fits and a bigger one that does not. (Scratch and temporaries both
+    shrink with the chunk, but not in proportion to it: a single point's
+    ``next_margin`` overshot the limit by 0.5 % on attention's gradient.)"""
+    x0, x1 = 1.0 / fit.margin, 1.0 / over.margin
+    if x1 <= x0 or fit.fixed_bytes is None:
+        return None
+    b = (over.total_bytes - fit.total_bytes) / (x1 - x0)
+    a = fit.total_bytes - b * x0
+    target = fit.fixed_bytes + (limit - fit.fixed_bytes) / (1.0 + HEADROOM)
+    if b <= 0 or target <= a:
+        return None
+    return min(MAX_MARGIN, max(MIN_MARGIN, b / (target - a)))
+
+
+def _fit_runtime_scratch(cal: Calibration, split, compile_text, compile_run, scratch) -> None:
+    """Measures the runtime scratch of the program that would be kept and
+    re-splits while it pushes the program over the limit."""
+    resplits = 0
+    while True:
+        _choose(cal, warn=False)
+        kept = cal.kept
+        if kept.xla_bytes is None:
+            return
+        if kept.scratch_bytes is None:
+            kept.run_compiled = compile_run(kept.text) if compile_run else kept.compiled
+            kept.scratch_bytes = scratch(kept.run_compiled)
+            continue  # it may no longer be the one to keep
+        if resplits == MAX_SCRATCH_RESPLITS:
+            return
+        over = [a for a in cal.attempts if a.scratch_bytes is not None
+                and a.margin < kept.margin and not _fits(a, cal.limit)]
+        if _fits(kept, cal.limit):
+            if not over:
+                return  # the main loop already aimed at the limit
+            # between it and the nearest bigger split that the scratch pushed over
+            m = _between(kept, max(over, key=lambda a: a.margin), cal.limit)
+            if m is None or m > kept.margin * WORTH_IT:
+                return
+        else:
+            m = next_margin(kept, cal.limit)
+        if m is None or any(abs(a.margin - m) < 1e-3 * m for a in cal.attempts):
+            return
+        resplits += 1
+        if not _attempt(cal, m, split, compile_text):
+            return
+
+
 def calibrate(split: Callable[[float], str], compile_text: Callable[[str], Any],
-              limit: int, original: str = "") -> Calibration:
+              limit: int, original: str | Callable[[], str] = "", *,
+              scratch: Callable[[Any], int] | None = None,
+              compile_run: Callable[[str], Any] | None = None) -> Calibration:
     """Splits with the default margin, then re-splits with calibrated ones.
 
     ``split(margin)`` returns the transformed module text (it raises
     MemfitError when the limit cannot be met); ``compile_text(text)`` returns
     XLA's executable for it; ``original`` is the module before memfit-split
-    (its own loops, and those the rewrites made, are not the split's).
+    (its own loops, and those the rewrites made, are not the split's), or
+    a function that makes it (its time counts as memfit's).
+    ``scratch(executable)``, when given, returns the bytes the program takes
+    at run time beyond XLA's count; it is read from ``compile_run(text)``,
+    the executable as the user runs it (default: ``compile_text``'s).
     """
-    cal = Calibration(limit, original_loops=_loops(original))
+    t0 = time.perf_counter()
+    if callable(original):
+        original = original()
+    cal = Calibration(limit, original_loops=_loops(original), prep_s=time.perf_counter() - t0)
     margin = DEFAULT_MARGIN
     while margin is not None:
-        t0 = time.perf_counter()
-        try:
-            text = split(margin)
-        except MemfitError:
-            if not cal.attempts:
-                raise
-            break  # a more careful margin that cannot fit: keep what we have
-        t1 = time.perf_counter()
-        why = _why_not_compile(cal, text) if cal.attempts else None
-        if why:
-            cal.skipped.append((margin, why, t1 - t0))
+        if not _attempt(cal, margin, split, compile_text):
             break
-        compiled = compile_text(text)
-        t2 = time.perf_counter()
-        total, fixed = _xla_bytes(compiled)
-        cal.attempts.append(Attempt(margin, text, compiled, total, fixed, t1 - t0, t2 - t1))
         margin = _next_margin_to_try(cal)
+    if scratch is not None:
+        _fit_runtime_scratch(cal, split, compile_text, compile_run, scratch)
     _choose(cal)
     return cal
