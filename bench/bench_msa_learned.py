@@ -90,7 +90,12 @@ def learned_rows(insts, sims: int, methods, passes: int):
                 if base not in games:
                     raise SystemExit(f"--methods: {name} needs {base}")
                 acts, base_wall = games[base]
-                sols, wall, _ = agent.polish(batch, acts, passes=passes)
+                n_passes = agent.default_polish(batch) if passes is None else passes
+                if n_passes == 0:    # the agent does not polish this bucket
+                    for k in idx:
+                        out[k][name] = out[k][base]
+                    continue
+                sols, wall, _ = agent.polish(batch, acts, passes=n_passes)
                 wall += base_wall
             else:
                 n = 0 if name == "policy" else sims
@@ -111,7 +116,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--simulations", type=int, default=16)
     ap.add_argument("--passes", type=int, default=None,
-                    help="polish passes (default agent.DEFAULT_POLISH_PASSES)")
+                    help="polish passes (default: the agent's, agent.default_polish)")
     ap.add_argument("--time-limit", type=float, default=10.0)
     ap.add_argument("--num-workers", type=int, default=2)
     ap.add_argument("--manifest", default=str(ROOT / "data/msa/manifest.json"))
@@ -146,7 +151,7 @@ def main(argv=None) -> int:
         return 0
     from memfit.msa.instance import Instance
     from memfit.msa.learned import agent
-    passes = agent.DEFAULT_POLISH_PASSES if args.passes is None else args.passes
+    passes = args.passes          # None: the agent's default per shape class
     if args.polish_from:
         return polish_from(args, passes)
     man_path = Path(args.manifest)
@@ -165,7 +170,8 @@ def main(argv=None) -> int:
     print(f"learned methods: {time.time() - t0:.0f}s for {len(insts)} instances", file=sys.stderr)
     rows = [solver_row(inst, Path(files[k]).stem, learned[k], args)
             for k, inst in enumerate(insts)]
-    print_table(rows, f"{args.simulations} simulations per move, {passes} polish passes, "
+    print_table(rows, f"{args.simulations} simulations per move, polish passes "
+                      f"{'the agent default' if passes is None else passes}, "
                       f"CP-SAT {args.time_limit:g}s x {args.num_workers} workers")
     summarize(rows)
     if args.json:
@@ -195,7 +201,8 @@ def polish_from(args, passes: int) -> int:
             if not all(base + "_actions" in rows[k] for k in idx):
                 continue
             acts = jnp.asarray([rows[k][base + "_actions"] for k in idx], jnp.int32)
-            sols, wall, _ = agent.polish(batch, acts, passes=passes)
+            n_passes = agent.default_polish(batch) if passes is None else passes
+            sols, wall, _ = agent.polish(batch, acts, passes=n_passes)
             for k, sol in zip(idx, sols):
                 rows[k][name] = _checked_time(insts[k], sol, name)
                 rows[k][name + "_wall"] = rows[k][base + "_wall"] + wall / len(idx)
@@ -210,7 +217,7 @@ def polish_from(args, passes: int) -> int:
             r["cpsat_same_wall_limit"] = r[AGENT + "_wall"]
     global LEARNED
     LEARNED = tuple((n, lab) for n, lab in LEARNED if all(n in r for r in rows))
-    print_table(rows, f"games from {src}, {passes} polish passes")
+    print_table(rows, f"games from {src}, polish passes {passes}")
     summarize(rows)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")

@@ -49,10 +49,15 @@ DEFAULT_HINT_ROOT = True
 DEFAULT_FORTIFY = True
 #: Local improvement after the search (play.polish_batch): up to this many
 #: passes of 1-opt over the played game, each move tried with every legal
-#: action and the game completed by its own remaining moves or by the
-#: heuristic's rollout; on with the rollout value (up to
-#: ROLLOUT_MAX_BUCKET buffers), 0 = off.
+#: action and the game completed three ways; on after a search with the
+#: rollout value up to POLISH_MAX_BUCKET buffers, 0 = off.
 DEFAULT_POLISH_PASSES = 2
+#: A polish pass tries 29 actions x 3 completions per move where the search
+#: plays 16 simulations: measured 2.8x the search's own wall time on the
+#: 64-buffer bucket (bench_msa_learned.py, 12 held-out instances, loaded
+#: machine), so at 256 buffers (73 s per 188-buffer game already) it is off
+#: by default; ``polish=N`` still polishes there.
+POLISH_MAX_BUCKET = 64
 #: Above ROLLOUT_MAX_BUCKET buffers the default is the policy's argmax (no
 #: search): a searched move costs (simulations + 1) network evaluations and
 #: game steps, measured 25 ms + 21 ms each at the 1,024-buffer bucket
@@ -133,6 +138,11 @@ def encode_batch(insts, access_width: int | None = None) -> Batch:
                  play.stack([f for _, f in enc]), time.perf_counter() - t0)
 
 
+def default_polish(batch: Batch) -> int:
+    """DEFAULT_POLISH_PASSES up to POLISH_MAX_BUCKET buffers, else 0."""
+    return DEFAULT_POLISH_PASSES if batch.arrays.order.shape[1] <= POLISH_MAX_BUCKET else 0
+
+
 def default_value_mode(batch: Batch, uniform: bool) -> str:
     big = batch.arrays.order.shape[1] > ROLLOUT_MAX_BUCKET
     return "zero" if uniform or (big and DEFAULT_VALUE == "rollout") else DEFAULT_VALUE
@@ -162,7 +172,7 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     if fortified is None:
         fortified = DEFAULT_FORTIFY and value_mode == "rollout" and simulations > 0
     if polish is None:
-        polish = DEFAULT_POLISH_PASSES if value_mode == "rollout" and simulations > 0 else 0
+        polish = default_polish(batch) if value_mode == "rollout" and simulations > 0 else 0
     final, _, actions = play.play_batch(net, batch.arrays, batch.static, jax.random.PRNGKey(seed),
                                num_simulations=simulations, uniform=uniform, gumbel_scale=0.0,
                                value_mode=value_mode,
@@ -209,15 +219,18 @@ def default_simulations(inst) -> int:
             <= ROLLOUT_MAX_BUCKET else BIG_DEFAULT_SIMULATIONS)
 
 
-def assign(inst, *, simulations: int | None = None, checkpoint=None, seed: int = 0):
+def assign(inst, *, simulations: int | None = None, checkpoint=None, seed: int = 0,
+           polish: int | None = None):
     """A validated Solution for ``inst`` (an Instance) by the learned agent
-    (``simulations``: default ``default_simulations(inst)``)."""
+    (``simulations``: default ``default_simulations(inst)``; ``polish``:
+    local-improvement passes, default as ``play_batch``)."""
     from ..validator import validate
     check_size(inst)
     if simulations is None:
         simulations = default_simulations(inst)
     params = load_params(checkpoint)
-    (sol,), _ = play_instances([inst], simulations=simulations, params=params, seed=seed)
+    (sol,), _ = play_instances([inst], simulations=simulations, params=params, seed=seed,
+                               polish=polish)
     sol.method = "learned"
     v = validate(inst, sol)
     if not v.valid:
