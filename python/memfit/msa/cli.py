@@ -88,7 +88,7 @@ def add_subcommands(sub) -> None:
                         "policy's argmax alone)")
     a.add_argument("--polish", type=int, default=None,
                    help="local-improvement passes after the search (learned; default 2 "
-                        "after a search with the rollout value, 0 = off)")
+                        "up to 64 buffers after a search with the rollout value, else 0)")
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("-o", "--output", default=None, help="solution JSON (default stdout)")
     a.set_defaults(func=cmd_assign)
