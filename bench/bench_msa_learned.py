@@ -1,21 +1,26 @@
 """The learned player vs the heuristic, uniform-prior MCTS and CP-SAT, on held-out programs.
 
 For every held-out instance of data/msa/manifest.json (programs never played
-in training), in one run: the XLA-style heuristic, Gumbel MuZero with a
-uniform prior and zero value at the same number of simulations, the same
-with the heuristic-rollout leaf value (the ablation of the learned prior),
-the learned policy alone (argmax), learned MCTS (the agent's defaults:
-agent.DEFAULT_VALUE for the leaf value), and CP-SAT at
-a time limit with its bound. Prints each method's validator time relative
-to the heuristic, wall times, and geometric means; every solution goes
-through the validator (an invalid one stops the bench).
+in training), in one run: the XLA-style heuristic; Gumbel MuZero with a
+uniform prior at the same number of simulations, with a zero value and with
+the agent's own rollout value, incumbent game and polish (the ablation of
+the learned prior); the learned policy alone (argmax); the learned search
+raw (no incumbent, no polish), with the incumbent game, and with the
+incumbent and the polish passes (the agent's default); CP-SAT at a time
+limit with its bound and, where it does not prove optimality, CP-SAT again
+at the agent's wall time on that instance. Prints each method's validator
+time relative to the heuristic, wall times, geometric means and the
+issue's goals; every solution goes through the validator (an invalid one
+stops the bench).
 
     .venv/bin/python bench/bench_msa_learned.py [--simulations 16] [--time-limit 10]
-        [--num-workers 2] [--json out.json]
+        [--num-workers 2] [--only cnn_train,sgpr] [--methods ...] [--json out.json]
+    .venv/bin/python bench/bench_msa_learned.py --merge part1.json part2.json
 
 The searches play the instances of one shape class as one vmapped batch; a
 learned method's wall time per instance is (encoding + the batch's play,
-including jax's compile on its first shape) / batch size.
+including jax's compile on its first shape) / batch size; a polished
+method's wall adds its polish passes to its search's.
 """
 from __future__ import annotations
 
@@ -29,14 +34,23 @@ from pathlib import Path
 
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type=")
 ROOT = Path(__file__).resolve().parents[1]
-LEARNED = (("uniform", "MCTS uniform"), ("unirollout", "uniform+roll"),
-           ("policy", "policy argmax"), ("raw", "learned raw"), ("learned", "learned MCTS"))
-# method -> agent.play_batch keywords ("raw": the learned search without the
-# incumbent game of play.fortify; "unirollout": the learned agent's search
-# with a uniform prior, the same rollout value and incumbent: the ablation)
-SETTINGS = {"uniform": dict(uniform=True), "unirollout": dict(uniform=True, value_mode="rollout",
-                                                             fortified=True),
-            "policy": dict(), "raw": dict(fortified=False), "learned": dict()}
+LEARNED = (("uniform", "uniform zero"), ("unirollout", "uni+roll+inc"),
+           ("unipolish", "uni+polish"), ("policy", "policy argmax"),
+           ("raw", "learned raw"), ("learned", "learned+inc"), ("polished", "learned+polish"))
+# method -> agent.play_batch keywords. "raw": the learned search alone (no
+# incumbent game, no polish); "learned": with the incumbent game
+# (play.fortify); "polished": the agent's default, "learned" followed by
+# the local-improvement passes (agent.polish, computed from "learned"'s
+# games). The ablation of the learned prior: "uniform" (uniform prior, zero
+# value), "unirollout" (uniform prior with the same rollout value and
+# incumbent as "learned") and "unipolish" (its games polished the same way).
+SETTINGS = {"uniform": dict(uniform=True, polish=0),
+            "unirollout": dict(uniform=True, value_mode="rollout", fortified=True, polish=0),
+            "policy": dict(polish=0), "raw": dict(fortified=False, polish=0),
+            "learned": dict(polish=0)}
+POLISHED = {"unipolish": "unirollout", "polished": "learned"}
+# The agent as it plays by default (memfit assign --method learned)
+AGENT = "polished"
 # Above this many buffers (a game bucket over agent.ROLLOUT_MAX_BUCKET) the
 # rollout leaf value and the incumbent cost a game per simulation: the big
 # instances get a table of their own with --big-simulations.
@@ -55,7 +69,7 @@ def _checked_time(inst, sol, what):
     return v.estimated_time
 
 
-def learned_rows(insts, sims: int, methods=None):
+def learned_rows(insts, sims: int, methods, passes: int):
     """{instance index: {method: (time, wall)}} for the learned methods."""
     from memfit.msa import game
     from memfit.msa.learned import agent
@@ -67,83 +81,201 @@ def learned_rows(insts, sims: int, methods=None):
     for idx in groups.values():
         batch = agent.encode_batch([insts[k] for k in idx])
         share = batch.encode_seconds / len(idx)
+        games = {}
         for name, _ in LEARNED:
-            if methods is not None and name not in methods:
+            if name not in methods:
                 continue
-            n = 0 if name == "policy" else sims
-            sols, wall = agent.play_batch(batch, simulations=n, **SETTINGS[name])
-            for k, sol in zip(idx, sols):
+            if name in POLISHED:
+                base = POLISHED[name]
+                if base not in games:
+                    raise SystemExit(f"--methods: {name} needs {base}")
+                acts, base_wall = games[base]
+                n_passes = agent.default_polish(batch) if passes is None else passes
+                if n_passes == 0:    # the agent does not polish this bucket
+                    for k in idx:
+                        out[k][name] = out[k][base]
+                    continue
+                sols, wall, _ = agent.polish(batch, acts, passes=n_passes)
+                wall += base_wall
+            else:
+                n = 0 if name == "policy" else sims
+                sols, wall, acts = agent.play_batch(batch, simulations=n, return_actions=True,
+                                                    **SETTINGS[name])
+                games[name] = (acts, wall)
+            for i, (k, sol) in enumerate(zip(idx, sols)):
                 t = _checked_time(insts[k], sol, name)
                 # the uniform searches use no network: no encoding share
                 out[k][name] = (t, wall / len(idx) + (0.0 if name.startswith("uni") else share))
+                if name in SETTINGS:     # the game's moves, for --polish-from
+                    out[k][name + "_actions"] = [int(a) for a in games[name][0][i]]
+            print(f"  {name}: {len(idx)} instances, {wall:.0f}s", file=sys.stderr, flush=True)
     return out
 
 
 def main(argv=None) -> int:
-    from memfit.msa import exact, heuristic
-    from memfit.msa.instance import Instance
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--simulations", type=int, default=16)
+    ap.add_argument("--passes", type=int, default=None,
+                    help="polish passes (default: the agent's, agent.default_polish)")
     ap.add_argument("--time-limit", type=float, default=10.0)
     ap.add_argument("--num-workers", type=int, default=2)
     ap.add_argument("--manifest", default=str(ROOT / "data/msa/manifest.json"))
-    ap.add_argument("--json", default=None)
+    ap.add_argument("--json", default=None, help="write the rows here")
+    ap.add_argument("--merge", nargs="+", default=None,
+                    help="print the table and summary of rows saved by --json (no run); "
+                         "rows of one instance from several files are combined")
+    ap.add_argument("--polish-from", default=None,
+                    help="rows saved by --json with the searched methods' games: polish "
+                         "those games (the polished methods), run CP-SAT at the agent's "
+                         "wall time, write --json (no search)")
+    ap.add_argument("--only", default=None,
+                    help="comma-separated substrings: only the instances whose name has one")
     ap.add_argument("--big", action="store_true",
                     help=f"the held-out instances over {BIG_BUFFERS} buffers (default: up to)")
-    ap.add_argument("--big-methods", default="uniform,policy,learned",
-                    help="learned methods played on the big instances")
+    ap.add_argument("--methods", default=None,
+                    help="learned methods to play (default: all; with --big: uniform,policy,learned)")
+    ap.add_argument("--big-methods", default=None, help="(old name of --methods with --big)")
     args = ap.parse_args(argv)
+    global LEARNED
+    if args.merge:
+        # rows of the same instance from several parts (e.g. different
+        # --methods) are combined; a later file's values win
+        merged: dict = {}
+        for f in args.merge:
+            for r in json.loads(Path(f).read_text()):
+                merged.setdefault(r["instance"], {}).update(r)
+        rows = list(merged.values())
+        LEARNED = tuple((n, lab) for n, lab in LEARNED if all(n in r for r in rows))
+        print_table(rows, "rows merged from " + ", ".join(args.merge))
+        summarize(rows)
+        return 0
+    from memfit.msa.instance import Instance
+    from memfit.msa.learned import agent
+    passes = args.passes          # None: the agent's default per shape class
+    if args.polish_from:
+        return polish_from(args, passes)
     man_path = Path(args.manifest)
     man = json.loads(man_path.read_text())
     files = man["heldout"]
+    if args.only:
+        files = [f for f in files if any(s in Path(f).stem for s in args.only.split(","))]
     insts = [Instance.load(man_path.parent / f) for f in files]
     keep = [k for k, i in enumerate(insts) if (i.num_buffers > BIG_BUFFERS) == args.big]
     files, insts = [files[k] for k in keep], [insts[k] for k in keep]
-    methods = set(args.big_methods.split(",")) if args.big else None
-    global LEARNED
-    if methods is not None:
-        LEARNED = tuple((n, lab) for n, lab in LEARNED if n in methods)
+    chosen = args.methods or args.big_methods or ("uniform,policy,learned" if args.big else None)
+    methods = set(chosen.split(",")) if chosen else {n for n, _ in LEARNED}
+    LEARNED = tuple((n, lab) for n, lab in LEARNED if n in methods)
     t0 = time.time()
-    learned = learned_rows(insts, args.simulations, methods)
+    learned = learned_rows(insts, args.simulations, methods, passes)
     print(f"learned methods: {time.time() - t0:.0f}s for {len(insts)} instances", file=sys.stderr)
-
-    hdr = (f"{'instance':30} {'bufs':>4} {'heur ms':>10} "
-           + " ".join(f"{lab:>13}" for _, lab in LEARNED)
-           + f" {'CP-SAT':>7} {'bound':>6} {'status':>8} | wall s: {'heur':>5} "
-           + " ".join(f"{n[:7]:>7}" for n, _ in LEARNED) + f" {'cpsat':>5}")
-    print(f"held-out instances; times relative to the heuristic's (validator), "
-          f"{args.simulations} simulations per move, CP-SAT {args.time_limit:g}s x "
-          f"{args.num_workers} workers")
-    print(hdr)
-    print("-" * len(hdr))
-    rows = []
-    for k, inst in enumerate(insts):
-        t = time.perf_counter()
-        h = heuristic.assign(inst)
-        h_wall = time.perf_counter() - t
-        th = _checked_time(inst, h, "heuristic")
-        r = exact.solve(inst, time_limit=args.time_limit, num_workers=args.num_workers, hint=h)
-        tc = _checked_time(inst, r.solution, "CP-SAT")
-        row = {"instance": Path(files[k]).stem, "buffers": inst.num_buffers,
-               "heuristic": th, "heuristic_wall": h_wall, "cpsat": tc, "bound": r.bound,
-               "status": r.status, "cpsat_wall": r.wall_time}
-        for name, _ in LEARNED:
-            row[name], row[name + "_wall"] = learned[k][name]
-        rows.append(row)
-        print(f"{row['instance'][:30]:30} {inst.num_buffers:4d} {th * 1e3:10.5f} "
-              + " ".join(f"{row[n] / th:13.4f}" for n, _ in LEARNED)
-              + f" {tc / th:7.4f} {r.bound / th:6.3f} {r.status:>8} | {'':8}{h_wall:5.2f} "
-              + " ".join(f"{row[n + '_wall']:7.2f}" for n, _ in LEARNED)
-              + f" {r.wall_time:5.1f}", flush=True)
-    print("-" * len(hdr))
+    rows = [solver_row(inst, Path(files[k]).stem, learned[k], args)
+            for k, inst in enumerate(insts)]
+    print_table(rows, f"{args.simulations} simulations per move, polish passes "
+                      f"{'the agent default' if passes is None else passes}, "
+                      f"CP-SAT {args.time_limit:g}s x {args.num_workers} workers")
     summarize(rows)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
     return 0
 
 
+def polish_from(args, passes: int) -> int:
+    """--polish-from: the polished methods from saved games (the searches
+    are deterministic: polishing a saved game is polishing the game the
+    search plays); their wall is the saved search's plus the polish's."""
+    import jax.numpy as jnp
+    from memfit.msa import exact, game, heuristic
+    from memfit.msa.instance import Instance
+    from memfit.msa.learned import agent
+    src = Path(args.polish_from)
+    rows = json.loads(src.read_text())
+    man_path = Path(args.manifest)
+    insts = [Instance.load(man_path.parent / "instances" / (r["instance"] + ".json")) for r in rows]
+    groups: dict = {}
+    for k, inst in enumerate(insts):
+        spec = game.encode(inst)
+        groups.setdefault((spec.arrays.order.shape[0], spec.arrays.op_valid.shape[0]), []).append(k)
+    for idx in groups.values():
+        batch = agent.encode_batch([insts[k] for k in idx])
+        for name, base in POLISHED.items():
+            if not all(base + "_actions" in rows[k] for k in idx):
+                continue
+            acts = jnp.asarray([rows[k][base + "_actions"] for k in idx], jnp.int32)
+            n_passes = agent.default_polish(batch) if passes is None else passes
+            sols, wall, _ = agent.polish(batch, acts, passes=n_passes)
+            for k, sol in zip(idx, sols):
+                rows[k][name] = _checked_time(insts[k], sol, name)
+                rows[k][name + "_wall"] = rows[k][base + "_wall"] + wall / len(idx)
+            print(f"  {name}: {len(idx)} instances, polish {wall:.0f}s", file=sys.stderr,
+                  flush=True)
+    for k, r in enumerate(rows):
+        if r["status"] != "OPTIMAL" and AGENT in r:
+            h = heuristic.assign(insts[k])
+            r2 = exact.solve(insts[k], time_limit=r[AGENT + "_wall"],
+                             num_workers=args.num_workers, hint=h)
+            r["cpsat_same_wall"] = _checked_time(insts[k], r2.solution, "CP-SAT")
+            r["cpsat_same_wall_limit"] = r[AGENT + "_wall"]
+    global LEARNED
+    LEARNED = tuple((n, lab) for n, lab in LEARNED if all(n in r for r in rows))
+    print_table(rows, f"games from {src}, polish passes {passes}")
+    summarize(rows)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+    return 0
+
+
+def solver_row(inst, name, learned, args) -> dict:
+    """The heuristic and CP-SAT on ``inst`` (with the learned methods'
+    results): CP-SAT at ``--time-limit`` and, where that does not prove
+    optimality, again at the default agent's wall time on this instance."""
+    from memfit.msa import exact, heuristic
+    t = time.perf_counter()
+    h = heuristic.assign(inst)
+    h_wall = time.perf_counter() - t
+    th = _checked_time(inst, h, "heuristic")
+    r = exact.solve(inst, time_limit=args.time_limit, num_workers=args.num_workers, hint=h)
+    row = {"instance": name, "buffers": inst.num_buffers, "heuristic": th,
+           "heuristic_wall": h_wall, "cpsat": _checked_time(inst, r.solution, "CP-SAT"),
+           "bound": r.bound, "status": r.status, "cpsat_wall": r.wall_time}
+    for n, v in learned.items():
+        if n.endswith("_actions"):
+            row[n] = v
+        else:
+            row[n], row[n + "_wall"] = v
+    if r.status != "OPTIMAL" and AGENT in learned:
+        same = learned[AGENT][1]
+        r2 = exact.solve(inst, time_limit=same, num_workers=args.num_workers, hint=h)
+        row["cpsat_same_wall"] = _checked_time(inst, r2.solution, "CP-SAT at the agent's wall")
+        row["cpsat_same_wall_limit"] = same
+    print(f"  {name}: CP-SAT {r.status} {r.wall_time:.1f}s", file=sys.stderr, flush=True)
+    return row
+
+
+def print_table(rows, what: str) -> None:
+    hdr = (f"{'instance':30} {'bufs':>4} {'heur ms':>10} "
+           + " ".join(f"{lab:>14}" for _, lab in LEARNED)
+           + f" {'CP-SAT':>7} {'bound':>6} {'status':>8} {'CP@agent':>8}"
+           + f" | wall s: {'heur':>5} " + " ".join(f"{n[:8]:>8}" for n, _ in LEARNED)
+           + f" {'cpsat':>5}")
+    print(f"held-out instances; times relative to the heuristic's (validator); {what}")
+    print(hdr)
+    print("-" * len(hdr))
+    for row in rows:
+        th = row["heuristic"]
+        same = (f"{row['cpsat_same_wall'] / th:8.4f}" if "cpsat_same_wall" in row
+                else f"{'-':>8}")
+        print(f"{row['instance'][:30]:30} {row['buffers']:4d} {th * 1e3:10.5f} "
+              + " ".join(f"{row[n] / th:14.4f}" for n, _ in LEARNED)
+              + f" {row['cpsat'] / th:7.4f} {row['bound'] / th:6.3f} {row['status']:>8} {same}"
+              + f" | {'':8}{row['heuristic_wall']:5.2f} "
+              + " ".join(f"{row[n + '_wall']:8.2f}" for n, _ in LEARNED)
+              + f" {row['cpsat_wall']:5.1f}")
+    print("-" * len(hdr))
+
+
 def summarize(rows) -> None:
     names = {n for n, _ in LEARNED}
+    labels = dict(LEARNED)
     rel = {n: [r[n] / r["heuristic"] for r in rows] for n, _ in LEARNED + (("cpsat", ""),)}
     print("geomean time / heuristic: " + ", ".join(
         f"{lab or 'CP-SAT'} {_geo(rel[n]):.4f}" for n, lab in LEARNED + (("cpsat", ""),)))
@@ -151,32 +283,43 @@ def summarize(rows) -> None:
           + ", ".join(f"{lab} {_geo([r[n + '_wall'] for r in rows]):.2f}" for n, lab in LEARNED)
           + f", CP-SAT {_geo([r['cpsat_wall'] for r in rows]):.2f}")
     n = len(rows)
-    for m, lab in (("learned", "learned MCTS"), ("raw", "learned raw (no incumbent)")):
+    for m in ("raw", "learned", "polished"):
         if m in names:
             worse = [r["instance"] for r in rows if r[m] > 1.01 * r["heuristic"]]
-            print(f"{lab} worse than the heuristic by > 1%: {len(worse)}/{n} {worse}")
-    fb = _geo([min(r["learned"], r["heuristic"]) / r["heuristic"] for r in rows])
-    print(f"(separately: learned MCTS with a fallback to the heuristic's solution where "
-          f"that is faster: geomean {fb:.4f})")
-    for u, lab in (("uniform", "uniform MCTS (zero value)"),
-                   ("unirollout", "uniform MCTS with the same rollout value and incumbent")):
-        if u not in names:
-            continue
-        print(f"learned MCTS faster than {lab} on {sum(r['learned'] < r[u] for r in rows)}"
-              f"/{n}, slower on {sum(r['learned'] > r[u] for r in rows)}/{n}")
-    if "raw" in names:
-        print(f"learned raw faster than uniform+roll on "
-              f"{sum(r['raw'] < r['unirollout'] for r in rows)}/{n}, slower on "
-              f"{sum(r['raw'] > r['unirollout'] for r in rows)}/{n}")
-    print(f"policy argmax faster than the heuristic on "
-          f"{sum(r['policy'] < r['heuristic'] * (1 - 1e-9) for r in rows)}/{n}, "
-          f"as fast on {sum(abs(r['policy'] / r['heuristic'] - 1) <= 1e-9 for r in rows)}/{n}")
+            print(f"{labels[m]} worse than the heuristic by > 1%: {len(worse)}/{n} {worse}")
+    for m in ("raw", "polished"):
+        if m in names:
+            fb = _geo([min(r[m], r["heuristic"]) / r["heuristic"] for r in rows])
+            print(f"(separately: {labels[m]} with a fallback to the heuristic's solution where "
+                  f"that is faster: geomean {fb:.4f})")
+    for a, u in (("raw", "uniform"), ("learned", "unirollout"), ("polished", "unipolish")):
+        if a in names and u in names:
+            print(f"{labels[a]} vs {labels[u]} (same simulations): geomean "
+                  f"{_geo([r[a] / r[u] for r in rows]):.4f}, faster on "
+                  f"{sum(r[a] < r[u] * (1 - 1e-9) for r in rows)}/{n}, slower on "
+                  f"{sum(r[a] > r[u] * (1 + 1e-9) for r in rows)}/{n}")
+    if "policy" in names:
+        print(f"policy argmax faster than the heuristic on "
+              f"{sum(r['policy'] < r['heuristic'] * (1 - 1e-9) for r in rows)}/{n}, "
+              f"as fast on {sum(abs(r['policy'] / r['heuristic'] - 1) <= 1e-9 for r in rows)}/{n}")
     opt = [r for r in rows if r["status"] == "OPTIMAL"]
     if opt:
-        within = sum(r["learned"] <= 1.02 * r["cpsat"] for r in opt)
-        print(f"CP-SAT proved optimal on {len(opt)}/{n}; learned MCTS within 2% of the optimum "
-              f"on {within}/{len(opt)} (geomean learned / optimum "
-              f"{_geo([r['learned'] / r['cpsat'] for r in opt]):.4f})")
+        for m in ("raw", "learned", "polished"):
+            if m in names:
+                within = sum(r[m] <= 1.02 * r["cpsat"] for r in opt)
+                print(f"CP-SAT proved optimal on {len(opt)}/{n}; {labels[m]} within 2% of the "
+                      f"optimum on {within}/{len(opt)} (geomean / optimum "
+                      f"{_geo([r[m] / r['cpsat'] for r in opt]):.4f}); missed: "
+                      f"{[r['instance'] for r in opt if r[m] > 1.02 * r['cpsat']]}")
+    same = [r for r in rows if "cpsat_same_wall" in r]
+    if same and AGENT in names:
+        print(f"CP-SAT not optimal in its limit on {len(same)}/{n}: there, {labels[AGENT]} vs "
+              f"CP-SAT at the agent's wall time: geomean "
+              f"{_geo([r[AGENT] / r['cpsat_same_wall'] for r in same]):.4f}, agent faster on "
+              f"{sum(r[AGENT] < r['cpsat_same_wall'] * (1 - 1e-9) for r in same)}/{len(same)}, "
+              f"slower on {sum(r[AGENT] > r['cpsat_same_wall'] * (1 + 1e-9) for r in same)}"
+              f"/{len(same)}; vs CP-SAT at its limit: geomean "
+              f"{_geo([r[AGENT] / r['cpsat'] for r in same]):.4f}")
 
 
 if __name__ == "__main__":

@@ -221,6 +221,31 @@ def test_fortified_search_is_never_slower_than_the_heuristic(params):
     assert any(lost)
 
 
+def test_polish_improves_a_game_and_never_makes_it_slower():
+    """play.polish_batch from the all-slow game reaches at least the
+    heuristic's game (its first move's completion by the heuristic's rollout
+    is that game); polishing again never makes a game slower; the polished
+    games validate and the game's time is the validator's."""
+    insts = [random_instance(s, num_ops=20, num_args=4, mode=m)
+             for s, m in ((21, "offload"), (23, "placement"))]
+    for inst in insts:
+        batch = agent.encode_batch([inst], 16)
+        M = batch.arrays.order.shape[1]
+        sf, g = play.unstack(batch.static, 0), play.unstack(batch.arrays, 0)
+        heur, heur_acts = jax.jit(play.rollout_actions)(sf, game.init(g), jnp.zeros(M, jnp.int32))
+        slow = jnp.zeros((1, M), jnp.int32)
+        (sol,), _, acts = agent.polish(batch, slow, passes=2)
+        v = validate(inst, sol)
+        assert v.valid, v.summary()
+        all_slow = float(game.init(g).time)
+        assert v.estimated_time <= float(heur) * (1 + 1e-5) < all_slow
+        end = play.replay_batch(batch.arrays, acts)
+        assert float(end.time[0]) == pytest.approx(v.estimated_time, rel=1e-5)
+        # polishing the polished game again never makes it slower
+        (again,), _, _ = agent.polish(batch, acts, passes=1)
+        assert validate(inst, again).estimated_time <= v.estimated_time * (1 + 1e-6)
+
+
 def test_big_program_encodes_and_plays_one_move(params):
     """A 1,000-buffer program (transformer_deep): the features, the edge
     list and the network at the 1,024 bucket."""

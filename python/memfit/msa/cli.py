@@ -10,7 +10,7 @@ METHODS = ("heuristic", "exact", "learned", "greedy", "random", "slow")
 
 
 def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int = 8, seed: int = 0,
-               simulations: int | None = None):
+               simulations: int | None = None, polish: int | None = None):
     from . import baselines, exact, heuristic
     if method == "heuristic":
         return heuristic.assign(inst)
@@ -18,7 +18,7 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
         from . import learned
         from .learned.agent import use_compilation_cache
         use_compilation_cache()
-        return learned.assign(inst, simulations=simulations, seed=seed)
+        return learned.assign(inst, simulations=simulations, seed=seed, polish=polish)
     if method == "exact":
         return exact.solve(inst, time_limit=time_limit, num_workers=num_workers, seed=seed).solution
     if method == "greedy":
@@ -38,7 +38,7 @@ def cmd_assign(args) -> int:
     try:
         sol = run_method(inst, args.method, time_limit=args.time_limit,
                          num_workers=args.num_workers, seed=args.seed,
-                         simulations=args.simulations)
+                         simulations=args.simulations, polish=args.polish)
     except MemfitError as e:
         print(f"memfit assign: {e}", file=sys.stderr)
         return 2
@@ -86,6 +86,9 @@ def add_subcommands(sub) -> None:
                    help="search simulations per move (learned; default 16 up to 256 buffers, "
                         "the argmax alone above: see msa.learned.agent; 0 = the "
                         "policy's argmax alone)")
+    a.add_argument("--polish", type=int, default=None,
+                   help="local-improvement passes after the search (learned; default 2 "
+                        "up to 64 buffers after a search with the rollout value, else 0)")
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("-o", "--output", default=None, help="solution JSON (default stdout)")
     a.set_defaults(func=cmd_assign)

@@ -406,12 +406,40 @@ def step(s: State, action: jax.Array):
 def advance(s: State, action: jax.Array) -> State:
     """``step`` without re-estimating the time (``time`` is left as it was):
     for rollouts that only need the time at their end."""
-    g = s.inst
-    B = g.order.shape[0]
+    offs, cap_ok = _candidates(s)
+    legal = _legal_from(s, offs, cap_ok)
+    return _advance(s, jnp.where(legal[action], action, 0), offs)
+
+
+def advance_repaired(s: State, action: jax.Array, upgrade: jax.Array | None = None):
+    """``advance`` that repairs an illegal action by the same plan at its
+    lowest legal candidate offset (slow where the plan no longer fits at
+    all), for replaying a game's moves after an earlier move changed.
+    ``upgrade`` ([P] scores of the next buffer's plans): a slow move
+    (asked for, or left by the repair) becomes the legal plan of highest
+    positive score instead, at its lowest legal offset.
+    Returns ``(state, the action played)``."""
     K = NUM_OFFSETS
     offs, cap_ok = _candidates(s)
     legal = _legal_from(s, offs, cap_ok)
-    action = jnp.where(legal[action], action, 0)
+    p = jnp.where(action == 0, 0, 1 + (action - 1) // K)
+    row = jax.lax.dynamic_slice(legal, (1 + jnp.maximum(p - 1, 0) * K,), (K,))
+    alt = jnp.where((p > 0) & row.any(), 1 + (p - 1) * K + jnp.argmax(row), 0)
+    action = jnp.where(legal[action], action, alt)
+    if upgrade is not None:
+        rows = legal[1:].reshape(NUM_PLANS - 1, K)
+        score = jnp.where(rows.any(1) & (upgrade[1:] > 0), upgrade[1:], -jnp.inf)
+        q = jnp.argmax(score)
+        up = 1 + q * K + jnp.argmax(rows[q])
+        action = jnp.where((action == 0) & jnp.isfinite(score[q]) & ~s.done, up, action)
+    return _advance(s, action, offs), action
+
+
+def _advance(s: State, action: jax.Array, offs) -> State:
+    """Plays a legal ``action`` (``offs``: the state's candidate offsets)."""
+    g = s.inst
+    B = g.order.shape[0]
+    K = NUM_OFFSETS
     b = g.order[jnp.minimum(s.step, B - 1)]
     p = jnp.where(action == 0, 0, 1 + (action - 1) // K)
     k = jnp.where(action == 0, 0, (action - 1) % K)

@@ -13,6 +13,7 @@ import time
 from typing import NamedTuple
 
 import jax
+import jax.numpy as jnp
 
 from ..._optional import require
 from ...errors import MemfitError
@@ -46,6 +47,17 @@ DEFAULT_HINT_ROOT = True
 #: rollout, it is no slower than the best game known. Costs one rollout per
 #: move (the search already pays one per simulation).
 DEFAULT_FORTIFY = True
+#: Local improvement after the search (play.polish_batch): up to this many
+#: passes of 1-opt over the played game, each move tried with every legal
+#: action and the game completed three ways; on after a search with the
+#: rollout value up to POLISH_MAX_BUCKET buffers, 0 = off.
+DEFAULT_POLISH_PASSES = 2
+#: A polish pass tries 29 actions x 3 completions per move where the search
+#: plays 16 simulations: measured 2.8x the search's own wall time on the
+#: 64-buffer bucket (bench_msa_learned.py, 12 held-out instances, loaded
+#: machine), so at 256 buffers (73 s per 188-buffer game already) it is off
+#: by default; ``polish=N`` still polishes there.
+POLISH_MAX_BUCKET = 64
 #: Above ROLLOUT_MAX_BUCKET buffers the default is the policy's argmax (no
 #: search): a searched move costs (simulations + 1) network evaluations and
 #: game steps, measured 25 ms + 21 ms each at the 1,024-buffer bucket
@@ -126,6 +138,11 @@ def encode_batch(insts, access_width: int | None = None) -> Batch:
                  play.stack([f for _, f in enc]), time.perf_counter() - t0)
 
 
+def default_polish(batch: Batch) -> int:
+    """DEFAULT_POLISH_PASSES up to POLISH_MAX_BUCKET buffers, else 0."""
+    return DEFAULT_POLISH_PASSES if batch.arrays.order.shape[1] <= POLISH_MAX_BUCKET else 0
+
+
 def default_value_mode(batch: Batch, uniform: bool) -> str:
     big = batch.arrays.order.shape[1] > ROLLOUT_MAX_BUCKET
     return "zero" if uniform or (big and DEFAULT_VALUE == "rollout") else DEFAULT_VALUE
@@ -134,13 +151,17 @@ def default_value_mode(batch: Batch, uniform: bool) -> str:
 def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform: bool = False,
                params=None, seed: int = 0, value_mode: str | None = None,
                value_scale: float | None = None, hint_root: bool | None = None,
-               fortified: bool | None = None):
-    """Plays every game of the batch; ``(solutions, wall seconds of the play)``.
+               fortified: bool | None = None, polish: int | None = None,
+               return_actions: bool = False):
+    """Plays every game of the batch; ``(solutions, wall seconds of the play)``
+    (with ``return_actions``, also the games' moves [N, M], for ``polish``).
     ``simulations=0``: the policy's argmax; ``uniform``: the same search with
     a uniform prior (and a zero value unless ``value_mode`` says otherwise).
     ``value_mode``: the search's leaf value (``play.VALUE_MODES``; default
     ``DEFAULT_VALUE`` for the learned search). ``fortified``: keep an
-    incumbent game (default: ``DEFAULT_FORTIFY`` with a rollout value)."""
+    incumbent game (default: ``DEFAULT_FORTIFY`` with a rollout value).
+    ``polish``: local-improvement passes after the play (default
+    ``DEFAULT_POLISH_PASSES`` after a search with the rollout value)."""
     from . import play
     if simulations > 0:
         require("mctx", "the learned memory-space player")
@@ -150,18 +171,39 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
         value_mode = default_value_mode(batch, uniform)
     if fortified is None:
         fortified = DEFAULT_FORTIFY and value_mode == "rollout" and simulations > 0
-    final, _ = play.play_batch(net, batch.arrays, batch.static, jax.random.PRNGKey(seed),
+    if polish is None:
+        polish = default_polish(batch) if value_mode == "rollout" and simulations > 0 else 0
+    final, _, actions = play.play_batch(net, batch.arrays, batch.static, jax.random.PRNGKey(seed),
                                num_simulations=simulations, uniform=uniform, gumbel_scale=0.0,
                                value_mode=value_mode,
                                value_scale=DEFAULT_VALUE_SCALE if value_scale is None else value_scale,
                                hint_root=(DEFAULT_HINT_ROOT and not uniform) if hint_root is None
                                else hint_root, fortified=fortified)
+    if polish > 0:
+        final, actions = play.polish_batch(batch.arrays, batch.static, actions, jnp.int32(polish))
     jax.block_until_ready(final.time)
     wall = time.perf_counter() - t0
     method = ("mcts-uniform" if uniform else "learned-mcts") if simulations > 0 else "learned-policy"
-    sols = [spec.solution(play.unstack(final, i)._replace(inst=spec.arrays), method=method)
+    sols = _solutions(batch, final, method)
+    return (sols, wall, actions) if return_actions else (sols, wall)
+
+
+def _solutions(batch: Batch, final, method: str) -> list:
+    from . import play
+    return [spec.solution(play.unstack(final, i)._replace(inst=spec.arrays), method=method)
             for i, spec in enumerate(batch.specs)]
-    return sols, wall
+
+
+def polish(batch: Batch, actions, passes: int = DEFAULT_POLISH_PASSES):
+    """Local improvement (``play.polish_batch``) of games already played
+    (``actions`` from ``play_batch(..., return_actions=True)``):
+    ``(solutions, wall seconds, polished actions)``. A polished game is
+    never slower than the game it starts from."""
+    from . import play
+    t0 = time.perf_counter()
+    final, actions = play.polish_batch(batch.arrays, batch.static, actions, jnp.int32(passes))
+    jax.block_until_ready(final.time)
+    return _solutions(batch, final, "learned-polish"), time.perf_counter() - t0, actions
 
 
 def play_instances(insts, **kwargs):
@@ -177,15 +219,18 @@ def default_simulations(inst) -> int:
             <= ROLLOUT_MAX_BUCKET else BIG_DEFAULT_SIMULATIONS)
 
 
-def assign(inst, *, simulations: int | None = None, checkpoint=None, seed: int = 0):
+def assign(inst, *, simulations: int | None = None, checkpoint=None, seed: int = 0,
+           polish: int | None = None):
     """A validated Solution for ``inst`` (an Instance) by the learned agent
-    (``simulations``: default ``default_simulations(inst)``)."""
+    (``simulations``: default ``default_simulations(inst)``; ``polish``:
+    local-improvement passes, default as ``play_batch``)."""
     from ..validator import validate
     check_size(inst)
     if simulations is None:
         simulations = default_simulations(inst)
     params = load_params(checkpoint)
-    (sol,), _ = play_instances([inst], simulations=simulations, params=params, seed=seed)
+    (sol,), _ = play_instances([inst], simulations=simulations, params=params, seed=seed,
+                               polish=polish)
     sol.method = "learned"
     v = validate(inst, sol)
     if not v.valid:

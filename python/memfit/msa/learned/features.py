@@ -36,6 +36,7 @@ GLOBAL_FEATURES = 4
 KINDS = ("argument", "output", "temp")
 PLAN_KINDS = 4   # slow, keep, split, prefetch
 HINT = 12        # the plan feature that flags the heuristic's choice
+SAVING = 9       # the plan feature: its isolated saving / T0 x 10 (linear)
 
 
 class Static(NamedTuple):
@@ -283,7 +284,7 @@ def _plan_static(spec: game.GameSpec, T0: float, saving: np.ndarray, kinds: np.n
     out[..., 6] = squash(g.pf_dur / T0 * n)
     out[..., 7] = squash(g.ev_dur / T0 * n)
     out[..., 8] = squash(saving / T0 * n)
-    out[..., 9] = saving / T0 * 10
+    out[..., SAVING] = saving / T0 * 10
     out[..., 10] = np.where(g.has_pf, (g.win_u - g.win_s) / n, 0.0)
     out[..., 11] = np.where(g.evict >= 0, (g.win_u - g.evict) / n, 0.0)
     out[..., HINT] = np.arange(P)[None, :] == hint[:, None]

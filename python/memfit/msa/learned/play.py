@@ -106,6 +106,128 @@ def fortify(sf: F.Static, s: game.State, action, inc_time, inc_actions):
             jnp.where(better, acts, inc_actions))
 
 
+def replay_suffix(s: game.State, actions: jax.Array, sf: F.Static | None = None):
+    """Plays ``actions[s.step:]`` from ``s`` to the end of the game, each
+    move repaired where it became illegal (``game.advance_repaired``); with
+    ``sf``, a slow move is upgraded to the legal plan with the largest
+    isolated saving (so capacity an earlier change freed gets used).
+    Returns ``(estimated time at the end, actions as played)``."""
+    last = actions.shape[0] - 1
+
+    def body(carry):
+        st, acts = carry
+        i = jnp.minimum(st.step, last)
+        up = None if sf is None else sf.plan[F.current_buffer(st), :, F.SAVING]
+        nxt, a = game.advance_repaired(st, acts[i], up)
+        return nxt, acts.at[i].set(a)
+
+    end, acts = jax.lax.while_loop(lambda c: ~c[0].done, body, (s, actions))
+    return game.estimated_time(s.inst, end.choice), acts
+
+
+#: A polish move must save more than this fraction of the game's time (so
+#: float32 noise cannot make the pass cycle).
+POLISH_MIN_GAIN = 1e-6
+
+
+def polish_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array):
+    """One pass of local improvement over a complete game (1-opt in the
+    game's move order): at every move, every legal action is tried, the
+    game completed three ways: the rest of the current game's moves
+    (repaired where they became illegal), the same with its slow moves
+    upgraded where a plan now fits (``replay_suffix`` with ``sf``), and the
+    heuristic's rollout; the fastest completion replaces the game when it
+    saves time. The state then advances by the (possibly new) move.
+    Returns ``(actions, time)``; the time never increases."""
+    A = 1 + (game.NUM_PLANS - 1) * game.NUM_OFFSETS
+    last = actions.shape[0] - 1
+
+    def body(carry):
+        s, acts, t = carry
+        i = jnp.minimum(s.step, last)
+        legal = game.legal_actions(s)
+
+        def try_action(a):
+            nxt, played = game.advance_repaired(s, a)
+            base = acts.at[i].set(played)
+            t1, a1 = replay_suffix(nxt, base)
+            t2, a2 = rollout_actions(sf, nxt, base)
+            t3, a3 = replay_suffix(nxt, base, sf)
+            ts = jnp.stack([t1, t2, t3])
+            j = jnp.argmin(ts)
+            return ts[j], jnp.stack([a1, a2, a3])[j]
+
+        ts, alts = jax.vmap(try_action)(jnp.arange(A))
+        ts = jnp.where(legal, ts, jnp.inf)
+        j = jnp.argmin(ts)
+        gain = ts[j] < t * (1 - POLISH_MIN_GAIN)
+        acts = jnp.where(gain, alts[j], acts)
+        t = jnp.where(gain, ts[j], t)
+        return game.advance(s, acts[i]), acts, t
+
+    _, actions, t = jax.lax.while_loop(lambda c: ~c[0].done, body,
+                                       (game.init(g), actions, t))
+    return actions, t
+
+
+@jax.jit
+def polish_batch(arrays, static, actions, passes=2):
+    """Up to ``passes`` polish passes (``polish_pass``) over every game of
+    the batch (``actions`` [N, M]: the games' moves), stopping early where
+    a pass found nothing (``passes`` is traced: one compile for any count). Returns the final states of the polished games
+    (their ``time`` estimated) and their actions."""
+    def one(sf, g, acts):
+        acts = legal_actions_played(g, acts)
+        t0 = game.estimated_time(g, _replay(g, acts).choice)
+
+        def cond(c):
+            k, _, _, moved = c
+            return (k < passes) & moved
+
+        def body(c):
+            k, acts, t, _ = c
+            acts2, t2 = polish_pass(sf, g, acts, t)
+            return k + 1, acts2, t2, t2 < t
+
+        _, acts, t, _ = jax.lax.while_loop(cond, body, (jnp.int32(0), acts, t0, jnp.bool_(True)))
+        return acts
+
+    acts = jax.vmap(one)(static, arrays, actions)
+    return replay_batch(arrays, acts), acts
+
+
+def _replay(g, acts) -> game.State:
+    """The final state of playing ``acts`` from the start (``game.advance``:
+    an illegal move plays slow)."""
+    last = acts.shape[0] - 1
+    return jax.lax.while_loop(lambda st: ~st.done,
+                              lambda st: game.advance(st, acts[jnp.minimum(st.step, last)]),
+                              game.init(g))
+
+
+def legal_actions_played(g, acts):
+    """``acts`` with every move that ``game.advance`` would replace by slow
+    (illegal where it is played) written as 0: the moves the game really
+    made, so that a repaired replay of them is the same game."""
+    last = acts.shape[0] - 1
+
+    def body(c):
+        st, acts = c
+        i = jnp.minimum(st.step, last)
+        a = jnp.where(game.legal_actions(st)[acts[i]], acts[i], 0)
+        return game.advance(st, a), acts.at[i].set(a)
+
+    return jax.lax.while_loop(lambda c: ~c[0].done, body, (game.init(g), acts))[1]
+
+
+def replay_batch(arrays, actions):
+    """The final states of playing ``actions`` [N, M] from the start (time estimated)."""
+    def one(g, acts):
+        end = _replay(g, acts)
+        return end._replace(time=game.estimated_time(g, end.choice))
+    return jax.vmap(one)(arrays, actions)
+
+
 def _evaluate(net, static, states, uniform: bool, value_mode: str = "network"):
     logits, value, legal = jax.vmap(network.apply, (None, 0, 0))(net, static, states)
     if uniform:
@@ -198,7 +320,7 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
                hint_root: bool = False, fortified: bool = False):
     """Plays every game of the batch to the end. ``num_simulations=0`` plays
     the network's argmax. ``fortified``: keep an incumbent game (``fortify``).
-    Returns ``(final states, trajectory or None)``."""
+    Returns ``(final states, trajectory or None, actions played [N, M])``."""
     states = jax.vmap(game.init)(arrays)
     M = arrays.order.shape[1]
     A = 1 + (game.NUM_PLANS - 1) * game.NUM_OFFSETS
@@ -213,7 +335,7 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
         inc = None
 
     def body(carry):
-        i, states, key, traj, inc = carry
+        i, states, key, traj, inc, played = carry
         key, sub = jax.random.split(key)
         if num_simulations > 0:
             action, policy = search_moves(net, arrays, static, states, sub,
@@ -228,21 +350,24 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
             inc = (t, acts)
         if record:
             traj = _record(traj, i, states, policy)
+        played = played.at[:, jnp.minimum(i, M - 1)].set(
+            jnp.where(states.done, played[:, jnp.minimum(i, M - 1)], action))
         if lazy_time:
             states = jax.vmap(game.advance)(states, action)
         else:
             states, _, _ = jax.vmap(game.step)(states, action)
-        return i + 1, states, key, traj, inc
+        return i + 1, states, key, traj, inc, played
 
     def cond(carry):
         i, states = carry[0], carry[1]
         return (i < M) & ~jnp.all(states.done)
 
-    _, states, _, traj, _ = jax.lax.while_loop(cond, body,
-                                               (jnp.int32(0), states, key, traj, inc))
+    played = jnp.zeros((states.step.shape[0], M), jnp.int32)
+    _, states, _, traj, _, played = jax.lax.while_loop(
+        cond, body, (jnp.int32(0), states, key, traj, inc, played))
     if lazy_time:
         states = states._replace(time=jax.vmap(game.estimated_time)(arrays, states.choice))
-    return states, traj
+    return states, traj, played
 
 
 def stack(items):
