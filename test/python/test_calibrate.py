@@ -315,6 +315,24 @@ def test_runtime_scratch_reads_the_program_as_the_user_compiles_it():
     assert cal.kept.scratch_bytes == 0 and cal.kept.margin < cal_mod.DEFAULT_MARGIN
 
 
+def test_the_executable_as_it_runs_counts_when_its_buffers_are_bigger():
+    # XLA assigns the executable compiled with the user's flags (ynn fusions
+    # on) more buffer bytes than the accounting compile on the SGPR gradient
+    # (216.9 against 143.2 MiB): the limit bounds the larger of the two, so
+    # memfit re-splits until the program as it runs is within it too.
+    split, comp = fake_program(40 * MiB, 60 * MiB)
+
+    def compile_run(text):
+        acc = comp(text).memory_analysis()
+        return FakeCompiled(acc.argument_size_in_bytes, int(acc.temp_size_in_bytes * 1.5))
+    cal = cal_mod.calibrate(split, comp, 100 * MiB, scratch=lambda c: 0, compile_run=compile_run)
+    run_bytes, _ = cal_mod._xla_bytes(cal.kept.run_compiled)
+    assert cal.kept.run_xla_bytes == run_bytes
+    assert run_bytes <= 100 * MiB, cal.summary()
+    assert cal.kept.total_bytes == run_bytes
+    assert "as it runs" in cal.summary()
+
+
 def test_attention_gradient_stays_within_the_limit_in_real_memory():
     # bench_race.py's attention forward+backward at 1/4 of its length: XLA's
     # count (ynn off) met the limit, but the process grew by 146-162 MiB
