@@ -59,6 +59,18 @@ def _accounting_options() -> dict | None:
     return ACCOUNTING_OPTIONS
 
 
+def _lean_compile(lowered_for):
+    """text -> (executable, what its options are): the split program with
+    ynn fusions of dots only, which the calibration runs instead of the
+    default when XLA assigns it fewer bytes (memfit.calibrate._compile_as_run).
+    None where the user chose the ynn fusions (XLA_FLAGS) or off CPU."""
+    if _accounting_options() is None or "ynn_fusion_type" in os.environ.get("XLA_FLAGS", ""):
+        return None
+    from .measure import YNN_DOTS_ONLY_OPTIONS
+    return lambda text: (lowered_for(text).compile(compiler_options=YNN_DOTS_ONLY_OPTIONS),
+                         "ynn fusions of dots only")
+
+
 def _runtime_scratch():
     """executable -> bytes its runtime allocates beyond XLA's count, on the
     backends where memfit knows them (CPU: memfit.runtime_scratch)."""
@@ -128,7 +140,8 @@ class MemfitJitted:
             self._limit_bytes(), original=lambda: self._before_split(base),
             scratch=_runtime_scratch(),
             compile_run=None if options is None else (
-                lambda text: handover.replace_module(lowered, text).compile())))
+                lambda text: handover.replace_module(lowered, text).compile()),
+            compile_lean=_lean_compile(lambda text: handover.replace_module(lowered, text))))
         self.last_calibration = cal
         kept = handover.replace_module(lowered, cal.kept.text)
         if cal.kept.run_compiled is not None:

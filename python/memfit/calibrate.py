@@ -58,6 +58,9 @@ class Attempt:
     #: XLA's count (argument + output + temp - alias) of ``run_compiled``;
     #: None: not compiled separately or no analysis
     run_xla_bytes: int | None = None
+    #: why ``run_compiled`` was compiled with other options than the user's
+    #: (None: the user's flags)
+    run_options: str | None = None
 
     @property
     def counted_bytes(self) -> int | None:
@@ -103,7 +106,9 @@ class Calibration:
         parts = []
         for i, a in enumerate(self.attempts):
             mb = "?" if a.xla_bytes is None else f"{a.xla_bytes / 2**20:.1f} MiB"
-            if a.run_xla_bytes is not None and a.run_xla_bytes > a.xla_bytes:
+            if a.run_options:
+                mb += f" (runs with {a.run_options}: {a.run_xla_bytes / 2**20:.1f} MiB)"
+            elif a.run_xla_bytes is not None and a.run_xla_bytes > a.xla_bytes:
                 mb += f" ({a.run_xla_bytes / 2**20:.1f} MiB as it runs)"
             if a.scratch_bytes:
                 mb += f" + {a.scratch_bytes / 2**20:.1f} MiB runtime scratch"
@@ -246,7 +251,30 @@ def _between(fit: Attempt, over: Attempt, limit: int) -> float | None:
     return min(MAX_MARGIN, max(MIN_MARGIN, b / (target - a)))
 
 
-def _fit_runtime_scratch(cal: Calibration, split, compile_text, compile_run, scratch) -> None:
+def _compile_as_run(cal: Calibration, a: Attempt, compile_run, compile_lean) -> None:
+    """Compiles ``a`` as it will run: with the user's flags, or, for a split
+    program whose executable XLA assigns more bytes under those flags than
+    under the accounting options, with ``compile_lean`` when that is smaller.
+    (jax's default ynn fusions on CPU fuse differently from the accounting
+    compile; on the SGPR gradient they materialise broadcasts that the split
+    meant to stay fused.) A program memfit did not split runs as the user
+    compiles it, whatever its size."""
+    a.run_compiled = compile_run(a.text) if compile_run else a.compiled
+    if a.run_compiled is a.compiled:
+        return
+    a.run_xla_bytes = _xla_bytes(a.run_compiled)[0]
+    split_by_memfit = _loops(a.text) > cal.original_loops
+    if (compile_lean is None or not split_by_memfit or a.run_xla_bytes is None
+            or a.run_xla_bytes <= a.xla_bytes):
+        return
+    lean_compiled, lean_name = compile_lean(a.text)
+    lean_bytes = _xla_bytes(lean_compiled)[0]
+    if lean_bytes is not None and lean_bytes < a.run_xla_bytes:
+        a.run_compiled, a.run_xla_bytes, a.run_options = lean_compiled, lean_bytes, lean_name
+
+
+def _fit_runtime_scratch(cal: Calibration, split, compile_text, compile_run, scratch,
+                         compile_lean=None) -> None:
     """Measures the runtime scratch of the program that would be kept and
     re-splits while it pushes the program over the limit."""
     resplits = 0
@@ -256,9 +284,7 @@ def _fit_runtime_scratch(cal: Calibration, split, compile_text, compile_run, scr
         if kept.xla_bytes is None:
             return
         if kept.scratch_bytes is None:
-            kept.run_compiled = compile_run(kept.text) if compile_run else kept.compiled
-            if kept.run_compiled is not kept.compiled:
-                kept.run_xla_bytes = _xla_bytes(kept.run_compiled)[0]
+            _compile_as_run(cal, kept, compile_run, compile_lean)
             kept.scratch_bytes = scratch(kept.run_compiled)
             continue  # it may no longer be the one to keep
         if resplits == MAX_SCRATCH_RESPLITS:
@@ -284,7 +310,8 @@ def _fit_runtime_scratch(cal: Calibration, split, compile_text, compile_run, scr
 def calibrate(split: Callable[[float], str], compile_text: Callable[[str], Any],
               limit: int, original: str | Callable[[], str] = "", *,
               scratch: Callable[[Any], int] | None = None,
-              compile_run: Callable[[str], Any] | None = None) -> Calibration:
+              compile_run: Callable[[str], Any] | None = None,
+              compile_lean: Callable[[str], tuple[Any, str]] | None = None) -> Calibration:
     """Splits with the default margin, then re-splits with calibrated ones.
 
     ``split(margin)`` returns the transformed module text (it raises
@@ -295,6 +322,9 @@ def calibrate(split: Callable[[float], str], compile_text: Callable[[str], Any],
     ``scratch(executable)``, when given, returns the bytes the program takes
     at run time beyond XLA's count; it is read from ``compile_run(text)``,
     the executable as the user runs it (default: ``compile_text``'s).
+    ``compile_lean(text)``, when given, returns (executable, a name for its
+    options): another way to run a split program, taken when XLA assigns it
+    fewer bytes than the user's flags do (``_compile_as_run``).
     """
     t0 = time.perf_counter()
     if callable(original):
@@ -306,6 +336,6 @@ def calibrate(split: Callable[[float], str], compile_text: Callable[[str], Any],
             break
         margin = _next_margin_to_try(cal)
     if scratch is not None:
-        _fit_runtime_scratch(cal, split, compile_text, compile_run, scratch)
+        _fit_runtime_scratch(cal, split, compile_text, compile_run, scratch, compile_lean)
     _choose(cal)
     return cal

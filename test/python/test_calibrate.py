@@ -8,6 +8,8 @@ that its results equal jax's.
 """
 from __future__ import annotations
 
+import json
+import os
 import re
 import subprocess
 import sys
@@ -331,6 +333,87 @@ def test_the_executable_as_it_runs_counts_when_its_buffers_are_bigger():
     assert run_bytes <= 100 * MiB, cal.summary()
     assert cal.kept.total_bytes == run_bytes
     assert "as it runs" in cal.summary()
+
+
+def _run_bigger_than_accounted(factor_run, factor_lean, loops):
+    """A program whose executable under the user's flags XLA assigns
+    ``factor_run`` x the accounted temporaries, and under the lean options
+    ``factor_lean`` x; ``loops`` while ops after the split."""
+    split, comp = fake_program(40 * MiB, 60 * MiB, loops=lambda m: loops)
+
+    def scaled(text, factor):
+        acc = comp(text).memory_analysis()
+        return FakeCompiled(acc.argument_size_in_bytes, int(acc.temp_size_in_bytes * factor))
+    lean_calls = []
+
+    def compile_lean(text):
+        lean_calls.append(text)
+        return scaled(text, factor_lean), "lean options"
+    cal = cal_mod.calibrate(split, comp, 100 * MiB, scratch=lambda c: 0,
+                            compile_run=lambda text: scaled(text, factor_run),
+                            compile_lean=compile_lean)
+    return cal, lean_calls
+
+
+def test_a_split_that_runs_bigger_under_the_users_flags_runs_lean():
+    cal, lean_calls = _run_bigger_than_accounted(1.5, 0.8, loops=1)
+    assert lean_calls and cal.kept.run_options == "lean options"
+    assert cal.kept.run_xla_bytes < cal.kept.xla_bytes
+    assert "runs with lean options" in cal.summary()
+
+
+def test_lean_options_are_kept_only_when_smaller():
+    cal, lean_calls = _run_bigger_than_accounted(1.5, 1.6, loops=1)
+    assert lean_calls and cal.kept.run_options is None
+    assert cal.kept.run_xla_bytes <= 100 * MiB
+
+
+def test_a_program_memfit_did_not_split_runs_with_the_users_flags():
+    cal, lean_calls = _run_bigger_than_accounted(1.5, 0.8, loops=0)
+    assert not lean_calls and cal.kept.run_options is None
+
+
+def test_a_split_that_runs_smaller_under_the_users_flags_keeps_them():
+    cal, lean_calls = _run_bigger_than_accounted(0.9, 0.5, loops=1)
+    assert not lean_calls and cal.kept.run_options is None
+
+
+_SGPR_AS_USERS_RUN_IT = """
+import json, sys
+import jax, numpy as np
+import memfit, bench_race
+args = bench_race._sgpr_args(True)
+plain = jax.value_and_grad(bench_race.sgpr_bound)
+f = memfit.jit(plain, memory_limit="16MiB")
+out, want = f(*args), jax.jit(plain)(*args)
+err = max(float(np.max(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64))
+                       / max(1e-30, float(np.max(np.abs(np.asarray(b, np.float64)))))))
+          for a, b in zip(jax.tree_util.tree_leaves(out), jax.tree_util.tree_leaves(want)))
+k = f.last_calibration.kept
+print("RESULT", json.dumps({"options": k.run_options, "run": k.run_xla_bytes,
+                            "accounted": k.xla_bytes, "err": err,
+                            "summary": f.last_calibration.summary()}))
+"""
+
+
+def test_sgpr_gradient_split_runs_with_ynn_dot_fusions_only():
+    # bench_race.py's SGPR row at its quick size, in jax's defaults (a fresh
+    # process: this one runs without ynn fusions): the default ynn fusions
+    # assign the split gradient more bytes than the accounting compile (they
+    # materialise the kernel's [M, M, D] broadcast differences); memfit runs
+    # it with ynn fusions of dots only, which XLA counts smaller.
+    from memfit.measure import NO_YNN
+    env = dict(os.environ)
+    env["XLA_FLAGS"] = env.get("XLA_FLAGS", "").replace(NO_YNN, "").strip()
+    proc = subprocess.run([sys.executable, "-c", _SGPR_AS_USERS_RUN_IT], capture_output=True,
+                          text=True, env=env, timeout=600,
+                          cwd=str(Path(__file__).parents[2] / "bench"))
+    line = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")]
+    assert line, proc.stderr[-3000:]
+    r = json.loads(line[0].split(" ", 1)[1])
+    assert r["options"] == "ynn fusions of dots only", r["summary"]
+    assert r["run"] <= r["accounted"], r["summary"]
+    assert r["err"] <= 1e-4, r
 
 
 def test_attention_gradient_stays_within_the_limit_in_real_memory():
