@@ -80,6 +80,26 @@ def _runtime_scratch():
     return lambda compiled: dot_scratch_bytes(compiled.as_text())
 
 
+class _ChosenLowered:
+    """jax's Lowered of memfit's module, whose ``compile()`` returns the
+    executable memfit.jit runs. That executable may have been compiled with
+    other options than a plain ``compile()`` would use (the calibration can
+    run a split with ynn fusions of dots only: memfit.calibrate), so
+    ``f.lower(x).compile()(x)`` runs what ``f(x)`` runs. With compiler
+    options, or any other attribute, it is jax's Lowered."""
+
+    def __init__(self, lowered, compiled):
+        self._lowered, self._compiled = lowered, compiled
+
+    def compile(self, compiler_options=None, **kwargs):
+        if compiler_options is None and not kwargs:
+            return self._compiled
+        return self._lowered.compile(compiler_options, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._lowered, name)
+
+
 class MemfitJitted:
     """A function compiled by XLA after memfit's passes. Made by memfit.jit."""
 
@@ -116,8 +136,9 @@ class MemfitJitted:
         module (``.as_text()`` shows the transformed StableHLO). With a
         memory limit this already compiles (see ``calibrate``), so that the
         module shown is the one that runs; calling the function afterwards
-        with arguments of the same shapes reuses that executable."""
-        return self._lowered_and_compiled(args, kwargs)[0]
+        with arguments of the same shapes reuses that executable, and so
+        does ``.compile()`` of the result, without compiler options."""
+        return _ChosenLowered(*self._lowered_and_compiled(args, kwargs))
 
     def _lower_and_compile(self, args, kwargs):
         """(lowered, compiled or None): the calibrated split compiles."""

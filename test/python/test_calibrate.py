@@ -178,6 +178,17 @@ def test_knn_calibrated_chunks_are_bigger_and_fit():
     assert_matches(want, tuned(q, x), 1e-5, True)
 
 
+def test_compiling_the_lowered_program_returns_the_executable_that_runs():
+    # f.lower(x).compile() must run what f(x) runs: the calibration may have
+    # compiled the kept split with other options than a plain compile's
+    q, x = _knn_args()
+    f = memfit.jit(examples.knn, memory_limit=5 * MiB)
+    compiled = f.lower(q, x).compile()
+    assert compiled is f.last_calibration.kept.run_compiled
+    assert f.lower(q, x).compile(compiler_options={}) is not compiled
+    assert_matches(jax.jit(examples.knn)(q, x), compiled(q, x), 1e-5, True)
+
+
 def test_calibrated_margin_is_in_the_pipeline_shown():
     q, x = _knn_args()
     tuned = memfit.jit(examples.knn, memory_limit=5 * MiB)
