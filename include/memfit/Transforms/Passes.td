@@ -62,7 +62,10 @@ def MemfitSplit : Pass<"memfit-split", "::mlir::ModuleOp"> {
     Chunks are static; a size that does not divide gets a straight-line
     remainder step. When the limit cannot be met the function is left as it
     was and an error names the op, the user's source line and the smallest
-    limit memfit can reach. Run memfit-inline first.
+    limit memfit can reach. Run memfit-inline first. With
+    `minor-contraction`, an accumulated dot whose lhs is contracted on its
+    major dimension is written with the lhs contracted on its minor one
+    (XLA:CPU's ynn fusions take only those; memfit's XLA pipeline sets it).
   }];
   let options = [
     Option<"memoryLimit", "memory-limit", "std::string", /*default=*/"\"\"",
@@ -71,6 +74,11 @@ def MemfitSplit : Pass<"memfit-split", "::mlir::ModuleOp"> {
            "How many times over a loop's modelled temporaries are budgeted "
            "when choosing its chunk size (> 0; memfit.jit calibrates it "
            "against XLA's memory analysis)">,
+    Option<"minorContraction", "minor-contraction", "bool", /*default=*/"false",
+           "Write accumulated dots whose lhs is contracted on its major dimension "
+           "so that the lhs is contracted on its minor one (operands swapped, or "
+           "the smaller one transposed behind an optimization_barrier): XLA:CPU's "
+           "ynn fusions take only those (lib/Transforms/Split/MinorContraction.h)">,
   ];
 }
 
