@@ -112,7 +112,12 @@ def MemfitRewrite : Pass<"memfit-rewrite", "::mlir::ModuleOp"> {
        substitution: the inverses of op(A)'s diagonal blocks formed once
        before the loop, every flop in the loop a GEMM, one refinement step
        per block; as accurate as the solve against float64 on
-       ill-conditioned factors (test_invariant_solve.py).
+       ill-conditioned factors (test_invariant_solve.py);
+     * `scale-after-dot`: in split loops (loops memfit-split made),
+       dot(x * broadcast(c), y) -> dot(x, y) * broadcast(c) (also x / c)
+       when c varies only along dimensions the result keeps, every reader
+       of x * c is such a dot, and the result is smaller than x (a split
+       attention's dS = P (dP - rowsum) scale, then dS k).
     Rewrites change rounding (see README for the contract). Ops they replace
     are erased.
   }];
@@ -132,6 +137,9 @@ def MemfitRewrite : Pass<"memfit-rewrite", "::mlir::ModuleOp"> {
            "Turn sums of broadcast products into dot_general">,
     Option<"factorSums", "factor-sums", "bool", /*default=*/"true",
            "Factor a shared matrix out of a sum of products (G1 A + G2 A -> (G1 + G2) A)">,
+    Option<"scaleAfterDot", "scale-after-dot", "bool", /*default=*/"true",
+           "In split loops, dot(x * broadcast(c), y) -> dot(x, y) * broadcast(c) when c "
+           "varies along dims the result keeps and the result is smaller than x">,
   ];
 }
 
