@@ -51,7 +51,7 @@ struct MinorContraction {
 /// minor dimension; nullopt when it already is, or when it is not a
 /// batched matrix product memfit rewrites (one contracting dimension per
 /// side, batch dimensions leading on both, one free dimension per side,
-/// f32/f64/bf16 operands, no `algorithm` attribute).
+/// f32/f64/bf16 operands, no `algorithm` or sharding attribute).
 std::optional<MinorContraction> planMinorContraction(Operation *dot);
 
 /// `dot` applied to `lhs`, `rhs` (its operands, or chunks of them) in the
