@@ -61,6 +61,9 @@ LogicalResult buildMemoryLimitPipeline(OpPassManager &pm, int64_t memoryLimitByt
   MemfitSplitOptions split;
   split.memoryLimit = std::to_string(memoryLimitBytes);
   split.tempMargin = options.tempMargin;
+  // Accumulated dots in the form XLA:CPU's ynn fusions take, as memfit.jit
+  // (target "xla") writes them.
+  split.minorContraction = true;
   pm.addPass(createMemfitSplit(split));
   if (options.rewrite) {
     MemfitRewriteOptions after;

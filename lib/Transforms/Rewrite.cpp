@@ -65,6 +65,8 @@ struct MemfitRewritePass : memfit::impl::MemfitRewriteBase<MemfitRewritePass> {
       return "factor-sums";
     if (invariantSolve && memfit::rewriteLoopInvariantSolve(op))
       return "invariant-solve";
+    if (scaleAfterDot && memfit::rewriteScaleAfterDot(op))
+      return "scale-after-dot";
     // Last: the other rewrites read top_k as the program wrote it.
     if (topK && memfit::rewriteTwoStageTopK(op))
       return "top-k";

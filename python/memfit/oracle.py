@@ -169,6 +169,36 @@ def _attention_args(family, rng):
         points(family, rng, 2048, 64)
 
 
+def _attention_grad(which):
+    """The gradient of sum(attention(q, k, v) * g) with respect to k or v:
+    split by query rows, they are the loop's accumulated dots dS^T q and
+    P^T g (memfit-split's minor-contraction form)."""
+    i = "qkv".index(which)
+
+    def fn(q, k, v, g):
+        return jax.grad(lambda q, k, v: jnp.sum(_attention_fn(q, k, v) * g), argnums=i)(q, k, v)
+    return fn
+
+
+def _attention_grad_ref(which):
+    def ref(q, k, v, g):
+        q, k, v, g = _f64(q), _f64(k), _f64(v), _f64(g)
+        s = q @ k.T / 8.0
+        p = np.exp(s - s.max(-1, keepdims=True))
+        p /= p.sum(-1, keepdims=True)
+        if which == "v":
+            return p.T @ g
+        dp = g @ v.T
+        ds = p * (dp - (dp * p).sum(-1, keepdims=True)) / 8.0
+        return ds.T @ q
+    return ref
+
+
+def _attention_grad_args(family, rng):
+    q, k, v = _attention_args(family, rng)
+    return q, k, v, points(family, rng, 256, 64)
+
+
 def _xent_fn(h, w, labels):
     logits = h @ w
     return jax.nn.logsumexp(logits, -1) - jnp.take_along_axis(logits, labels[:, None], -1)[:, 0]
@@ -223,6 +253,10 @@ PROGRAMS = (
     Program("gram_gradient", "factor-sums", _gram_grad_fn, _gram_grad_ref, _gram_args, "2MiB"),
     Program("attention", "split (softmax by queries)", _attention_fn, _attention_ref,
             _attention_args, "2MiB"),
+    Program("attention_key_grad", "split (accumulated dS^T q, minor-contraction)",
+            _attention_grad("k"), _attention_grad_ref("k"), _attention_grad_args, "4MiB"),
+    Program("attention_value_grad", "split (accumulated P^T g, minor-contraction)",
+            _attention_grad("v"), _attention_grad_ref("v"), _attention_grad_args, "4MiB"),
     Program("cross_entropy", "split (logsumexp over vocabulary)", _xent_fn, _xent_ref,
             _xent_args, "2MiB"),
     Program("gp_mean", "split (triangular solve, ill-conditioned Kzz)", _gp_fn, _gp_ref,

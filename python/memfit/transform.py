@@ -23,9 +23,11 @@ def pipeline_for(passes: str | None = None, memory_limit: int | str | None = Non
     ``memory_limit``, memfit inlines calls, applies its algebraic rewrites
     (unless ``rewrite=False``) and splits what does not fit, budgeting loop
     temporaries ``temp_margin`` times over (memfit-split's default, 2, when
-    None). ``target="iree"`` leaves out the two-stage top-k rewrite: it is
-    an XLA:CPU speed-up, and IREE 3.13's llvm-cpu backend rejects its
-    batched gather.
+    None). ``target="xla"`` also writes the split loops' accumulated dots
+    in the form XLA:CPU's ynn fusions take (memfit-split's
+    ``minor-contraction``). ``target="iree"`` leaves both out: the two-stage
+    top-k rewrite is an XLA:CPU speed-up, and IREE 3.13's llvm-cpu backend
+    rejects its batched gather; the dots' form is XLA:CPU's concern.
     """
     if target not in ("xla", "iree"):
         raise ValueError(f"unknown target {target!r}: 'xla' or 'iree'")
@@ -36,7 +38,8 @@ def pipeline_for(passes: str | None = None, memory_limit: int | str | None = Non
         if rewrite:
             parts.append(REWRITES_BEFORE_SPLIT)
         margin = "" if temp_margin is None else f" temp-margin={float(temp_margin)!r}"
-        parts.append(f"memfit-split{{memory-limit={limit}{margin}}}")
+        minor = " minor-contraction=true" if target == "xla" else ""
+        parts.append(f"memfit-split{{memory-limit={limit}{margin}{minor}}}")
         if rewrite and target == "xla":
             parts.append(REWRITES_AFTER_SPLIT)
     if passes:

@@ -54,7 +54,8 @@ struct MemoryLimitPipelineOptions {
 /// Appends memfit's memory-limit pipeline, the one memfit.jit and
 /// `memfit opt --memory-limit` run:
 ///   memfit-inline, memfit-rewrite{top-k=false},
-///   memfit-split{memory-limit=<bytes>}, memfit-rewrite{top-k only}
+///   memfit-split{memory-limit=<bytes> minor-contraction=true},
+///   memfit-rewrite{top-k, invariant-solve, scale-after-dot}
 /// to `pm`, which must be anchored on builtin.module or op-agnostic
 /// (mlir::PassManager's default) and run on a module. Fails, adding
 /// nothing, when it is anchored elsewhere (e.g. nested on func.func) or

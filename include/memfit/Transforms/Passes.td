@@ -62,7 +62,10 @@ def MemfitSplit : Pass<"memfit-split", "::mlir::ModuleOp"> {
     Chunks are static; a size that does not divide gets a straight-line
     remainder step. When the limit cannot be met the function is left as it
     was and an error names the op, the user's source line and the smallest
-    limit memfit can reach. Run memfit-inline first.
+    limit memfit can reach. Run memfit-inline first. With
+    `minor-contraction`, an accumulated dot whose lhs is contracted on its
+    major dimension is written with the lhs contracted on its minor one
+    (XLA:CPU's ynn fusions take only those; memfit's XLA pipeline sets it).
   }];
   let options = [
     Option<"memoryLimit", "memory-limit", "std::string", /*default=*/"\"\"",
@@ -71,6 +74,11 @@ def MemfitSplit : Pass<"memfit-split", "::mlir::ModuleOp"> {
            "How many times over a loop's modelled temporaries are budgeted "
            "when choosing its chunk size (> 0; memfit.jit calibrates it "
            "against XLA's memory analysis)">,
+    Option<"minorContraction", "minor-contraction", "bool", /*default=*/"false",
+           "Write accumulated dots whose lhs is contracted on its major dimension "
+           "so that the lhs is contracted on its minor one (operands swapped, or "
+           "the smaller one transposed behind an optimization_barrier): XLA:CPU's "
+           "ynn fusions take only those (lib/Transforms/Split/MinorContraction.h)">,
   ];
 }
 
@@ -104,7 +112,12 @@ def MemfitRewrite : Pass<"memfit-rewrite", "::mlir::ModuleOp"> {
        substitution: the inverses of op(A)'s diagonal blocks formed once
        before the loop, every flop in the loop a GEMM, one refinement step
        per block; as accurate as the solve against float64 on
-       ill-conditioned factors (test_invariant_solve.py).
+       ill-conditioned factors (test_invariant_solve.py);
+     * `scale-after-dot`: in split loops (loops memfit-split made),
+       dot(x * broadcast(c), y) -> dot(x, y) * broadcast(c) (also x / c)
+       when c varies only along dimensions the result keeps, every reader
+       of x * c is such a dot, and the result is smaller than x (a split
+       attention's dS = P (dP - rowsum) scale, then dS k).
     Rewrites change rounding (see README for the contract). Ops they replace
     are erased.
   }];
@@ -124,6 +137,9 @@ def MemfitRewrite : Pass<"memfit-rewrite", "::mlir::ModuleOp"> {
            "Turn sums of broadcast products into dot_general">,
     Option<"factorSums", "factor-sums", "bool", /*default=*/"true",
            "Factor a shared matrix out of a sum of products (G1 A + G2 A -> (G1 + G2) A)">,
+    Option<"scaleAfterDot", "scale-after-dot", "bool", /*default=*/"true",
+           "In split loops, dot(x * broadcast(c), y) -> dot(x, y) * broadcast(c) when c "
+           "varies along dims the result keeps and the result is smaller than x">,
   ];
 }
 

@@ -54,6 +54,12 @@ bool rewriteTwoStageTopK(mlir::Operation *topK);
 /// iteration multiplies by it (a GEMM instead of a solve with layout copies).
 bool rewriteLoopInvariantSolve(mlir::Operation *solve);
 
+/// In a loop memfit-split made: dot(x * broadcast(c), y) -> dot(x, y) *
+/// broadcast(c) (also x / c) when c varies only along dimensions the result
+/// keeps, every reader of x * c is such a dot, and the result is smaller
+/// than x.
+bool rewriteScaleAfterDot(mlir::Operation *dot);
+
 /// reduce(add, A * B) over dims both carry, A and B broadcasts of a and b
 ///  ->  dot_general(a, b)
 bool rewriteReduceOfProduct(mlir::Operation *reduce);

@@ -224,7 +224,7 @@ std::unique_ptr<Accumulator> LoopEmitter::makeAccumulator(Operation *sink) {
   switch (plan.sinks.lookup(sink)) {
   case SinkKind::Reduce:
   case SinkKind::Dot:
-    return makeReductionAccumulator(sink);
+    return makeReductionAccumulator(sink, plan.minorContraction);
   case SinkKind::TopK:
   case SinkKind::SortTopK:
     return makeTopKAccumulator(sink);

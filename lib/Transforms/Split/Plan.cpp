@@ -70,6 +70,7 @@ Plan translatePlan(const Plan &p, IRMapping &m) {
     q.later.insert(m.lookup(op));
   if (p.osm)
     q.osm = translateOnlineSoftmax(*p.osm, m);
+  q.minorContraction = p.minorContraction;
   return q;
 }
 

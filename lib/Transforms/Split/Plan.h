@@ -82,6 +82,9 @@ struct Plan {
   /// the loop, reading the region's values from the original ops, which a
   /// later split recomputes in chunks.
   llvm::DenseSet<Operation *> later;
+  /// Accumulated dots are written with their lhs contracted on its minor
+  /// dimension (memfit-split{minor-contraction}, MinorContraction.h).
+  bool minorContraction = false;
 
   bool inPlan(Operation *op) const {
     return chunked.contains(op) || sinks.contains(op);

@@ -4,10 +4,13 @@
 // chunk's partial result elementwise; any other reducer (variadic
 // argmax/argmin) combines by reducing the stacked (accumulator, partial)
 // pair with the op's own body. A dot_general contracting the split
-// dimension adds partial products.
+// dimension adds partial products (with memfit-split{minor-contraction},
+// in the form XLA:CPU's ynn fusions take: MinorContraction.h).
 //
 //===----------------------------------------------------------------------===//
 #include "Reductions.h"
+
+#include "MinorContraction.h"
 
 using namespace mlir;
 
@@ -98,24 +101,42 @@ private:
 
 class DotAccumulator : public Accumulator {
 public:
-  using Accumulator::Accumulator;
+  DotAccumulator(Operation *sink, bool minorContraction) : Accumulator(sink) {
+    if (minorContraction)
+      form = planMinorContraction(sink);
+  }
 
+  /// In the minor-contraction form the state has the emitted dot's layout
+  /// ([B, N, M] when the operands were swapped): accumulated as it comes,
+  /// transposed once in `deliver`.
   void init(OpBuilder &b, Location loc, SmallVectorImpl<Value> &state) const override {
-    state.push_back(zerosLike(b, loc, tensorType(sink->getResult(0))));
+    auto t = form ? form->resultType : tensorType(sink->getResult(0));
+    state.push_back(zerosLike(b, loc, t));
   }
 
   void step(ChunkStep &s, ValueRange operands, ValueRange state,
             SmallVectorImpl<Value> &next) override {
-    Operation *y = applyToChunk(s.b, sink, operands);
-    next.push_back(buildElementwise(s.b, s.loc, "stablehlo.add", {state[0], y->getResult(0)}));
+    Value partial = form ? emitMinorContraction(s.b, s.loc, sink, *form, operands[0], operands[1])
+                         : applyToChunk(s.b, sink, operands)->getResult(0);
+    next.push_back(buildElementwise(s.b, s.loc, "stablehlo.add", {state[0], partial}));
   }
+
+  void deliver(OpBuilder &b, Location loc, ValueRange state, ReplaceOutside replace,
+               SmallVectorImpl<Operation *> &dead) override {
+    if (!form || form->toOriginal.empty())
+      return Accumulator::deliver(b, loc, state, replace, dead);
+    replace(sink->getResult(0), buildTranspose(b, loc, state[0], form->toOriginal));
+  }
+
+private:
+  std::optional<MinorContraction> form;
 };
 
 } // namespace
 
-std::unique_ptr<Accumulator> makeReductionAccumulator(Operation *sink) {
+std::unique_ptr<Accumulator> makeReductionAccumulator(Operation *sink, bool minorContraction) {
   if (getOpKind(sink) == OpKind::DotGeneral)
-    return std::make_unique<DotAccumulator>(sink);
+    return std::make_unique<DotAccumulator>(sink, minorContraction);
   return std::make_unique<ReduceAccumulator>(sink);
 }
 

@@ -7,8 +7,10 @@
 namespace memfit::split {
 
 /// A reduce over the split dimension (its reducer combines the partials) or
-/// a dot_general contracting it (partial products add up).
-std::unique_ptr<Accumulator> makeReductionAccumulator(Operation *sink);
+/// a dot_general contracting it (partial products add up; with
+/// `minorContraction`, in the form of MinorContraction.h).
+std::unique_ptr<Accumulator> makeReductionAccumulator(Operation *sink,
+                                                      bool minorContraction = false);
 
 /// The reduce's init values broadcast to its results (its running state
 /// before any chunk).

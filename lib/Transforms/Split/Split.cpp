@@ -59,6 +59,12 @@ using namespace memfit::split;
 
 namespace {
 
+/// The pass's options, as the split steps read them.
+struct Settings {
+  double margin = 2.0;           // temp-margin
+  bool minorContraction = false; // minor-contraction
+};
+
 struct RunResult {
   bool ok = false;
   int64_t peak = 0;
@@ -149,7 +155,7 @@ int64_t chunkedShardedDevices(const Plan &plan, const ShardingModel &sharding) {
 /// Plans every dimension of every seed (stopping after the first seed that
 /// has a feasible plan) and chooses each plan's chunk.
 Candidates evaluateSeeds(func::FuncOp f, ArrayRef<Value> seeds, int64_t limit, bool minimize,
-                         double margin, RunResult &rr) {
+                         const Settings &settings, RunResult &rr) {
   Planner planner(limit);
   ShardingModel sharding(f);
   Candidates c;
@@ -175,7 +181,10 @@ Candidates evaluateSeeds(func::FuncOp f, ArrayRef<Value> seeds, int64_t limit, b
                        " devices, and memfit chunks only unsharded dimensions";
         continue;
       }
-      c.offer(*plan, chooseChunk(f, *plan, minimize ? 0 : limit, rr.fixedBytes, margin));
+      // The chunk is chosen on the loop as it will be emitted.
+      plan->minorContraction = settings.minorContraction;
+      c.offer(*plan, chooseChunk(f, *plan, minimize ? 0 : limit, rr.fixedBytes,
+                                 settings.margin));
     }
     if (c.best)
       break;
@@ -262,7 +271,7 @@ void emitNotedLoop(const Plan &plan, const Choice &ch, int64_t step, double marg
 
 /// Splits `f` (a clone) until it fits `limit`. With `minimize`, instead
 /// applies whatever lowers the peak most, until nothing does.
-RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize, double margin) {
+RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize, const Settings &settings) {
   RunResult rr;
   int64_t lastPeak = kInfeasible;
   bool pendingSecondPass = false;
@@ -298,12 +307,12 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize, double margin)
       rr.why = "nothing live at the peak can be split (arguments and outputs)";
       return rr;
     }
-    Candidates c = evaluateSeeds(f, seeds, limit, minimize, margin, rr);
+    Candidates c = evaluateSeeds(f, seeds, limit, minimize, settings, rr);
     if (minimize) {
       if (!c.haveMin || c.minChoice.peak >= prof->peakBytes)
         return rr;
       pendingSecondPass = !c.minPlan.later.empty();
-      emitNotedLoop(c.minPlan, c.minChoice, iter, margin);
+      emitNotedLoop(c.minPlan, c.minChoice, iter, settings.margin);
       rr.appliedPeak = std::max(rr.appliedPeak, c.minChoice.peak);
       continue;
     }
@@ -311,7 +320,7 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize, double margin)
       explainNoFit(c, seeds, rr);
       return rr;
     }
-    emitNotedLoop(*c.best, c.bestChoice, iter, margin);
+    emitNotedLoop(*c.best, c.bestChoice, iter, settings.margin);
     rr.appliedPeak = std::max(rr.appliedPeak, c.bestChoice.peak);
   }
   rr.why = "too many split steps";
@@ -376,7 +385,8 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
   LogicalResult splitFunction(func::FuncOp f, int64_t limit) {
     auto work = llvm::cast<func::FuncOp>(f->clone());
     attachMeshes(work, f->getParentOp());
-    RunResult rr = runSplits(work, limit, /*minimize=*/false, tempMargin);
+    Settings settings{tempMargin, minorContraction};
+    RunResult rr = runSplits(work, limit, /*minimize=*/false, settings);
     if (rr.ok) {
       f.getBody().takeBody(work.getBody());
       work->erase();
@@ -385,7 +395,7 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     // Report, from a fresh clone, the smallest limit memfit can reach.
     auto probe = llvm::cast<func::FuncOp>(f->clone());
     attachMeshes(probe, f->getParentOp());
-    RunResult best = runSplits(probe, 0, /*minimize=*/true, tempMargin);
+    RunResult best = runSplits(probe, 0, /*minimize=*/true, settings);
     int64_t reachable = std::max({best.peak, best.appliedPeak, rr.fixedBytes});
     // The split steps are greedy (largest chunks first); when they get
     // stuck, the probe's steps (the lowest peak each time) may still fit.

@@ -1,0 +1,132 @@
+//===- MinorContraction.cpp - accumulated dots in the form ynn takes -------===//
+//
+// See MinorContraction.h for what and why. Only the dot's form changes: the
+// same products are summed in the same order per output element, so the
+// result is the same up to the library's own summation order.
+//
+//===----------------------------------------------------------------------===//
+#include "MinorContraction.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+
+namespace memfit::split {
+namespace {
+
+/// The element types whose dots XLA:CPU's ynn fusions take (f32, f64, bf16
+/// operands); for others the rewrite would buy nothing.
+bool ynnElementType(Type t) { return t.isF32() || t.isF64() || t.isBF16(); }
+
+/// Whether `dims` lists 0, 1, ..., n-1.
+bool isLeading(ArrayRef<int64_t> dims) {
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (d != static_cast<int64_t>(i))
+      return false;
+  return true;
+}
+
+/// [0, ..., nb-1, nb+1, nb]: swaps the two dimensions after `nb` batch ones.
+SmallVector<int64_t> swapLastTwo(int64_t nb) {
+  SmallVector<int64_t> p;
+  for (int64_t i = 0; i < nb; ++i)
+    p.push_back(i);
+  p.push_back(nb + 1);
+  p.push_back(nb);
+  return p;
+}
+
+/// `v` transposed by `perm` behind a one-operand optimization_barrier:
+/// XLA's algebraic simplifier would otherwise fold the transpose into the
+/// dot's dimension numbers and undo the rewrite.
+Value barrierTranspose(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm) {
+  Value t = buildTranspose(b, loc, v, perm);
+  return buildGenericOp(b, loc, "stablehlo.optimization_barrier", {t}, {t.getType()})
+      ->getResult(0);
+}
+
+/// precision_config lists the operands' precisions in order: swapped with
+/// the operands.
+void swapPrecision(Operation *dot) {
+  auto pc = llvm::dyn_cast_or_null<ArrayAttr>(dot->getAttr("precision_config"));
+  if (!pc || pc.size() != 2)
+    return;
+  setInherentAttr(dot, "precision_config",
+                  ArrayAttr::get(dot->getContext(), {pc[1], pc[0]}));
+}
+
+} // namespace
+
+std::optional<MinorContraction> planMinorContraction(Operation *dot) {
+  auto view = DotGeneralView::match(dot);
+  // An `algorithm` names the operands' precisions in order, and a sharding
+  // annotation the result's dimensions in order: left as written.
+  if (!view || dot->getAttr("algorithm") || dot->getAttr("sdy.sharding") ||
+      dot->getAttr("mhlo.sharding"))
+    return std::nullopt;
+  auto lt = llvm::dyn_cast<RankedTensorType>(view->getLhs().getType());
+  auto rt = llvm::dyn_cast<RankedTensorType>(view->getRhs().getType());
+  auto out = view->getResultType();
+  if (!lt || !rt || !out || !ynnElementType(lt.getElementType()) ||
+      !ynnElementType(rt.getElementType()))
+    return std::nullopt;
+  DotDims d = view->getDims();
+  int64_t nb = static_cast<int64_t>(d.lhsBatch.size());
+  if (d.lhsContract.size() != 1 || !isLeading(d.lhsBatch) || !isLeading(d.rhsBatch) ||
+      lt.getRank() != nb + 2 || rt.getRank() != nb + 2)
+    return std::nullopt;
+  if (d.lhsContract[0] != nb) // contracted on its minor dimension already
+    return std::nullopt;
+
+  MinorContraction mc;
+  mc.dims.lhsBatch = d.lhsBatch;
+  mc.dims.rhsBatch = d.rhsBatch;
+  mc.dims.lhsContract = {nb + 1};
+  mc.dims.rhsContract = {nb};
+  bool rhsMinor = d.rhsContract[0] == nb + 1;
+  if (rhsMinor) {
+    mc.swap = true; // rhs [B, N, K] becomes the lhs as it is
+  } else if (getTensorBytes(lt).value_or(0) <= getTensorBytes(rt).value_or(0)) {
+    mc.transposed = 0; // lhs^T [B, M, K], result in the original layout
+  } else {
+    mc.transposed = 1; // rhs^T [B, N, K] becomes the lhs
+    mc.swap = true;
+  }
+  if (mc.swap) {
+    mc.toOriginal = swapLastTwo(nb);
+    SmallVector<int64_t> shape(out.getShape());
+    std::swap(shape[nb], shape[nb + 1]);
+    mc.resultType = RankedTensorType::get(shape, out.getElementType());
+  } else {
+    mc.resultType = out;
+  }
+  return mc;
+}
+
+Value emitMinorContraction(OpBuilder &b, Location loc, Operation *dot,
+                           const MinorContraction &mc, Value lhs, Value rhs) {
+  int64_t nb = static_cast<int64_t>(mc.dims.lhsBatch.size());
+  if (mc.transposed == 0)
+    lhs = barrierTranspose(b, loc, lhs, swapLastTwo(nb));
+  else if (mc.transposed == 1)
+    rhs = barrierTranspose(b, loc, rhs, swapLastTwo(nb));
+  if (mc.swap)
+    std::swap(lhs, rhs);
+  // A clone keeps the dot's other attributes (precision, frontend
+  // attributes) and its location.
+  Operation *y = b.clone(*dot);
+  y->setOperands({lhs, rhs});
+  setInherentAttr(y, "dot_dimension_numbers", attrFromText(b.getContext(), mc.dims.toText()));
+  if (mc.swap)
+    swapPrecision(y);
+  // The chunk's result: the emitted layout with the operands' extents.
+  auto lt = llvm::cast<RankedTensorType>(lhs.getType());
+  auto rt = llvm::cast<RankedTensorType>(rhs.getType());
+  SmallVector<int64_t> shape(lt.getShape().take_front(nb));
+  shape.push_back(lt.getDimSize(nb));
+  shape.push_back(rt.getDimSize(nb + 1));
+  y->getResult(0).setType(RankedTensorType::get(shape, mc.resultType.getElementType()));
+  return y->getResult(0);
+}
+
+} // namespace memfit::split
