@@ -24,7 +24,9 @@ namespace detail {
 
 class SectionProver {
 public:
-  SectionProver(const Problem &problem, int64_t capacity);
+  /// `windowNogoods`: SearchConfig::windowNogoods for the windows' searches.
+  SectionProver(const Problem &problem, int64_t capacity,
+                bool windowNogoods = true);
 
   /// Searches windows, most loaded first, for about `nodes` more nodes
   /// (counted in budget.nodesUsed). Infeasible: a window has no packing, and
@@ -44,6 +46,7 @@ private:
 
   const Problem &P;
   int64_t C;
+  bool windowNogoods;
   std::vector<Window> windows;
   size_t next = 0;
 };
