@@ -16,9 +16,8 @@ namespace memfit {
 namespace packing {
 namespace detail {
 
-SectionProver::SectionProver(const Problem &problem, int64_t capacity,
-                             bool windowNogoods)
-    : P(problem), C(capacity), windowNogoods(windowNogoods) {
+SectionProver::SectionProver(const Problem &problem, int64_t capacity)
+    : P(problem), C(capacity) {
   const int S = P.numSegs;
   std::vector<int64_t> live(S + 1, 0); // bytes live per segment
   for (size_t b = 0; b < P.size.size(); ++b) {
@@ -62,7 +61,6 @@ SearchOutcome SectionProver::searchWindow(Window &w, SearchBudget &budget) {
   cfg.portfolio = {{CandidateOrder::AreaFirst, false, false}};
   cfg.sweepSearches = 0;
   cfg.sectionProofs = false; // no windows of windows
-  cfg.windowNogoods = windowNogoods;
   cfg.memoMaxEntries = int64_t(1) << 16;
   SearchBudget inner;
   inner.deadline = budget.deadline;

@@ -24,9 +24,7 @@ namespace detail {
 
 class SectionProver {
 public:
-  /// `windowNogoods`: SearchConfig::windowNogoods for the windows' searches.
-  SectionProver(const Problem &problem, int64_t capacity,
-                bool windowNogoods = true);
+  SectionProver(const Problem &problem, int64_t capacity);
 
   /// Searches windows, most loaded first, for about `nodes` more nodes
   /// (counted in budget.nodesUsed). Infeasible: a window has no packing, and
@@ -46,7 +44,6 @@ private:
 
   const Problem &P;
   int64_t C;
-  bool windowNogoods;
   std::vector<Window> windows;
   size_t next = 0;
 };

@@ -21,12 +21,8 @@ namespace detail {
 
 void SkylineSolver::setup() {
   floor_.assign(S, 0);
-  if (int(P.floor.size()) == S)
-    floor_ = P.floor;
   rem.assign(S, 0);
-  // A starting floor is a top to rest on (gravity): it stands for buffers
-  // placed outside this problem.
-  realTop = floor_;
+  realTop.assign(S, 0);
   topTrail.clear();
   cross.assign(S, 0);
   placed.assign(n, 0);
@@ -98,24 +94,18 @@ void SkylineSolver::setup() {
   }
   for (int s = 0; s < S; ++s)
     if (rem[s] > 0) {
-      h1 ^= segHash1(s, floor_[s]);
-      h2 ^= segHash2(s, floor_[s]);
+      h1 ^= segHash1(s, 0);
+      h2 ^= segHash2(s, 0);
     }
   acc.assign(S, 0);
   mf.assign(n, 0);
-  for (int b = 0; b < n; ++b)
-    for (int s = P.segLo[b]; s < P.segHi[b]; ++s)
-      mf[b] = std::max(mf[b], floor_[s]);
   mfTrail.clear();
 
-  // Offsets of a packing pushed down are sums of sizes (and starting
-  // floors), multiples of their gcd: the capacity can be rounded down to one.
+  // Offsets of a packing pushed down are sums of sizes, multiples of their
+  // gcd: the capacity can be rounded down to one.
   int64_t unit = 0;
   for (int b = 0; b < n; ++b)
     unit = std::gcd(unit, P.size[b]);
-  for (int s = 0; s < S; ++s)
-    if (rem[s] > 0)
-      unit = std::gcd(unit, floor_[s]);
   if (unit > 0)
     C = C / unit * unit;
 }
@@ -289,13 +279,12 @@ SearchOutcome SkylineSolver::runStrategy(size_t index, int64_t nodes) {
 }
 
 SearchOutcome SkylineSolver::run(std::vector<int64_t> &offsets) {
-  workAtStart = budget.work;
   setup();
   for (int s = 0; s < S; ++s)
-    if (rem[s] > 0 && floor_[s] + rem[s] > C)
+    if (rem[s] > C)
       return SearchOutcome::Infeasible;
   for (int b = 0; b < n; ++b)
-    if (mf[b] + P.size[b] > C)
+    if (P.size[b] > C)
       return SearchOutcome::Infeasible;
   std::vector<Strategy> defaults(1);
   if (cfg.portfolio.empty())
@@ -318,7 +307,7 @@ SearchOutcome SkylineSolver::run(std::vector<int64_t> &offsets) {
     sweeps.emplace_back(P, C, /*reversed=*/i == 1, cfg.sweepDiscrepancy);
   std::vector<SectionProver> sections;
   if (cfg.sectionProofs)
-    sections.emplace_back(P, C, cfg.windowNogoods);
+    sections.emplace_back(P, C);
   // A first turn long enough for a few dives to the bottom of the tree.
   int64_t turn = std::max<int64_t>({cfg.firstRunNodes, 16 * int64_t(n), 1});
   // Members differ in cost per node by up to 20x (ResNet-50: a time-order
@@ -441,8 +430,6 @@ SearchOutcome solveAtCapacity(const Problem &problem, int64_t capacity,
     SkylineSolver solver(problem, capacity, config, budget);
     return solver.run(offsets);
   }
-  if (!problem.floor.empty()) // only the skyline search reads floors
-    return SearchOutcome::Limit;
   if (work <= config.maxTableEntries) {
     budget.scope = std::max(budget.scope, SearchScope::SweepOnly);
     return searchInTimeOrder(problem, capacity, budget, offsets);

@@ -175,39 +175,6 @@ int64_t SkylineSolver::raiseLevel(int t, int64_t m) {
   return level;
 }
 
-// The reason of a dead end in segment s read the unplaced buffers live there
-// and, for those whose release mf(b) is at least `level`, that it is: one
-// segment of b's life whose floor is that high. [failLo, failHi) becomes the
-// segments from s to the nearest such segment of each of them, a window in
-// which the same reason holds (refuteWindow).
-void SkylineSolver::explainSegment(int s, int64_t level) {
-  failLo = s;
-  failHi = s + 1;
-  if (!cfg.windowNogoods)
-    return;
-  for (int b : live[s]) {
-    if (placed[b] || mf[b] < level)
-      continue;
-    const int lo = P.segLo[b], hi = P.segHi[b];
-    int q = s;
-    for (int d = 0;; ++d) {
-      budget.work += 1;
-      if (s - d >= lo && floor_[s - d] >= level) {
-        q = s - d;
-        break;
-      }
-      if (s + d < hi && floor_[s + d] >= level) {
-        q = s + d;
-        break;
-      }
-      if (s - d < lo && s + d >= hi)
-        break; // not reached: mf(b) is the highest floor of its life
-    }
-    failLo = std::min(failLo, q);
-    failHi = std::max(failHi, q + 1);
-  }
-}
-
 // Every remaining buffer b sits at or above mf(b), the highest floor over its
 // life. In a segment the remaining buffers form a stack, so for every r the
 // buffers with mf(b) >= r need r + (their total size) <= C (single-machine
@@ -230,124 +197,11 @@ bool SkylineSolver::releaseBoundFits(const Range &r) {
     int64_t limit = C - e.first;
     for (int s = P.segLo[b], end = P.segHi[b]; s < end; ++s) {
       acc[s] += P.size[b];
-      if (acc[s] > limit) {
-        explainSegment(s, e.first);
+      if (acc[s] > limit)
         return false;
-      }
     }
   }
   return true;
-}
-
-// Frame fi failed (every child did) and the state is its own. Every dead
-// end below it had a reason local in time (Frame::local): a segment whose
-// bytes or release dates did not fit, or that had no child, or an
-// independent part that failed. Those reasons read the floors of a few
-// segments near it (explainSegment), all within [winLo, winHi). The unplaced buffers overlapping that window, cut to it,
-// on its floors, are a relaxation of every state with the same floors in
-// the window and the same unplaced buffers overlapping it (a packing of such
-// a state, cut to the window, would pack them). If a small search of that
-// window alone finds no packing, every ancestor whose state differs from
-// frame fi's only outside the window fails as well: the decisions since the
-// last one that touched the window (placed a buffer overlapping it or raised
-// a floor in it) are skipped, as in conflict-directed backjumping. This is
-// what a dead end in one time region costs without it: found again under
-// every choice made in the others. Returns how many frames stay on the
-// stack (fi when nothing is skipped; base when the whole range fails).
-size_t SkylineSolver::refuteWindow(const Range &r, size_t fi, size_t base) {
-  const Frame &f = stack[fi];
-  if (!f.local)
-    return fi;
-  const int a = std::max(r.a, f.winLo), c = std::min(r.c, f.winHi);
-  if (4 * (c - a) > 3 * (r.c - r.a))
-    return fi; // hardly smaller than the range, whose search just failed
-  // The ancestor to refute: the highest one below which no frame chose a
-  // child that touched the window (placed a buffer overlapping it or raised
-  // a floor in it). Raises forced on the way, and the placements of
-  // independent parts solved in between, may have touched it: its window
-  // state is rebuilt by undoing them.
-  size_t keep = fi;
-  while (keep > base && !touchesWindow(trail[stack[keep - 1].trailMark], a, c))
-    --keep;
-  if (keep == fi)
-    return fi;
-  // Many windows searched are not refuted (half to three quarters on the
-  // development misses): their cost is held to a quarter of the work.
-  if (4 * windowWork > budget.work - workAtStart)
-    return fi;
-
-  // The ancestor's floors in the window, and the buffers it had not placed.
-  Problem sub;
-  sub.numSegs = c - a;
-  sub.floor.assign(c - a, 0);
-  std::vector<int64_t> &fl = sub.floor;
-  for (int s = a; s < c; ++s)
-    fl[s - a] = floor_[s];
-  if (windowMark.size() != size_t(n))
-    windowMark.assign(n, 0);
-  ++windowStamp;
-  for (size_t k = f.trailMark; k > stack[keep].trailMark; --k) {
-    const Undo &u = trail[k - 1];
-    if (!touchesWindow(u, a, c))
-      continue;
-    if (u.idx < 0) {
-      fl[~u.idx - a] = u.old;
-      continue;
-    }
-    windowMark[u.idx] = windowStamp; // unplaced there
-    for (int s = std::max(a, P.segLo[u.idx]), e = std::min(c, P.segHi[u.idx]);
-         s < e; ++s)
-      fl[s - a] = u.old;
-  }
-  budget.work += int64_t(f.trailMark - stack[keep].trailMark);
-  auto take = [&](int b) {
-    sub.segLo.push_back(std::max(P.segLo[b], a) - a);
-    sub.segHi.push_back(std::min(P.segHi[b], c) - a);
-    sub.size.push_back(P.size[b]);
-  };
-  for (int s = a; s < c; ++s)
-    for (int b : live[s]) {
-      if (windowMark[b] == windowStamp || windowMark[b] == -windowStamp)
-        continue;
-      if (placed[b])
-        continue;
-      windowMark[b] = -windowStamp;
-      take(b);
-    }
-  for (int s = a; s < c; ++s)
-    for (int b : live[s])
-      if (windowMark[b] == windowStamp) {
-        windowMark[b] = -windowStamp;
-        take(b);
-      }
-  budget.work += int64_t(sub.size.size()) * 4 + (c - a);
-
-  SearchConfig wcfg;
-  wcfg.portfolio = {{CandidateOrder::AreaFirst, false, false}};
-  wcfg.sweepSearches = 0;
-  wcfg.sectionProofs = false;
-  wcfg.windowNogoods = false; // no windows of windows
-  wcfg.memoMaxEntries = int64_t(1) << 14;
-  SearchBudget inner;
-  inner.deadline = budget.deadline;
-  // A window that holds the reason is refuted in few nodes (its search
-  // meets the same dead ends, without the rest of the problem).
-  inner.nodeLimit = cfg.windowNodes;
-  std::vector<int64_t> offsets;
-  const int64_t work0 = budget.work;
-  SearchOutcome o = solveAtCapacity(sub, C, inner, offsets, wcfg);
-  // Its nodes count as work (the portfolio's shares), not as nodes: the
-  // member's turn keeps its nodes for its own search. Setting up its tables
-  // costs as much as a hundred thousand scan steps (as SectionProver counts
-  // it).
-  budget.work += inner.work + (int64_t(1) << 17);
-  windowWork += budget.work - work0;
-  ++budget.windowSearches;
-  if (o != SearchOutcome::Infeasible)
-    return fi;
-  ++budget.windowRefutations;
-  budget.framesSkipped += int64_t(fi - keep);
-  return keep;
 }
 
 bool SkylineSolver::limitReached() {
@@ -390,8 +244,6 @@ SkylineSolver::Enter SkylineSolver::solveParts(const Range &r, uint64_t key1,
       if (discLimit >= 0)
         discCut = true;
       failMemo.insert(key1, key2);
-      failLo = p.a;
-      failHi = p.c;
       return Enter::Failed;
     }
     p.knownOk = okMemo.contains(k1, k2);
@@ -414,9 +266,6 @@ SkylineSolver::Enter SkylineSolver::solveParts(const Range &r, uint64_t key1,
     if (o == SearchOutcome::Infeasible) {
       rollback(mark);
       failMemo.insert(key1, key2);
-      // The part's own state (its floors and buffers) has no packing.
-      failLo = p.a;
-      failHi = p.c;
       return Enter::Failed;
     }
   }
@@ -427,7 +276,6 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
   const uint64_t entry1 = h1 ^ r.ctx1 ^ salt1();
   const uint64_t entry2 = h2 ^ r.ctx2 ^ salt2();
   uint64_t key1 = entry1, key2 = entry2;
-  failLo = failHi = -1;
   auto fail = [&]() {
     failMemo.insert(key1, key2);
     if (key1 != entry1 || key2 != entry2)
@@ -506,17 +354,13 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
         pool.resize(mark);
       }
     }
-    if (bestChildren == 0) {
-      explainSegment(t, m + 1);
+    if (bestChildren == 0)
       return fail();
-    }
     if (int(pool.size()) == begin && cfg.compressForcedRaises) {
       // Only the raise: take it now.
       int64_t level = raiseLevel(t, m);
-      if (level >= kInf || level + rem[t] > C) {
-        explainSegment(t, m + 1);
+      if (level >= kInf || level + rem[t] > C)
         return fail();
-      }
       if (limitReached())
         return Enter::Limit;
       raise(t, level);
@@ -535,12 +379,6 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
     f.key2 = key2;
     f.entry1 = entry1;
     f.entry2 = entry2;
-    // Which buffers of t are candidates depends on where the others' floors
-    // rise above m.
-    explainSegment(t, m + 1);
-    f.winLo = failLo;
-    f.winHi = failHi;
-    f.local = true;
     stack.push_back(f);
     return Enter::Pushed;
   }
@@ -618,7 +456,6 @@ SearchOutcome SkylineSolver::solveRange(int a, int c) {
         descended = true;
         break;
       }
-      explain(stack[fi], failLo, failHi);
       rollback(stack[fi].trailMark);
     }
     if (descended)
@@ -645,25 +482,16 @@ SearchOutcome SkylineSolver::solveRange(int a, int c) {
             return done(SearchOutcome::Limit);
           if (e == Enter::Pushed)
             continue;
-          explain(stack[fi], failLo, failHi);
           rollback(stack[fi].trailMark);
         }
       }
     }
-    // Every child failed. A window refutation may show that ancestors
-    // fail too: pop them with it.
-    size_t keep = cfg.windowNogoods ? refuteWindow(r, fi, base) : fi;
-    if (keep > base) {
-      const Frame &f = stack[fi];
-      explain(stack[keep - 1], f.local ? f.winLo : -1, f.winHi);
-    }
-    while (stack.size() > keep) {
-      Frame &f = stack.back();
-      failMemo.insert(f.key1, f.key2);
-      failMemo.insert(f.entry1, f.entry2);
-      pool.resize(f.candBegin);
-      stack.pop_back();
-    }
+    // Every child failed.
+    Frame &f = stack[fi];
+    failMemo.insert(f.key1, f.key2);
+    failMemo.insert(f.entry1, f.entry2);
+    pool.resize(f.candBegin);
+    stack.pop_back();
   }
   return done(SearchOutcome::Infeasible);
 }

@@ -48,10 +48,6 @@ struct Problem {
   std::vector<int> segLo;
   std::vector<int> segHi;
   std::vector<int64_t> size;
-  /// Optional starting floor per segment (empty: all 0): no buffer live in
-  /// segment s may start below floor[s]. Only the skyline search reads it
-  /// (the window refutations of SkylineSearch.cpp pose such problems).
-  std::vector<int64_t> floor;
 };
 
 enum class SearchOutcome { Found, Infeasible, Limit };
@@ -80,12 +76,6 @@ struct SearchBudget {
   /// its segments [sectionBegin, sectionEnd); -1 otherwise.
   int sectionBegin = -1;
   int sectionEnd = -1;
-  /// Window refutations (SearchConfig::windowNogoods): searches run, those
-  /// that proved their window has no packing, and the frames that those
-  /// proofs popped. The windows' nodes count in `work`, not in nodesUsed.
-  int64_t windowSearches = 0;
-  int64_t windowRefutations = 0;
-  int64_t framesSkipped = 0;
 };
 
 /// The order in which a node tries its candidate buffers.
@@ -183,15 +173,6 @@ struct SearchConfig {
   /// Turns are equal shares of work (SearchBudget::work) rather than of
   /// nodes (see SkylineSolver::run).
   bool workShares = true;
-  /// Window refutations with backjumping (SkylineSolver::refuteWindow): when
-  /// a node fails and every dead end below it had a reason within a narrow
-  /// time window, a search of that window alone (its unplaced buffers cut to
-  /// it, on the floors of an ancestor that no later choice touched in it),
-  /// of at most windowNodes nodes, may prove it has no packing. Then that
-  /// ancestor fails, and the choices made below it are skipped
-  /// (conflict-directed backjumping).
-  bool windowNogoods = true;
-  int64_t windowNodes = 256;
   /// Memory bound, in table entries. The skyline search keeps, per segment,
   /// the buffers live there and, per buffer, the buffers overlapping it:
   /// (sum of lifetimes in segments) + 2 x (overlapping pairs) entries. The

@@ -13,7 +13,6 @@
 #include "KeySet.h"
 #include "SkylineSearch.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -48,10 +47,6 @@ private:
     size_t trailMark;
     uint64_t key1, key2;     // state of the frame
     uint64_t entry1, entry2; // state before forced raises led to it
-    // Every dead end of the subtree so far had a reason that reads only
-    // segments [winLo, winHi) (local; see refuteWindow).
-    int winLo, winHi;
-    bool local;
   };
   struct Undo {
     int idx;       // buffer (place) or ~segment (raise)
@@ -86,22 +81,6 @@ private:
   void localHash(int a, int c, uint64_t &k1, uint64_t &k2) const;
   int64_t raiseLevel(int t, int64_t m);
   bool releaseBoundFits(const Range &r);
-  size_t refuteWindow(const Range &r, size_t fi, size_t base);
-  // A child of f failed for a reason within [lo, hi) (lo < 0: not known).
-  static void explain(Frame &f, int lo, int hi) {
-    if (lo < 0) {
-      f.local = false;
-      return;
-    }
-    f.winLo = std::min(f.winLo, lo);
-    f.winHi = std::max(f.winHi, hi);
-  }
-  void explainSegment(int s, int64_t level);
-  bool touchesWindow(const Undo &u, int a, int c) const {
-    if (u.idx < 0)
-      return a <= ~u.idx && ~u.idx < c;
-    return P.segLo[u.idx] < c && a < P.segHi[u.idx];
-  }
 
   // Symmetry: two buffers with the same lifetime stacked directly on each
   // other can swap places. When o sits right below offset m and b was tried
@@ -196,15 +175,6 @@ private:
   std::vector<std::pair<int64_t, int>> sortBuf;
 
   int nesting = 0; // solveRange calls on the C++ stack
-  // The segments [failLo, failHi) that the reason of the last failed node
-  // read (failLo = -1: not known, e.g. a remembered failure).
-  int failLo = -1, failHi = -1;
-
-  std::vector<int> windowMark; // per buffer: last window that took it
-  int64_t windowWork = 0;       // spent in window searches
-  int64_t workAtStart = 0;      // budget.work when run() began
-
-  int windowStamp = 0;
 
   // Portfolio state.
   size_t strategyIndex = 0;

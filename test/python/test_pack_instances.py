@@ -96,19 +96,6 @@ def test_restart_schedule_packs_cut_11_within_a_node_budget():
     check_packing(inst.buffers, r.offsets, inst.capacity)
 
 
-def test_window_refutations_pack_stairs_6_within_a_node_budget():
-    # stairs-6 (development seed): the skyline search meets the same dead end
-    # in one time region under every choice made in the others. Window
-    # refutations (SearchConfig::windowNogoods) prove the region alone has no
-    # packing and jump back over those choices: packed in 234,237 nodes;
-    # without them pack() needs 1,022,056 (docs/packing.md).
-    inst = generate("stairs", 6)
-    assert is_hard(inst)
-    r = pack(inst.buffers, inst.capacity, time_limit=60, node_limit=500_000)
-    assert r.status == "packed", r.message
-    check_packing(inst.buffers, r.offsets, inst.capacity)
-
-
 def test_planted_instance_one_unit_below_is_infeasible_by_live_bytes():
     inst = generate("sweep", 0)
     assert max_live_bytes(inst.buffers) == inst.capacity
