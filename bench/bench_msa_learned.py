@@ -38,7 +38,7 @@ LEARNED = (("uniform", "uniform zero"), ("unirollout", "uni+roll+inc"),
            ("unipolish", "uni+polish"), ("unibest", "uni+best"), ("unibestpol", "uni+best+pol"),
            ("policy", "policy argmax"),
            ("raw", "learned raw"), ("learned", "learned+inc"), ("polished", "learned+polish"),
-           ("best", "learned+best"), ("bestpol", "learned+best+pol"))
+           ("best", "learned+best"), ("bestpol", "learned+best+pol"), ("follow", "follow best"))
 # method -> agent.play_batch keywords. "raw": the learned search alone (no
 # incumbent game, no polish); "learned": with the incumbent game
 # (play.fortify); "polished": the agent's default, "learned" followed by
@@ -51,13 +51,16 @@ LEARNED = (("uniform", "uniform zero"), ("unirollout", "uni+roll+inc"),
 # "bestpol" that game polished: the agent's default since 2026-12-04
 # ("learned"/"polished" were the default before); "unibest"/"unibestpol":
 # the same with the uniform prior. "best" also yields "raw" (the game it
-# plays is the raw search's; raw's wall is then the same play's).
+# plays is the raw search's; raw's wall is then the same play's). "follow":
+# the learned search playing, at every move, the move of the fastest game
+# seen so far (play.play_batch follow_best).
 SETTINGS = {"uniform": dict(uniform=True, polish=0),
             "unirollout": dict(uniform=True, value_mode="rollout", fortified=True, polish=0),
             "unibest": dict(uniform=True, value_mode="rollout", best=True, polish=0),
             "policy": dict(polish=0), "raw": dict(fortified=False, best=False, polish=0),
             "learned": dict(fortified=True, best=False, polish=0),
-            "best": dict(best=True, polish=0)}
+            "best": dict(best=True, polish=0),
+            "follow": dict(follow_best=True, polish=0)}
 POLISHED = {"unipolish": "unirollout", "polished": "learned", "unibestpol": "unibest",
             "bestpol": "best"}
 # The agent as it plays by default (memfit assign --method learned)
@@ -304,7 +307,7 @@ def summarize(rows) -> None:
           + ", ".join(f"{lab} {_geo([r[n + '_wall'] for r in rows]):.2f}" for n, lab in LEARNED)
           + f", CP-SAT {_geo([r['cpsat_wall'] for r in rows]):.2f}")
     n = len(rows)
-    for m in ("raw", "learned", "polished", "best", "bestpol"):
+    for m in ("raw", "learned", "polished", "best", "bestpol", "follow"):
         if m in names:
             worse = [r["instance"] for r in rows if r[m] > 1.01 * r["heuristic"]]
             print(f"{labels[m]} worse than the heuristic by > 1%: {len(worse)}/{n} {worse}")
@@ -327,7 +330,7 @@ def summarize(rows) -> None:
               f"as fast on {sum(abs(r['policy'] / r['heuristic'] - 1) <= 1e-9 for r in rows)}/{n}")
     opt = [r for r in rows if r["status"] == "OPTIMAL"]
     if opt:
-        for m in ("raw", "learned", "polished", "best", "bestpol"):
+        for m in ("raw", "learned", "polished", "best", "bestpol", "follow"):
             if m in names:
                 within = sum(r[m] <= 1.02 * r["cpsat"] for r in opt)
                 print(f"CP-SAT proved optimal on {len(opt)}/{n}; {labels[m]} within 2% of the "
