@@ -245,6 +245,27 @@ def test_default_keeps_the_raw_search_game_the_incumbent_rejected(params):
     assert validate(inst, default).valid
 
 
+def test_follow_best_plays_the_fastest_evaluated_game(params):
+    """``follow_best``: every move is the move of the fastest game the
+    searches evaluated so far (the heuristic's game among them), so the
+    played game is never slower than the heuristic's; on this instance it
+    is faster than the raw search's game and than that play's best record."""
+    inst = random_instance(9, num_ops=30, num_args=4, mode="offload")
+    batch = agent.encode_batch([inst], 16)
+    heur = float(jax.jit(play.rollout_actions)(
+        play.unstack(batch.static, 0), game.init(play.unstack(batch.arrays, 0)),
+        jnp.zeros(batch.arrays.order.shape[1], jnp.int32))[0])
+    t = lambda sol: validate(inst, sol).estimated_time
+    (best,), _, (raw,) = agent.play_batch(batch, simulations=4, polish=0, params=params,
+                                          return_raw=True)
+    (follow,), _, (follow_raw,) = agent.play_batch(batch, simulations=4, polish=0, params=params,
+                                                   follow_best=True, return_raw=True)
+    # the game it plays is its best game (nothing better was left aside)
+    assert t(follow_raw) == pytest.approx(t(follow), rel=1e-6)
+    assert t(follow) <= heur * (1 + 1e-6)
+    assert t(follow) < min(t(best), t(raw)) * (1 - 1e-5)
+
+
 def test_best_game_of_a_search_tree_is_its_fastest_evaluated_game(params):
     """play.tree_best_game rebuilds a complete game from the search tree
     (the path to the best node, then the heuristic's rollout): replayed, it
