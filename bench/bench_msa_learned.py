@@ -169,6 +169,9 @@ def main(argv=None) -> int:
             for r in json.loads(Path(f).read_text()):
                 merged.setdefault(r["instance"], {}).update(r)
         rows = list(merged.values())
+        for r in rows:     # CP-SAT at another agent's wall (an older default) is not comparable
+            if "cpsat_same_wall" in r and r.get("cpsat_same_wall_limit") != r.get(AGENT + "_wall"):
+                del r["cpsat_same_wall"], r["cpsat_same_wall_limit"]
         LEARNED = tuple((n, lab) for n, lab in LEARNED if all(n in r for r in rows))
         print_table(rows, "rows merged from " + ", ".join(args.merge))
         summarize(rows)
