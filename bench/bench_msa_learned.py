@@ -35,8 +35,10 @@ from pathlib import Path
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type=")
 ROOT = Path(__file__).resolve().parents[1]
 LEARNED = (("uniform", "uniform zero"), ("unirollout", "uni+roll+inc"),
-           ("unipolish", "uni+polish"), ("policy", "policy argmax"),
-           ("raw", "learned raw"), ("learned", "learned+inc"), ("polished", "learned+polish"))
+           ("unipolish", "uni+polish"), ("unibest", "uni+best"), ("unibestpol", "uni+best+pol"),
+           ("policy", "policy argmax"),
+           ("raw", "learned raw"), ("learned", "learned+inc"), ("polished", "learned+polish"),
+           ("best", "learned+best"), ("bestpol", "learned+best+pol"), ("follow", "follow best"))
 # method -> agent.play_batch keywords. "raw": the learned search alone (no
 # incumbent game, no polish); "learned": with the incumbent game
 # (play.fortify); "polished": the agent's default, "learned" followed by
@@ -44,13 +46,25 @@ LEARNED = (("uniform", "uniform zero"), ("unirollout", "uni+roll+inc"),
 # games). The ablation of the learned prior: "uniform" (uniform prior, zero
 # value), "unirollout" (uniform prior with the same rollout value and
 # incumbent as "learned") and "unipolish" (its games polished the same way).
+# "best": the learned search keeping the fastest complete game it saw (the
+# played game, the heuristic's, every game its searches evaluated), and
+# "bestpol" that game polished: the agent's default since 2026-12-04
+# ("learned"/"polished" were the default before); "unibest"/"unibestpol":
+# the same with the uniform prior. "best" also yields "raw" (the game it
+# plays is the raw search's; raw's wall is then the same play's). "follow":
+# the learned search playing, at every move, the move of the fastest game
+# seen so far (play.play_batch follow_best).
 SETTINGS = {"uniform": dict(uniform=True, polish=0),
             "unirollout": dict(uniform=True, value_mode="rollout", fortified=True, polish=0),
-            "policy": dict(polish=0), "raw": dict(fortified=False, polish=0),
-            "learned": dict(polish=0)}
-POLISHED = {"unipolish": "unirollout", "polished": "learned"}
+            "unibest": dict(uniform=True, value_mode="rollout", best=True, polish=0),
+            "policy": dict(polish=0), "raw": dict(fortified=False, best=False, polish=0),
+            "learned": dict(fortified=True, best=False, polish=0),
+            "best": dict(best=True, polish=0),
+            "follow": dict(follow_best=True, polish=0)}
+POLISHED = {"unipolish": "unirollout", "polished": "learned", "unibestpol": "unibest",
+            "bestpol": "best"}
 # The agent as it plays by default (memfit assign --method learned)
-AGENT = "polished"
+AGENT = "bestpol"
 # Above this many buffers (a game bucket over agent.ROLLOUT_MAX_BUCKET) the
 # rollout leaf value and the incumbent cost a game per simulation: the big
 # instances get a table of their own with --big-simulations.
@@ -82,7 +96,9 @@ def learned_rows(insts, sims: int, methods, passes: int):
         batch = agent.encode_batch([insts[k] for k in idx])
         share = batch.encode_seconds / len(idx)
         games = {}
-        for name, _ in LEARNED:
+        # "best" plays the raw search's game too: play it first
+        order = sorted(LEARNED, key=lambda m: (m[0] != "best" or "raw" not in methods))
+        for name, _ in order:
             if name not in methods:
                 continue
             if name in POLISHED:
@@ -97,16 +113,21 @@ def learned_rows(insts, sims: int, methods, passes: int):
                     continue
                 sols, wall, _ = agent.polish(batch, acts, passes=n_passes)
                 wall += base_wall
+            elif name == "raw" and "raw" in games:     # played by "best"
+                sols, (acts, wall) = games["raw"]
             else:
                 n = 0 if name == "policy" else sims
-                sols, wall, acts = agent.play_batch(batch, simulations=n, return_actions=True,
-                                                    **SETTINGS[name])
+                sols, wall, acts, raw = agent.play_batch(batch, simulations=n,
+                                                         return_actions=True, return_raw=True,
+                                                         **SETTINGS[name])
                 games[name] = (acts, wall)
+                if name == "best" and "raw" in methods:
+                    games["raw"] = (raw, (acts, wall))
             for i, (k, sol) in enumerate(zip(idx, sols)):
                 t = _checked_time(insts[k], sol, name)
                 # the uniform searches use no network: no encoding share
                 out[k][name] = (t, wall / len(idx) + (0.0 if name.startswith("uni") else share))
-                if name in SETTINGS:     # the game's moves, for --polish-from
+                if name in SETTINGS and name != "raw":    # the game's moves, for --polish-from
                     out[k][name + "_actions"] = [int(a) for a in games[name][0][i]]
             print(f"  {name}: {len(idx)} instances, {wall:.0f}s", file=sys.stderr, flush=True)
     return out
@@ -135,6 +156,9 @@ def main(argv=None) -> int:
     ap.add_argument("--methods", default=None,
                     help="learned methods to play (default: all; with --big: uniform,policy,learned)")
     ap.add_argument("--big-methods", default=None, help="(old name of --methods with --big)")
+    ap.add_argument("--no-same-wall", action="store_true",
+                    help="skip CP-SAT at the agent's wall time (its rows from an earlier run "
+                         "can be merged)")
     args = ap.parse_args(argv)
     global LEARNED
     if args.merge:
@@ -145,6 +169,9 @@ def main(argv=None) -> int:
             for r in json.loads(Path(f).read_text()):
                 merged.setdefault(r["instance"], {}).update(r)
         rows = list(merged.values())
+        for r in rows:     # CP-SAT at another agent's wall (an older default) is not comparable
+            if "cpsat_same_wall" in r and r.get("cpsat_same_wall_limit") != r.get(AGENT + "_wall"):
+                del r["cpsat_same_wall"], r["cpsat_same_wall_limit"]
         LEARNED = tuple((n, lab) for n, lab in LEARNED if all(n in r for r in rows))
         print_table(rows, "rows merged from " + ", ".join(args.merge))
         summarize(rows)
@@ -242,7 +269,7 @@ def solver_row(inst, name, learned, args) -> dict:
             row[n] = v
         else:
             row[n], row[n + "_wall"] = v
-    if r.status != "OPTIMAL" and AGENT in learned:
+    if r.status != "OPTIMAL" and AGENT in learned and not args.no_same_wall:
         same = learned[AGENT][1]
         r2 = exact.solve(inst, time_limit=same, num_workers=args.num_workers, hint=h)
         row["cpsat_same_wall"] = _checked_time(inst, r2.solution, "CP-SAT at the agent's wall")
@@ -283,7 +310,7 @@ def summarize(rows) -> None:
           + ", ".join(f"{lab} {_geo([r[n + '_wall'] for r in rows]):.2f}" for n, lab in LEARNED)
           + f", CP-SAT {_geo([r['cpsat_wall'] for r in rows]):.2f}")
     n = len(rows)
-    for m in ("raw", "learned", "polished"):
+    for m in ("raw", "learned", "polished", "best", "bestpol", "follow"):
         if m in names:
             worse = [r["instance"] for r in rows if r[m] > 1.01 * r["heuristic"]]
             print(f"{labels[m]} worse than the heuristic by > 1%: {len(worse)}/{n} {worse}")
@@ -292,7 +319,9 @@ def summarize(rows) -> None:
             fb = _geo([min(r[m], r["heuristic"]) / r["heuristic"] for r in rows])
             print(f"(separately: {labels[m]} with a fallback to the heuristic's solution where "
                   f"that is faster: geomean {fb:.4f})")
-    for a, u in (("raw", "uniform"), ("learned", "unirollout"), ("polished", "unipolish")):
+    for a, u in (("raw", "uniform"), ("learned", "unirollout"), ("polished", "unipolish"),
+                 ("best", "unibest"), ("bestpol", "unibestpol"), ("bestpol", "raw"),
+                 ("bestpol", "polished")):
         if a in names and u in names:
             print(f"{labels[a]} vs {labels[u]} (same simulations): geomean "
                   f"{_geo([r[a] / r[u] for r in rows]):.4f}, faster on "
@@ -304,7 +333,7 @@ def summarize(rows) -> None:
               f"as fast on {sum(abs(r['policy'] / r['heuristic'] - 1) <= 1e-9 for r in rows)}/{n}")
     opt = [r for r in rows if r["status"] == "OPTIMAL"]
     if opt:
-        for m in ("raw", "learned", "polished"):
+        for m in ("raw", "learned", "polished", "best", "bestpol", "follow"):
             if m in names:
                 within = sum(r[m] <= 1.02 * r["cpsat"] for r in opt)
                 print(f"CP-SAT proved optimal on {len(opt)}/{n}; {labels[m]} within 2% of the "

@@ -36,7 +36,7 @@ def value_quality(params, batch):
     import jax
     import numpy as np
     from memfit.msa.learned import network, play
-    final, traj, _ = play.play_batch(params, batch.arrays, batch.static, jax.random.PRNGKey(0),
+    final, traj, _, _ = play.play_batch(params, batch.arrays, batch.static, jax.random.PRNGKey(0),
                                   record=True)
     target = np.asarray(play.value_targets(traj, final.time, batch.static.scale))
     active = np.asarray(traj.active)

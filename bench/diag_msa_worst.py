@@ -37,7 +37,7 @@ def main(argv=None) -> int:
     inst = Instance.load(args.instance)
     batch = agent.encode_batch([inst])
     net = agent.load_params()
-    final, traj, _ = play.play_batch(
+    final, traj, _, _ = play.play_batch(
         net, batch.arrays, batch.static, jax.random.PRNGKey(0),
         num_simulations=args.simulations, gumbel_scale=0.0, record=True,
         value_mode=agent.default_value_mode(batch, False), value_scale=agent.DEFAULT_VALUE_SCALE,

@@ -82,7 +82,7 @@ def heldout_score(trainer, classes, baseline) -> float:
     from memfit.msa.learned import play
     logs = []
     for cd in classes:
-        final, _, _ = play.play_batch(trainer.net, cd.arrays, cd.static, jax.random.PRNGKey(0))
+        final, _, _, _ = play.play_batch(trainer.net, cd.arrays, cd.static, jax.random.PRNGKey(0))
         for i, spec in enumerate(cd.specs):
             logs.append(math.log(float(final.time[i]) / baseline[spec.inst.program, spec.inst.mode,
                                                                 spec.inst.capacity]))

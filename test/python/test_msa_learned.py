@@ -221,6 +221,74 @@ def test_fortified_search_is_never_slower_than_the_heuristic(params):
     assert any(lost)
 
 
+def test_default_keeps_the_raw_search_game_the_incumbent_rejected(params):
+    """The agent returns the fastest complete game it saw, so it is never
+    slower than its own raw search (nor the heuristic's game). On this
+    instance the fortified incumbent (play.fortify, the default until
+    2026-12-04) rejects a search move whose heuristic continuation is
+    slower, although the raw search's finished game is faster: the old
+    default ends slower than the raw search."""
+    inst = random_instance(1, num_ops=30, num_args=4, mode="offload")
+    batch = agent.encode_batch([inst], 16)
+    heur = float(jax.jit(play.rollout_actions)(
+        play.unstack(batch.static, 0), game.init(play.unstack(batch.arrays, 0)),
+        jnp.zeros(batch.arrays.order.shape[1], jnp.int32))[0])
+    t = lambda sol: validate(inst, sol).estimated_time
+    (fort,), _ = agent.play_batch(batch, simulations=4, fortified=True, best=False, polish=0,
+                                  params=params)
+    (best,), _, (raw,) = agent.play_batch(batch, simulations=4, polish=0, params=params,
+                                          return_raw=True)
+    assert t(raw) < t(fort) * (1 - 1e-4), "the case: the incumbent rejected the raw game"
+    # the default polishes this game, never making it slower (the polish test)
+    assert t(best) <= min(t(raw), heur) * (1 + 1e-6)
+
+
+def test_follow_best_plays_the_fastest_evaluated_game(params):
+    """``follow_best``: every move is the move of the fastest game the
+    searches evaluated so far (the heuristic's game among them), so the
+    played game is never slower than the heuristic's; on this instance it
+    is faster than the raw search's game and than that play's best record."""
+    inst = random_instance(9, num_ops=30, num_args=4, mode="offload")
+    batch = agent.encode_batch([inst], 16)
+    heur = float(jax.jit(play.rollout_actions)(
+        play.unstack(batch.static, 0), game.init(play.unstack(batch.arrays, 0)),
+        jnp.zeros(batch.arrays.order.shape[1], jnp.int32))[0])
+    t = lambda sol: validate(inst, sol).estimated_time
+    (best,), _, (raw,) = agent.play_batch(batch, simulations=4, polish=0, params=params,
+                                          return_raw=True)
+    (follow,), _, (follow_raw,) = agent.play_batch(batch, simulations=4, polish=0, params=params,
+                                                   follow_best=True, return_raw=True)
+    # the game it plays is its best game (nothing better was left aside)
+    assert t(follow_raw) == pytest.approx(t(follow), rel=1e-6)
+    assert t(follow) <= heur * (1 + 1e-6)
+    assert t(follow) < min(t(best), t(raw)) * (1 - 1e-5)
+
+
+def test_best_game_of_a_search_tree_is_its_fastest_evaluated_game(params):
+    """play.tree_best_game rebuilds a complete game from the search tree
+    (the path to the best node, then the heuristic's rollout): replayed, it
+    takes the least time any expanded node's leaf value promised, and never
+    more than the root's own rollout (the heuristic's game)."""
+    inst = random_instance(22, num_ops=20, num_args=4, mode="offload")
+    batch = agent.encode_batch([inst], 16)
+    states = jax.vmap(game.init)(batch.arrays)
+    _, _, tree = play.search_moves(params, batch.arrays, batch.static, states,
+                                   jax.random.PRNGKey(0), num_simulations=8, gumbel_scale=0.0,
+                                   value_mode="rollout", value_scale=1.0, hint_root=True,
+                                   return_tree=True)
+    M = batch.arrays.order.shape[1]
+    sf, g, s0 = (play.unstack(x, 0) for x in (batch.static, batch.arrays, states))
+    tr = jax.tree.map(lambda x: x[0], tree)
+    t, acts = jax.jit(play.tree_best_game)(sf, g, s0, tr, jnp.zeros(M, jnp.int32))
+    end = play.replay_batch(batch.arrays, acts[None])
+    assert float(end.time[0]) == pytest.approx(float(t), rel=1e-5)
+    promised = np.asarray(tr.embeddings.time - tr.raw_values * sf.scale)
+    promised = promised[np.asarray(tr.node_visits) > 0]
+    assert float(t) == pytest.approx(promised.min(), rel=1e-5)
+    heur = float(jax.jit(play.rollout_actions)(sf, s0, jnp.zeros(M, jnp.int32))[0])
+    assert float(t) <= heur * (1 + 1e-6)
+
+
 def test_polish_improves_a_game_and_never_makes_it_slower():
     """play.polish_batch from the all-slow game reaches at least the
     heuristic's game (its first move's completion by the heuristic's rollout

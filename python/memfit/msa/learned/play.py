@@ -256,8 +256,9 @@ def _recurrent_fn(uniform: bool, value_mode: str):
 def search_moves(net, arrays, static, states, key, *, num_simulations: int,
                  uniform: bool = False, gumbel_scale: float = 1.0, max_considered: int = 16,
                  value_mode: str = "network", value_scale: float = 0.1,
-                 hint_root: bool = False):
-    """One search per state of the batch: ``(action [N], improved policy [N, A])``.
+                 hint_root: bool = False, return_tree: bool = False):
+    """One search per state of the batch: ``(action [N], improved policy [N, A])``
+    (with ``return_tree``, also mctx's search tree).
     ``hint_root``: the heuristic's move gets the root's top prior logit, so
     it is always among the considered actions (with a rollout value and a
     large ``value_scale`` the search then never plays worse than the
@@ -274,7 +275,41 @@ def search_moves(net, arrays, static, states, key, *, num_simulations: int,
         qtransform=functools.partial(mctx.qtransform_completed_by_mix_value,
                                      value_scale=value_scale),
         gumbel_scale=gumbel_scale)
+    if return_tree:
+        return out.action, out.action_weights, out.search_tree
     return out.action, out.action_weights
+
+
+def tree_best_game(sf: F.Static, g: game.GameArrays, s: game.State, tree, prefix: jax.Array):
+    """The fastest complete game a search evaluated: every node the search
+    expanded (the root included) was valued by the heuristic's rollout from
+    it (``rollout_value``), i.e. by one complete game: the moves already
+    played (``prefix`` [M], valid before ``s.step``), the tree's path to the
+    node and the rollout from there. ``tree``: one game's search tree (with
+    the rollout leaf value). Returns ``(estimated time, actions [M])`` of
+    the best such game, its time recomputed exactly from its moves."""
+    end_time = tree.embeddings.time - tree.raw_values * sf.scale
+    end_time = jnp.where(tree.node_visits > 0, end_time, jnp.inf)
+    best = jnp.argmin(end_time)
+    last = prefix.shape[0] - 1
+
+    def walk(_, c):
+        n, acts = c
+        up = n != tree.ROOT_INDEX
+        i = jnp.clip(tree.embeddings.step[n] - 1, 0, last)
+        acts = jnp.where(up, acts.at[i].set(tree.action_from_parent[n]), acts)
+        return jnp.where(up, tree.parents[n], n), acts
+
+    depth = tree.node_visits.shape[0]
+    _, acts = jax.lax.fori_loop(0, depth, walk, (best, prefix))
+    node = jax.tree.map(lambda x: x[best], tree.embeddings)._replace(inst=g)
+    return rollout_actions(sf, node, acts)
+
+
+def keep_best(inc_time, inc_actions, t, acts):
+    """The faster of the incumbent and a complete game ``(t, acts)``."""
+    better = t < inc_time
+    return jnp.where(better, t, inc_time), jnp.where(better, acts, inc_actions)
 
 
 def hint_action(sf: F.Static, s: game.State) -> jax.Array:
@@ -313,14 +348,27 @@ def _record(traj: Trajectory, i, states, policy) -> Trajectory:
 
 @functools.partial(jax.jit, static_argnames=("num_simulations", "uniform", "record",
                                              "gumbel_scale", "max_considered", "value_mode",
-                                             "value_scale", "hint_root", "fortified"))
+                                             "value_scale", "hint_root", "fortified",
+                                             "best", "follow_best"))
 def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: bool = False,
                record: bool = False, gumbel_scale: float = 1.0, max_considered: int = 16,
                value_mode: str = "network", value_scale: float = 0.1,
-               hint_root: bool = False, fortified: bool = False):
+               hint_root: bool = False, fortified: bool = False, best: bool = False,
+               follow_best: bool = False):
     """Plays every game of the batch to the end. ``num_simulations=0`` plays
     the network's argmax. ``fortified``: keep an incumbent game (``fortify``).
-    Returns ``(final states, trajectory or None, actions played [N, M])``."""
+    ``best`` (a search with the rollout value): also keep, beside the game
+    played, the fastest complete game seen: the heuristic's game, and every
+    game a search evaluated (``tree_best_game``: the searches' trees and
+    the rollouts from their nodes; the last search's tree holds the played
+    game itself). ``follow_best`` (implies ``best``): every move is the
+    best game's move (the search's own move where that is the best game's).
+    Returns ``(final states, trajectory or None, actions played [N, M],
+    best games or None)``; the best games: ``(estimated time [N], actions
+    [N, M])``, never slower than the heuristic's game or the played game."""
+    best = best or follow_best
+    if best and (num_simulations == 0 or value_mode != "rollout"):
+        raise ValueError("best=True needs a search with the rollout value")
     states = jax.vmap(game.init)(arrays)
     M = arrays.order.shape[1]
     A = 1 + (game.NUM_PLANS - 1) * game.NUM_OFFSETS
@@ -328,7 +376,7 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
     # the argmax policy needs no reward per move: the time is estimated once,
     # at the end (one cost-model pass per game, not one per move)
     lazy_time = num_simulations == 0 and not record
-    if fortified:
+    if fortified or best:
         inc = jax.vmap(rollout_actions)(static, states, jnp.zeros((M,), jnp.int32)
                                         + jnp.zeros((states.step.shape[0], 1), jnp.int32))
     else:
@@ -338,14 +386,23 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
         i, states, key, traj, inc, played = carry
         key, sub = jax.random.split(key)
         if num_simulations > 0:
-            action, policy = search_moves(net, arrays, static, states, sub,
-                                          num_simulations=num_simulations, uniform=uniform,
-                                          gumbel_scale=gumbel_scale,
-                                          max_considered=max_considered, value_mode=value_mode,
-                                          value_scale=value_scale, hint_root=hint_root)
+            action, policy, tree = search_moves(
+                net, arrays, static, states, sub, num_simulations=num_simulations,
+                uniform=uniform, gumbel_scale=gumbel_scale, max_considered=max_considered,
+                value_mode=value_mode, value_scale=value_scale, hint_root=hint_root,
+                return_tree=True)
         else:
             action, policy = greedy_moves(net, static, states)
-        if inc is not None:
+        if best:
+            t, acts = jax.vmap(tree_best_game)(static, arrays, states, tree, played)
+            t, acts = jax.vmap(keep_best)(*inc, t, acts)
+            inc = (jnp.where(states.done, inc[0], t), jnp.where(states.done[:, None], inc[1], acts))
+            if follow_best:
+                own = inc[1][:, jnp.minimum(i, M - 1)]
+                mine = jax.vmap(lambda a, acts, s: acts[jnp.minimum(s.step, M - 1)] == a)(
+                    action, inc[1], states)
+                action = jnp.where(mine, action, own)
+        elif inc is not None:
             action, t, acts = jax.vmap(fortify)(static, states, action, *inc)
             inc = (t, acts)
         if record:
@@ -363,11 +420,11 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
         return (i < M) & ~jnp.all(states.done)
 
     played = jnp.zeros((states.step.shape[0], M), jnp.int32)
-    _, states, _, traj, _, played = jax.lax.while_loop(
+    _, states, _, traj, inc, played = jax.lax.while_loop(
         cond, body, (jnp.int32(0), states, key, traj, inc, played))
     if lazy_time:
         states = states._replace(time=jax.vmap(game.estimated_time)(arrays, states.choice))
-    return states, traj, played
+    return states, traj, played, inc if best else None
 
 
 def stack(items):

@@ -155,7 +155,7 @@ class Trainer:
         arrays = jax.tree.map(lambda x: x[idx], cd.arrays)
         static = jax.tree.map(lambda x: x[idx], cd.static)
         self.key, sub = jax.random.split(self.key)
-        final, traj, _ = play.play_batch(self.net, arrays, static, sub,
+        final, traj, _, _ = play.play_batch(self.net, arrays, static, sub,
                                       num_simulations=simulations or self.cfg.simulations,
                                       record=True, value_mode=self.cfg.value_mode)
         targets = play.value_targets(traj, final.time, static.scale)
