@@ -154,17 +154,16 @@ class MemfitJitted:
             return handover.replace_module(lowered, text), None
         from .calibrate import calibrate
         options = _accounting_options()
+        lowered_for = lambda text: handover.replace_module(lowered, text)  # noqa: E731
         cal = self._recorded(base, args, kwargs, lambda: calibrate(
             lambda m: self._transform(base, self._pipeline(temp_margin=m)),
-            lambda text: handover.replace_module(lowered, text).compile(
-                compiler_options=options),
+            lambda text: lowered_for(text).compile(compiler_options=options),
             self._limit_bytes(), original=lambda: self._before_split(base),
             scratch=_runtime_scratch(),
-            compile_run=None if options is None else (
-                lambda text: handover.replace_module(lowered, text).compile()),
-            compile_lean=_lean_compile(lambda text: handover.replace_module(lowered, text))))
+            compile_run=None if options is None else (lambda text: lowered_for(text).compile()),
+            compile_lean=_lean_compile(lowered_for)))
         self.last_calibration = cal
-        kept = handover.replace_module(lowered, cal.kept.text)
+        kept = lowered_for(cal.kept.text)
         if cal.kept.run_compiled is not None:
             return kept, cal.kept.run_compiled
         return kept, (cal.kept.compiled if options is None else kept.compile())

@@ -54,7 +54,9 @@ class Attempt:
     #: bytes the runtime allocates outside XLA's count (memfit.runtime_scratch)
     #: in the program as the user runs it; None: not measured
     scratch_bytes: int | None = None
-    run_compiled: Any = None    # the executable compiled with the user's flags
+    #: the executable that runs: compiled with the user's flags, or with
+    #: ``run_options`` (``_compile_as_run``)
+    run_compiled: Any = None
     #: XLA's count (argument + output + temp - alias) of ``run_compiled``;
     #: None: not compiled separately or no analysis
     run_xla_bytes: int | None = None

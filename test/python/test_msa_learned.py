@@ -221,6 +221,17 @@ def test_fortified_search_is_never_slower_than_the_heuristic(params):
     assert any(lost)
 
 
+def _synthetic_game(seed):
+    """(instance, its batch, the heuristic's time, solution -> its time) of
+    a 30-op synthetic offload instance."""
+    inst = random_instance(seed, num_ops=30, num_args=4, mode="offload")
+    batch = agent.encode_batch([inst], 16)
+    heur = float(jax.jit(play.rollout_actions)(
+        play.unstack(batch.static, 0), game.init(play.unstack(batch.arrays, 0)),
+        jnp.zeros(batch.arrays.order.shape[1], jnp.int32))[0])
+    return inst, batch, heur, lambda sol: validate(inst, sol).estimated_time
+
+
 def test_default_keeps_the_raw_search_game_the_incumbent_rejected(params):
     """The agent returns the fastest complete game it saw, so it is never
     slower than its own raw search (nor the heuristic's game). On this
@@ -228,12 +239,7 @@ def test_default_keeps_the_raw_search_game_the_incumbent_rejected(params):
     2026-12-04) rejects a search move whose heuristic continuation is
     slower, although the raw search's finished game is faster: the old
     default ends slower than the raw search."""
-    inst = random_instance(1, num_ops=30, num_args=4, mode="offload")
-    batch = agent.encode_batch([inst], 16)
-    heur = float(jax.jit(play.rollout_actions)(
-        play.unstack(batch.static, 0), game.init(play.unstack(batch.arrays, 0)),
-        jnp.zeros(batch.arrays.order.shape[1], jnp.int32))[0])
-    t = lambda sol: validate(inst, sol).estimated_time
+    inst, batch, heur, t = _synthetic_game(1)
     (fort,), _ = agent.play_batch(batch, simulations=4, fortified=True, best=False, polish=0,
                                   params=params)
     (best,), _, (raw,) = agent.play_batch(batch, simulations=4, polish=0, params=params,
@@ -248,12 +254,7 @@ def test_follow_best_plays_the_fastest_evaluated_game(params):
     searches evaluated so far (the heuristic's game among them), so the
     played game is never slower than the heuristic's; on this instance it
     is faster than the raw search's game and than that play's best record."""
-    inst = random_instance(9, num_ops=30, num_args=4, mode="offload")
-    batch = agent.encode_batch([inst], 16)
-    heur = float(jax.jit(play.rollout_actions)(
-        play.unstack(batch.static, 0), game.init(play.unstack(batch.arrays, 0)),
-        jnp.zeros(batch.arrays.order.shape[1], jnp.int32))[0])
-    t = lambda sol: validate(inst, sol).estimated_time
+    inst, batch, heur, t = _synthetic_game(9)
     (best,), _, (raw,) = agent.play_batch(batch, simulations=4, polish=0, params=params,
                                           return_raw=True)
     (follow,), _, (follow_raw,) = agent.play_batch(batch, simulations=4, polish=0, params=params,
