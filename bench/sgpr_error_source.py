@@ -45,7 +45,7 @@ def bound(z, ls, var, s2, x, y, dt, chol_dt, block=2_000):
 
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
-    (z, log_ls, log_var, log_noise), x, y = br._sgpr_args(False, ill=True)
+    (z, log_ls, log_var, log_noise), x, y = br._sgpr_args(False, "ill")
     x, y = x[:n], y[:n]
     ls, var, s2 = jnp.exp(log_ls), jnp.exp(log_var), jnp.exp(log_noise)
     ref = bound(z, ls, var, s2, x, y, jnp.float64, jnp.float64)
