@@ -301,10 +301,14 @@ SearchOutcome SkylineSolver::run(std::vector<int64_t> &offsets) {
     return o;
   }
   // The time-order searches, forwards and backwards in time (incomplete:
-  // they find packings, only the skyline searches prove infeasibility).
+  // they find packings, only the skyline searches prove infeasibility), in
+  // their plain candidate order and, with sweepAlignDeaths, again with the
+  // gap end next to the neighbour that dies nearer first.
   std::vector<SweepSearch> sweeps;
-  for (int i = 0; i < cfg.sweepSearches && i < 2; ++i)
-    sweeps.emplace_back(P, C, /*reversed=*/i == 1, cfg.sweepDiscrepancy);
+  for (int align = 0; align <= int(cfg.sweepAlignDeaths); ++align)
+    for (int i = 0; i < cfg.sweepSearches && i < 2; ++i)
+      sweeps.emplace_back(P, C, /*reversed=*/i == 1, cfg.sweepDiscrepancy,
+                          /*alignDeaths=*/align == 1);
   std::vector<SectionProver> sections;
   if (cfg.sectionProofs)
     sections.emplace_back(P, C);

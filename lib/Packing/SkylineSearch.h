@@ -162,12 +162,17 @@ struct SearchConfig {
   int64_t restartUnit = 500;
   bool alternatePlain = true;
   /// Time-order searches (SweepSearch.h) that take turns before the
-  /// portfolio, with the same node budgets: 0 none, 1 forwards in time,
-  /// 2 also backwards.
+  /// portfolio, with the same shares: 0 none, 1 forwards in time, 2 also
+  /// backwards (each twice with sweepAlignDeaths).
   int sweepSearches = 2;
   /// The time-order searches run limited discrepancy passes rather than
   /// plain depth-first search.
   bool sweepDiscrepancy = true;
+  /// Each time-order search runs twice: in its plain candidate order (gap
+  /// bottom before top) and with the gap end whose neighbour dies nearer to
+  /// the buffer's death first (SweepSearch's alignDeaths). Either order
+  /// packs instances the other misses within 5 s (docs/packing.md).
+  bool sweepAlignDeaths = true;
   /// Time-section proofs (SectionProof.h) take turns too.
   bool sectionProofs = true;
   /// Turns are equal shares of work (SearchBudget::work) rather than of

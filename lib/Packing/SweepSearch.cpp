@@ -4,7 +4,9 @@
 // Every buffer placed before b starts no later than b, so the placed buffers
 // that overlap b in time are exactly those live in b's first segment: the
 // free gaps of that column are where b can go. A node tries b at the bottom
-// and at the top of each gap that holds it, tightest gap first (best-fit).
+// and at the top of each gap that holds it, tightest gap first (best-fit);
+// with alignDeaths, the end next to the neighbour whose life ends nearer to
+// b's first, so that space frees up in larger pieces.
 // After a placement, the segments of b's life where buffers start must still
 // hold their unplaced buffers in their gaps (a bin-packing relaxation, see
 // columnFits): a wrong order of neighbours in the column fails at the next
@@ -16,6 +18,7 @@
 #include "SweepSearch.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 
 namespace memfit {
@@ -28,9 +31,9 @@ namespace detail {
 constexpr int64_t kSortWeight = 20;
 
 SweepSearch::SweepSearch(const Problem &p, int64_t capacity, bool reversed,
-                         bool discrepancy)
+                         bool discrepancy, bool alignDeaths)
     : n(int(p.size.size())), S(p.numSegs), C(capacity),
-      discLimit(discrepancy ? 0 : -1), size(p.size) {
+      discLimit(discrepancy ? 0 : -1), size(p.size), alignDeaths(alignDeaths) {
   lo.resize(n);
   hi.resize(n);
   for (int b = 0; b < n; ++b) {
@@ -79,23 +82,29 @@ SweepSearch::SweepSearch(const Problem &p, int64_t capacity, bool reversed,
     pushLevel(0);
 }
 
-// Free gaps [begin, end) of the column of placed buffers overlapping b.
-void SweepSearch::gapsAt(int b, std::vector<std::pair<int64_t, int64_t>> &out) {
-  busy.clear();
+// Free gaps of the column of placed buffers overlapping b, each with the
+// segments where its neighbours' lives end (S at the column's bottom and
+// top, which never free up).
+void SweepSearch::gapsAt(int b, std::vector<Gap> &out) {
+  column.clear();
   work += kSortWeight * int64_t(live[lo[b]].size());
   for (int j : live[lo[b]])
     if (placed[j])
-      busy.push_back({off[j], off[j] + size[j]});
-  std::sort(busy.begin(), busy.end());
+      column.push_back({off[j], j});
+  std::sort(column.begin(), column.end());
   out.clear();
   int64_t cursor = 0;
-  for (const auto &iv : busy) {
-    if (iv.first > cursor)
-      out.push_back({cursor, iv.first});
-    cursor = std::max(cursor, iv.second);
+  int below = S;
+  for (const auto &[o, j] : column) {
+    if (o > cursor)
+      out.push_back({cursor, o, below, hi[j]});
+    if (o + size[j] >= cursor) {
+      cursor = o + size[j];
+      below = hi[j];
+    }
   }
   if (cursor < C)
-    out.push_back({cursor, C});
+    out.push_back({cursor, C, below, S});
 }
 
 // The unplaced buffers live in segment s lie, disjoint, in the free gaps of
@@ -208,20 +217,27 @@ void SweepSearch::pushLevel(int64_t disc) {
     }
   }
   gapsAt(b, gaps);
-  std::stable_sort(gaps.begin(), gaps.end(),
-                   [](const std::pair<int64_t, int64_t> &x,
-                      const std::pair<int64_t, int64_t> &y) {
-                     return x.second - x.first < y.second - y.first;
-                   });
+  std::stable_sort(gaps.begin(), gaps.end(), [](const Gap &x, const Gap &y) {
+    return x.end - x.begin < y.end - y.begin;
+  });
   // Identical buffers go in increasing offsets (they overlap, so strictly).
   int64_t minOff = sameAsPrev[b] >= 0 ? off[sameAsPrev[b]] + 1 : 0;
-  for (const auto &g : gaps) {
-    if (g.second - g.first < size[b])
+  for (const Gap &g : gaps) {
+    if (g.end - g.begin < size[b])
       continue;
-    int64_t top = g.second - size[b];
-    if (g.first >= minOff)
-      cands.push_back(g.first);
-    if (top != g.first && top >= minOff)
+    int64_t top = g.end - size[b];
+    bool bottom = g.begin >= minOff;
+    bool upper = top != g.begin && top >= minOff;
+    // With alignDeaths, the end whose neighbour's life ends nearer to b's
+    // first: the two free up at about the same time, and their space merges
+    // into one gap for the buffers born then.
+    bool upperFirst = alignDeaths &&
+                      std::abs(g.above - hi[b]) < std::abs(g.below - hi[b]);
+    if (upper && upperFirst)
+      cands.push_back(top);
+    if (bottom)
+      cands.push_back(g.begin);
+    if (upper && !upperFirst)
       cands.push_back(top);
   }
   lv.candEnd = int(cands.size());

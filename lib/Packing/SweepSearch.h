@@ -33,8 +33,10 @@ public:
   /// With `discrepancy`, limited discrepancy search: passes that allow 0,
   /// 1, 2, ... steps away from the preferred candidates on a path (taking a
   /// node's i-th candidate costs i), instead of plain depth-first search.
+  /// With `alignDeaths`, of a gap's two ends the one whose neighbour's life
+  /// ends nearer to the buffer's own end comes first (else the bottom).
   SweepSearch(const Problem &problem, int64_t capacity, bool reversed,
-              bool discrepancy = false);
+              bool discrepancy = false, bool alignDeaths = false);
 
   /// Continues the search where it stopped, for at most `nodes` more nodes
   /// (each also counted in budget.nodesUsed). On Found, `offsets` holds a
@@ -54,7 +56,13 @@ private:
   };
 
   void pushLevel(int64_t disc);
-  void gapsAt(int b, std::vector<std::pair<int64_t, int64_t>> &out);
+  /// A free gap [begin, end) of a column, and the segments where the lives
+  /// of the buffers right below and above it end.
+  struct Gap {
+    int64_t begin, end;
+    int below, above;
+  };
+  void gapsAt(int b, std::vector<Gap> &out);
   bool columnFits(int s);
   bool futureFits(int b);
   void stateKey(int b, uint64_t &k1, uint64_t &k2) const;
@@ -75,9 +83,12 @@ private:
   std::vector<int64_t> off;
   std::vector<Level> levels;
   std::vector<int64_t> cands;
-  std::vector<std::pair<int64_t, int64_t>> busy, gaps;
+  std::vector<std::pair<int64_t, int64_t>> busy;
+  std::vector<std::pair<int64_t, int>> column; // (offset, buffer), gapsAt's
+  std::vector<Gap> gaps;
   std::vector<int64_t> items, glen;
   bool exhausted = false;
+  bool alignDeaths = false;
   mutable int64_t work = 0; // added to the budget's by resume()
   // Levels whose every candidate failed, by state: the next buffer in order,
   // the column of placed buffers live where it starts and (in discrepancy
