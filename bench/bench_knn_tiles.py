@@ -263,7 +263,7 @@ def main():
     _, idx, failed = two(q, x)
     same = np.all(np.sort(np.asarray(idx), 1) == ref, 1)
     mf_same = np.all(np.sort(np.asarray(mf(q, x)[1]), 1) == ref, 1)
-    sizes = sorted({int(c) for c in re.findall(rf"slice_sizes = array<i64: (\d+), {a.d}>",
+    sizes = sorted({int(c) for c in re.findall(rf"sizes = \[(\d+), {a.d}\]",
                                                mf.lower(q, x).as_text())} - {1})
     print(f"memfit.jit's loops slice rows of {sizes} (query chunk, point tile)")
     nbytes = {"memfit.jit": xla_bytes(mf.lower(q, x).compile(compiler_options=ACCOUNTING_OPTIONS)),
