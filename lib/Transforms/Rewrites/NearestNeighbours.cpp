@@ -326,15 +326,18 @@ Value nextCount(OpBuilder &b, Location loc, Value i) {
 
 /// Stage 1': the maxima of -expanded over every block of B points for the
 /// centred query chunk qc [C, D] (norms qn), in a loop over point tiles:
-/// [C, N / B] keys.
-Value tileMaxima(OpBuilder &b, Location loc, const KnnTiles &t, Value qc, Value qn,
-                 Value x, Value centre) {
+/// [C, N / B] keys, and the largest |x - centre|^2 (the certificate's; from
+/// the tiles, so that no [N, D] temporary is made for it).
+std::pair<Value, Value> tileMaxima(OpBuilder &b, Location loc, const KnnTiles &t, Value qc,
+                                   Value qn, Value x, Value centre) {
   auto qt = llvm::cast<RankedTensorType>(qc.getType());
   Type et = qt.getElementType(), kt = b.getIntegerType(et.getIntOrFloatBitWidth());
   int64_t c = qt.getDimSize(0), d = qt.getDimSize(1), nb = t.tileBlocks * t.block;
   auto maximaT = tensorOf({c, t.blocks}, kt);
   Value init = buildBroadcastInDim(b, loc, maximaT, lowestKey(b, loc, kt), {});
-  Operation *loop = knnLoop(b, loc, {scalarI32(b, loc, 0), init, qc, qn, x, centre});
+  Value noNorm = splat(b, loc, et, {}, -INFINITY);
+  Operation *loop =
+      knnLoop(b, loc, {scalarI32(b, loc, 0), init, qc, qn, x, centre, noNorm});
   countTo(b, loc, loop, (t.blocks + t.tileBlocks - 1) / t.tileBlocks);
   OpBuilder::InsertionGuard guard(b);
   Block &body = loop->getRegion(1).front();
@@ -356,8 +359,12 @@ Value tileMaxima(OpBuilder &b, Location loc, const KnnTiles &t, Value qc, Value 
   Value mx = buildReduce(b, loc, orderKeys(b, loc, keys), lowestKey(b, loc, kt), {2},
                          "stablehlo.maximum");
   Value maxima = buildDynamicUpdateSlice(b, loc, arg(1), mx, {scalarI32(b, loc, 0), first});
-  buildReturn(b, loc, {nextCount(b, loc, arg(0)), maxima, arg(2), arg(3), arg(4), arg(5)});
-  return loop->getResult(1);
+  // stablehlo.maximum propagates NaN: a NaN point fails every certificate
+  Value maxNorm = bin(b, loc, "stablehlo.maximum", arg(6),
+                      buildReduce(b, loc, once->getResult(1), noNorm, {0}, "stablehlo.maximum"));
+  buildReturn(b, loc,
+              {nextCount(b, loc, arg(0)), maxima, arg(2), arg(3), arg(4), arg(5), maxNorm});
+  return {loop->getResult(1), loop->getResult(6)};
 }
 
 struct ChunkResult {
@@ -366,13 +373,13 @@ struct ChunkResult {
 
 /// Stages 1'-3' for one query chunk q0 [C, D].
 ChunkResult nearestInChunk(OpBuilder &b, Location loc, const KnnTiles &t, Value q0, Value x,
-                           Value centre, Value maxNorm, int64_t k) {
+                           Value centre, int64_t k) {
   auto qt = llvm::cast<RankedTensorType>(q0.getType());
   Type et = qt.getElementType();
   int64_t c = qt.getDimSize(0), d = qt.getDimSize(1);
   int64_t n = llvm::cast<RankedTensorType>(x.getType()).getDimSize(0);
   Value qc = centred(b, loc, q0, centre), qn = squaredNorm(b, loc, qc, 1);
-  Value maxima = tileMaxima(b, loc, t, qc, qn, x, centre);
+  auto [maxima, maxNorm] = tileMaxima(b, loc, t, qc, qn, x, centre);
   // The KB blocks with the largest maxima, in increasing block order.
   auto [top, blocks] = markedTopK(b, loc, fastImage(b, loc, maxima, et), t.keptBlocks);
   Value picked = buildSort(b, loc, {blocks}, 1)->getResult(0);
@@ -401,9 +408,7 @@ ChunkResult tiledNearest(OpBuilder &b, Location loc, const KnnTiles &t, Value q,
   Type et = qt.getElementType(), i32 = b.getI32Type();
   int64_t m = qt.getDimSize(0), d = qt.getDimSize(1);
   Value centre = meanRow(b, loc, x);
-  Value maxNorm = buildReduce(b, loc, squaredNorm(b, loc, centred(b, loc, x, centre), 1),
-                              splat(b, loc, et, {}, -INFINITY), {0}, "stablehlo.maximum");
-  SmallVector<Value> init{scalarI32(b, loc, 0), q, x, centre, maxNorm,
+  SmallVector<Value> init{scalarI32(b, loc, 0), q, x, centre,
                           splat(b, loc, et, {m, k}, 0.0),
                           buildConstantSplat(b, loc, tensorOf({m, k}, i32), 0.0),
                           buildConstantSplat(b, loc, tensorOf({m}, b.getI1Type()), 0.0)};
@@ -416,13 +421,13 @@ ChunkResult tiledNearest(OpBuilder &b, Location loc, const KnnTiles &t, Value q,
   Value zero = scalarI32(b, loc, 0);
   Value start = clampedStart(b, loc, arg(0), t.chunk, m - t.chunk);
   Value q0 = buildDynamicSlice(b, loc, arg(1), {start, zero}, {t.chunk, d});
-  ChunkResult r = nearestInChunk(b, loc, t, q0, arg(2), arg(3), arg(4), k);
+  ChunkResult r = nearestInChunk(b, loc, t, q0, arg(2), arg(3), k);
   buildReturn(b, loc,
-              {nextCount(b, loc, arg(0)), arg(1), arg(2), arg(3), arg(4),
-               buildDynamicUpdateSlice(b, loc, arg(5), r.vals, {start, zero}),
-               buildDynamicUpdateSlice(b, loc, arg(6), r.idx, {start, zero}),
-               buildDynamicUpdateSlice(b, loc, arg(7), r.certified, {start})});
-  return {loop->getResult(5), loop->getResult(6), loop->getResult(7)};
+              {nextCount(b, loc, arg(0)), arg(1), arg(2), arg(3),
+               buildDynamicUpdateSlice(b, loc, arg(4), r.vals, {start, zero}),
+               buildDynamicUpdateSlice(b, loc, arg(5), r.idx, {start, zero}),
+               buildDynamicUpdateSlice(b, loc, arg(6), r.certified, {start})});
+  return {loop->getResult(4), loop->getResult(5), loop->getResult(6)};
 }
 
 /// Stage 4: rows whose certificate failed, recomputed exactly one by one.
