@@ -1,13 +1,13 @@
 """Where memfit's split kNN spends its time, and what a two-level loop would gain.
 
 memfit.jit's kNN (the bench_race row: N=200k points, M=2k queries, D=32,
-k=10, 64 MiB) runs one loop over queries, 133 chunks of 15: per chunk a
-[15, N] GEMM of the centred data, the exact two-stage top-k of its expanded
-distances (block maxima through integer keys, top_k of the maxima, top_k of
-the picked blocks), then the exact kNN rewrite's recompute and certificate.
-The chunk is small because the limit is tight: XLA counts the arguments
-(24.7 MiB), the centred copy of x (24.4 MiB) and the [15, N] distances
-(11.4 MiB) against 64 MiB.
+k=10, 64 MiB) was, until 2026-12-04, one loop over queries, 133 chunks of
+15: per chunk a [15, N] GEMM of the centred data written out to memory,
+the exact two-stage top-k of its expanded distances, then the exact kNN
+rewrite's recompute and certificate; the chunk was small because XLA
+counted a centred copy of x (24.4 MiB) and the [15, N] distances against
+the limit. The hand-written two-level form below was the measured bound;
+memfit now emits that form itself (printed: its query chunk and tile).
 
 This bench times, side by side in one interleaved run (jax defaults):
 
@@ -34,13 +34,17 @@ This bench times, side by side in one interleaved run (jax defaults):
     .venv/bin/python bench/bench_knn_tiles.py --stages        # + stage replicas
     .venv/bin/python bench/bench_knn_tiles.py --check         # exactness, hard data
 
-The two-level form is not what memfit emits today: it is the measured bound
-for a split that tiles both dimensions (README, "The speed race").
+memfit's exact kNN rewrite now emits the two-level form itself (query
+chunks and point tiles from Analysis/KnnTiles: the L2 size and the memory
+limit); the hand form stays as the reference it was built from.
+
+    .venv/bin/python bench/bench_knn_tiles.py --data offset --d 3   # low-dim, far from 0
 """
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import time
 
@@ -232,17 +236,23 @@ def main():
     ap.add_argument("--stage-chunk", type=int, default=15)
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--check", action="store_true", help="only the small exactness checks")
+    ap.add_argument("--data", choices=["gauss", "offset"], default="gauss",
+                    help="Gaussian, or uniform in [1000, 1001]^D (the expansion's hard case)")
     a = ap.parse_args()
     if a.check:
         check_small()
         return
     kb = a.kb or a.k + 8
     rng = np.random.default_rng(1)
-    q = jnp.asarray(rng.standard_normal((a.m, a.d), np.float32))
-    x = jnp.asarray(rng.standard_normal((a.n, a.d), np.float32))
+    if a.data == "offset":
+        q = jnp.asarray(1000 + rng.random((a.m, a.d)), jnp.float32)
+        x = jnp.asarray(1000 + rng.random((a.n, a.d)), jnp.float32)
+    else:
+        q = jnp.asarray(rng.standard_normal((a.m, a.d), np.float32))
+        x = jnp.asarray(rng.standard_normal((a.n, a.d), np.float32))
     print(f"CPU: {cpu_model()}, {os.cpu_count()} cores, load average "
           f"{os.getloadavg()[0]:.1f}; jax {jax.__version__}, default flags")
-    print(f"kNN N={a.n:,} M={a.m:,} D={a.d} k={a.k}; memfit limit {a.limit}; two-level "
+    print(f"kNN N={a.n:,} M={a.m:,} D={a.d} k={a.k}, {a.data} data; memfit limit {a.limit}; two-level "
           f"C={a.c} NB={a.nb} B={a.b} KB={kb}")
 
     plain = jax.jit(knn_plain(a.k))
@@ -253,6 +263,9 @@ def main():
     _, idx, failed = two(q, x)
     same = np.all(np.sort(np.asarray(idx), 1) == ref, 1)
     mf_same = np.all(np.sort(np.asarray(mf(q, x)[1]), 1) == ref, 1)
+    sizes = sorted({int(c) for c in re.findall(rf"sizes = \[(\d+), {a.d}\]",
+                                               mf.lower(q, x).as_text())} - {1})
+    print(f"memfit.jit's loops slice rows of {sizes} (query chunk, point tile)")
     nbytes = {"memfit.jit": xla_bytes(mf.lower(q, x).compile(compiler_options=ACCOUNTING_OPTIONS)),
               "two-level (hand)": xla_bytes(two.lower(q, x).compile(
                   compiler_options=ACCOUNTING_OPTIONS))}

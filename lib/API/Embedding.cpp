@@ -56,6 +56,9 @@ LogicalResult buildMemoryLimitPipeline(OpPassManager &pm, int64_t memoryLimitByt
   if (options.rewrite) {
     MemfitRewriteOptions before;
     before.topK = false;
+    // the exact kNN sizes its two-level loop's query chunks to the limit
+    before.memoryLimit = std::to_string(memoryLimitBytes);
+    before.tempMargin = options.tempMargin;
     pm.addPass(createMemfitRewrite(before));
   }
   MemfitSplitOptions split;

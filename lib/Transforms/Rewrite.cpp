@@ -8,9 +8,12 @@
 //===----------------------------------------------------------------------===//
 #include "Rewrites/Rewrites.h"
 #include "memfit/IR/OpViews.h"
+#include "memfit/Support/ByteSize.h"
 #include "memfit/Transforms/Passes.h"
 
 #include "llvm/ADT/StringMap.h"
+
+#include <cmath>
 
 namespace memfit {
 #define GEN_PASS_DEF_MEMFITREWRITE
@@ -27,6 +30,21 @@ struct MemfitRewritePass : memfit::impl::MemfitRewriteBase<MemfitRewritePass> {
   void runOnOperation() override {
     if (failed(memfit::verifyOpInvariants(getOperation())))
       return signalPassFailure();
+    if (!memoryLimit.empty()) {
+      std::string error;
+      std::optional<int64_t> limit = memfit::parseByteSize(memoryLimit, error);
+      if (!limit) {
+        getOperation().emitError() << "memfit-rewrite: bad memory-limit: " << error;
+        return signalPassFailure();
+      }
+      knn.memoryLimit = *limit;
+    }
+    if (!(tempMargin > 0.0) || !std::isfinite(tempMargin)) {
+      getOperation().emitError() << "memfit-rewrite: invalid temp-margin " << tempMargin;
+      return signalPassFailure();
+    }
+    knn.tempMargin = tempMargin;
+    knn.cacheBytes = cacheBytes;
     // Each sweep collects candidates first: rewrites erase ops.
     llvm::StringMap<int64_t> applied;
     bool changed = true;
@@ -51,9 +69,11 @@ struct MemfitRewritePass : memfit::impl::MemfitRewriteBase<MemfitRewritePass> {
     recordApplied(applied);
   }
 
+  memfit::NearestNeighbourOptions knn;
+
   /// The name of the rewrite applied at `op` (its pass option), or null.
   const char *applyOne(Operation *op) {
-    if (distance && memfit::rewriteNearestNeighbours(op))
+    if (distance && memfit::rewriteNearestNeighbours(op, knn))
       return "distance";
     if (fastDistance && memfit::rewriteSquaredDistance(op))
       return "fast-distance";

@@ -11,7 +11,7 @@ import jax
 from . import _core
 from .errors import MemfitError
 from .profiling import ProfileReport, profile_text  # noqa: F401 (memfit.api.profile_text)
-from .transform import REWRITES_BEFORE_SPLIT, pipeline_for, transform
+from .transform import pipeline_for, rewrites_before_split, transform
 
 
 def _normalize_static(fun, static_argnums, static_argnames):
@@ -232,7 +232,8 @@ class MemfitJitted:
         made (the exact kNN's repair loop) are not the split's."""
         if not self._rewrite:
             return base
-        return self._transform(base, "memfit-inline," + REWRITES_BEFORE_SPLIT)
+        limit = None if self.offload or self.memory_limit is None else self._limit_bytes()
+        return self._transform(base, "memfit-inline," + rewrites_before_split(limit))
 
     def _pipeline(self, temp_margin: float | None = None) -> str:
         # With offload, the limit is the device capacity the placement must

@@ -124,6 +124,13 @@ def MemfitRewrite : Pass<"memfit-rewrite", "::mlir::ModuleOp"> {
   let options = [
     Option<"distance", "distance", "bool", /*default=*/"true",
            "Exact k nearest neighbours through a GEMM (certified candidates)">,
+    Option<"memoryLimit", "memory-limit", "std::string", /*default=*/"\"\"",
+           "The function's memory limit (as memfit-split's): bounds the query chunk of "
+           "the nearest-neighbour rewrite's two-level loop">,
+    Option<"tempMargin", "temp-margin", "double", /*default=*/"2.0",
+           "Budget the two-level loop's temporaries this many times over (as memfit-split)">,
+    Option<"cacheBytes", "cache-bytes", "int64_t", /*default=*/"0",
+           "One core's L2 cache in bytes for the two-level loop's tiles (0: this host's)">,
     Option<"fastDistance", "fast-distance", "bool", /*default=*/"false",
            "Expand every squared distance into norms and a dot product (less accurate)">,
     Option<"topK", "top-k", "bool", /*default=*/"true",

@@ -23,15 +23,41 @@
 //     program's own formula against all of x in a stablehlo.while (zero
 //     iterations when every row is certified).
 //
+// Long rows take their candidates from block maxima instead, in a two-level
+// loop that never holds a [M, N] matrix (the sizes from Analysis/KnnTiles):
+//
+//  1'. per chunk of C queries, a loop over tiles of NB points (the data
+//     centred per tile: no centred copy of x) computes the [C, NB] expanded
+//     distances, small enough to stay in L2, and keeps only the maximum of
+//     -expanded of every block of B points (integer keys of lax.top_k's
+//     order); then top_k of a row's N / B maxima picks KB = k + 8 blocks;
+//  2'. every point of the picked blocks (and the last N mod B points) gets
+//     its distance by the program's own formula, and top_k of those, taken
+//     in increasing position, orders them as lax.top_k (ties to the lower
+//     index);
+//  3'. the certificate of step 3 with the KB-th block maximum in place of
+//     the k'-th candidate: every point of an unpicked block has an expanded
+//     distance at least that maximum's. The picked blocks' distances are
+//     recomputed, not taken from the tile: a re-evaluated dot may round
+//     differently from the one that produced the maxima.
+// The last query chunk and the last point tile start early when C or NB
+// does not divide: they recompute rows and blocks another iteration wrote,
+// with the same guarantees.
+//
 // Only the rank-2 form is handled (q: M x D, x: N x D, top_k over N), for
 // f32 and f64; anything else keeps the program's own (exact) formula.
 //
 //===----------------------------------------------------------------------===//
 #include "Rewrites.h"
+#include "TopKKeys.h"
+
+#include "memfit/Analysis/KnnTiles.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "memfit/IR/OpViews.h"
 
 #include <cmath>
+#include <tuple>
 
 using namespace mlir;
 using namespace memfit;
@@ -131,6 +157,40 @@ Value column(OpBuilder &b, Location loc, Value m, int64_t col) {
   return buildReshape(b, loc, tensorOf({rows}, t.getElementType()), s);
 }
 
+/// The mean row of x [N, D]: centring on it leaves distances unchanged and
+/// shrinks the norms that the expanded form's rounding error grows with.
+Value meanRow(OpBuilder &b, Location loc, Value x) {
+  auto xt = llvm::cast<RankedTensorType>(x.getType());
+  Type et = xt.getElementType();
+  Value sum = buildReduce(b, loc, x, splat(b, loc, et, {}, 0.0), {0}, "stablehlo.add");
+  return bin(b, loc, "stablehlo.divide", sum,
+             splat(b, loc, et, {xt.getDimSize(1)}, static_cast<double>(xt.getDimSize(0))));
+}
+
+/// rows - broadcast(centre) for rows [R, D].
+Value centred(OpBuilder &b, Location loc, Value rows, Value centre) {
+  auto rt = llvm::cast<RankedTensorType>(rows.getType());
+  return bin(b, loc, "stablehlo.subtract", rows, buildBroadcastInDim(b, loc, rt, centre, {1}));
+}
+
+/// -(|q|^2 + |x|^2 - 2 q.x) for centred rows qc [R, D], xc [C, D] and their
+/// squared norms: [R, C], the order top_k reads.
+Value negatedExpanded(OpBuilder &b, Location loc, Value qc, Value qn, Value xc, Value xn) {
+  auto qt = llvm::cast<RankedTensorType>(qc.getType());
+  Type et = qt.getElementType();
+  int64_t m = qt.getDimSize(0), n = llvm::cast<RankedTensorType>(xc.getType()).getDimSize(0);
+  DotDims dd;
+  dd.lhsContract = {1};
+  dd.rhsContract = {1};
+  auto mn = tensorOf({m, n}, et);
+  Value g = buildDotGeneral(b, loc, mn, qc, xc, dd);
+  Value norms = bin(b, loc, "stablehlo.add", buildBroadcastInDim(b, loc, mn, qn, {0}),
+                    buildBroadcastInDim(b, loc, mn, xn, {1}));
+  Value twice = bin(b, loc, "stablehlo.multiply", splat(b, loc, et, {m, n}, 2.0), g);
+  Value expanded = bin(b, loc, "stablehlo.subtract", norms, twice);
+  return buildGenericOp(b, loc, "stablehlo.negate", {expanded}, {mn})->getResult(0);
+}
+
 struct Candidates {
   Value expandedKth; // [M]: the k'-th smallest expanded distance
   Value indices;     // [M, k'] i32
@@ -142,29 +202,12 @@ struct Candidates {
 Candidates selectCandidates(OpBuilder &b, Location loc, Value q, Value x,
                             int64_t kp) {
   auto qt = llvm::cast<RankedTensorType>(q.getType());
-  auto xt = llvm::cast<RankedTensorType>(x.getType());
   Type et = qt.getElementType();
-  int64_t m = qt.getDimSize(0), n = xt.getDimSize(0), d = qt.getDimSize(1);
-  // Centre on the mean row of x: distances are unchanged, norms shrink.
-  Value sum = buildReduce(b, loc, x, splat(b, loc, et, {}, 0.0), {0}, "stablehlo.add");
-  Value centre = bin(b, loc, "stablehlo.divide", sum,
-                     splat(b, loc, et, {d}, static_cast<double>(n)));
-  Value qc = bin(b, loc, "stablehlo.subtract", q,
-                 buildBroadcastInDim(b, loc, qt, centre, {1}));
-  Value xc = bin(b, loc, "stablehlo.subtract", x,
-                 buildBroadcastInDim(b, loc, xt, centre, {1}));
+  int64_t m = qt.getDimSize(0);
+  Value centre = meanRow(b, loc, x);
+  Value qc = centred(b, loc, q, centre), xc = centred(b, loc, x, centre);
   Value qn = squaredNorm(b, loc, qc, 1), xn = squaredNorm(b, loc, xc, 1);
-  DotDims dd;
-  dd.lhsContract = {1};
-  dd.rhsContract = {1};
-  auto mn = tensorOf({m, n}, et);
-  Value g = buildDotGeneral(b, loc, mn, qc, xc, dd);
-  Value norms = bin(b, loc, "stablehlo.add", buildBroadcastInDim(b, loc, mn, qn, {0}),
-                    buildBroadcastInDim(b, loc, mn, xn, {1}));
-  Value twice = bin(b, loc, "stablehlo.multiply", splat(b, loc, et, {m, n}, 2.0), g);
-  Value expanded = bin(b, loc, "stablehlo.subtract", norms, twice);
-  Value negated = buildGenericOp(b, loc, "stablehlo.negate", {expanded}, {mn})->getResult(0);
-  auto [vals, idx] = buildTopK(b, loc, negated, kp);
+  auto [vals, idx] = buildTopK(b, loc, negatedExpanded(b, loc, qc, qn, xc, xn), kp);
   Value kth = buildGenericOp(b, loc, "stablehlo.negate", {column(b, loc, vals, kp - 1)},
                              {tensorOf({m}, et)})
                   ->getResult(0);
@@ -217,10 +260,12 @@ Ranked rankCandidates(OpBuilder &b, Location loc, Value dist, Value idx) {
   return {byDist->getResult(0), byDist->getResult(1)};
 }
 
-/// Per row: can no non-candidate be among the k nearest?
-Value certify(OpBuilder &b, Location loc, const Candidates &c, const Ranked &r,
-              Value candidateDist, int64_t k, int64_t features) {
-  auto t = llvm::cast<RankedTensorType>(r.distances.getType());
+/// Per row: can no non-candidate be among the k nearest? `expandedKth` [M]
+/// bounds every non-candidate's expanded distance from below, `kth` [M] is
+/// the k-th smallest recomputed distance, `candidateDist` [M, c] all of them.
+Value certify(OpBuilder &b, Location loc, const Candidates &c, Value kth,
+              Value candidateDist, int64_t features) {
+  auto t = llvm::cast<RankedTensorType>(kth.getType());
   Type et = t.getElementType();
   int64_t m = t.getDimSize(0);
   double u = *unitRoundoff(et);
@@ -235,7 +280,6 @@ Value certify(OpBuilder &b, Location loc, const Candidates &c, const Ranked &r,
   Value lower = bin(b, loc, "stablehlo.multiply",
                     bin(b, loc, "stablehlo.subtract", c.expandedKth, err),
                     splat(b, loc, et, {m}, 1.0 - directBound));
-  Value kth = column(b, loc, r.distances, k - 1);
   Value separated = buildCompare(b, loc, lower, kth, "GT", "FLOAT");
   // A NaN among the candidates' distances: leave the row to the exact loop.
   Value notNaN = buildCompare(b, loc, candidateDist, candidateDist, "EQ", "FLOAT");
@@ -244,6 +288,146 @@ Value certify(OpBuilder &b, Location loc, const Candidates &c, const Ranked &r,
                                  buildConstantSplat(b, loc, tensorOf({}, i1), 1.0), {1},
                                  "stablehlo.and");
   return bin(b, loc, "stablehlo.and", separated, allNumbers);
+}
+
+/// Marks the loops this rewrite makes: memfit.jit's calibration tells
+/// them from memfit-split's.
+constexpr llvm::StringLiteral kKnnLoopAttr = "memfit.knn_loop";
+
+Operation *knnLoop(OpBuilder &b, Location loc, ValueRange init) {
+  Operation *loop = buildWhile(b, loc, init);
+  loop->setAttr(kKnnLoopAttr, b.getUnitAttr());
+  return loop;
+}
+
+Value scalarI32(OpBuilder &b, Location loc, int64_t v) {
+  return buildConstantSplat(b, loc, tensorOf({}, b.getI32Type()), static_cast<double>(v));
+}
+
+/// min(i * step, last): the start of iteration i's slice, the last one
+/// moved back so that it stays inside.
+Value clampedStart(OpBuilder &b, Location loc, Value i, int64_t step, int64_t last) {
+  Value s = bin(b, loc, "stablehlo.multiply", i, scalarI32(b, loc, step));
+  return bin(b, loc, "stablehlo.minimum", s, scalarI32(b, loc, last));
+}
+
+/// cond: counter (block argument 0) < trips.
+void countTo(OpBuilder &b, Location loc, Operation *loop, int64_t trips) {
+  OpBuilder::InsertionGuard guard(b);
+  Block &cond = loop->getRegion(0).front();
+  b.setInsertionPointToStart(&cond);
+  buildReturn(b, loc, buildCompare(b, loc, cond.getArgument(0), scalarI32(b, loc, trips),
+                                   "LT", "SIGNED"));
+}
+
+Value nextCount(OpBuilder &b, Location loc, Value i) {
+  return bin(b, loc, "stablehlo.add", i, scalarI32(b, loc, 1));
+}
+
+/// Stage 1': the maxima of -expanded over every block of B points for the
+/// centred query chunk qc [C, D] (norms qn), in a loop over point tiles:
+/// [C, N / B] keys, and the largest |x - centre|^2 (the certificate's; from
+/// the tiles, so that no [N, D] temporary is made for it).
+std::pair<Value, Value> tileMaxima(OpBuilder &b, Location loc, const KnnTiles &t, Value qc,
+                                   Value qn, Value x, Value centre) {
+  auto qt = llvm::cast<RankedTensorType>(qc.getType());
+  Type et = qt.getElementType(), kt = b.getIntegerType(et.getIntOrFloatBitWidth());
+  int64_t c = qt.getDimSize(0), d = qt.getDimSize(1), nb = t.tileBlocks * t.block;
+  auto maximaT = tensorOf({c, t.blocks}, kt);
+  Value init = buildBroadcastInDim(b, loc, maximaT, lowestKey(b, loc, kt), {});
+  Value noNorm = splat(b, loc, et, {}, -INFINITY);
+  Operation *loop =
+      knnLoop(b, loc, {scalarI32(b, loc, 0), init, qc, qn, x, centre, noNorm});
+  countTo(b, loc, loop, (t.blocks + t.tileBlocks - 1) / t.tileBlocks);
+  OpBuilder::InsertionGuard guard(b);
+  Block &body = loop->getRegion(1).front();
+  b.setInsertionPointToStart(&body);
+  auto arg = [&](unsigned i) { return body.getArgument(i); };
+  Value first = clampedStart(b, loc, arg(0), t.tileBlocks, t.blocks - t.tileBlocks);
+  Value start = bin(b, loc, "stablehlo.multiply", first, scalarI32(b, loc, t.block));
+  Value xc = centred(b, loc, buildDynamicSlice(b, loc, arg(4), {start, scalarI32(b, loc, 0)},
+                                               {nb, d}),
+                     arg(5));
+  // The centred tile and its norms computed once: left to fusion, XLA:CPU's
+  // ynn fusion of the GEMM recomputes them for every row block of its
+  // output (1.6x slower, README).
+  Value xn = squaredNorm(b, loc, xc, 1);
+  Operation *once = buildGenericOp(b, loc, "stablehlo.optimization_barrier", {xc, xn},
+                                   {xc.getType(), xn.getType()});
+  Value s = negatedExpanded(b, loc, arg(2), arg(3), once->getResult(0), once->getResult(1));
+  Value keys = buildReshape(b, loc, tensorOf({c, t.tileBlocks, t.block}, et), s);
+  Value mx = buildReduce(b, loc, orderKeys(b, loc, keys), lowestKey(b, loc, kt), {2},
+                         "stablehlo.maximum");
+  Value maxima = buildDynamicUpdateSlice(b, loc, arg(1), mx, {scalarI32(b, loc, 0), first});
+  // stablehlo.maximum propagates NaN: a NaN point fails every certificate
+  Value maxNorm = bin(b, loc, "stablehlo.maximum", arg(6),
+                      buildReduce(b, loc, once->getResult(1), noNorm, {0}, "stablehlo.maximum"));
+  buildReturn(b, loc,
+              {nextCount(b, loc, arg(0)), maxima, arg(2), arg(3), arg(4), arg(5), maxNorm});
+  return {loop->getResult(1), loop->getResult(6)};
+}
+
+struct ChunkResult {
+  Value vals, idx, certified; // [C, k], [C, k] i32, [C] i1
+};
+
+/// Stages 1'-3' for one query chunk q0 [C, D].
+ChunkResult nearestInChunk(OpBuilder &b, Location loc, const KnnTiles &t, Value q0, Value x,
+                           Value centre, int64_t k) {
+  auto qt = llvm::cast<RankedTensorType>(q0.getType());
+  Type et = qt.getElementType();
+  int64_t c = qt.getDimSize(0), d = qt.getDimSize(1);
+  int64_t n = llvm::cast<RankedTensorType>(x.getType()).getDimSize(0);
+  Value qc = centred(b, loc, q0, centre), qn = squaredNorm(b, loc, qc, 1);
+  auto [maxima, maxNorm] = tileMaxima(b, loc, t, qc, qn, x, centre);
+  // The KB blocks with the largest maxima, in increasing block order.
+  auto [top, blocks] = markedTopK(b, loc, fastImage(b, loc, maxima, et), t.keptBlocks);
+  Value picked = buildSort(b, loc, {blocks}, 1)->getResult(0);
+  Value pos = blockPositions(b, loc, picked, t.block, t.blocks * t.block,
+                             n - t.blocks * t.block);
+  Value dist = directDistances(b, loc, q0, gatherRows(b, loc, x, pos));
+  auto [vals, at] = markedTopK(
+      b, loc, buildGenericOp(b, loc, "stablehlo.negate", {dist}, {dist.getType()})->getResult(0),
+      k);
+  // f32/f64 keys' image is the value itself: the KB-th maximum of -expanded.
+  Value kthBlock = buildGenericOp(b, loc, "stablehlo.negate",
+                                  {column(b, loc, top, t.keptBlocks - 1)}, {tensorOf({c}, et)})
+                       ->getResult(0);
+  Value kth = buildGenericOp(b, loc, "stablehlo.negate", {column(b, loc, vals, k - 1)},
+                             {tensorOf({c}, et)})
+                  ->getResult(0);
+  Candidates bound{kthBlock, pos, qn, maxNorm};
+  return {vals, takeAlongRows(b, loc, pos, at, {}), certify(b, loc, bound, kth, dist, d)};
+}
+
+/// Stages 1'-3' over all queries: a loop over chunks of C (the last one
+/// moved back to end at M), [M, k] values and indices and [M] certificates.
+ChunkResult tiledNearest(OpBuilder &b, Location loc, const KnnTiles &t, Value q, Value x,
+                         int64_t k) {
+  auto qt = llvm::cast<RankedTensorType>(q.getType());
+  Type et = qt.getElementType(), i32 = b.getI32Type();
+  int64_t m = qt.getDimSize(0), d = qt.getDimSize(1);
+  Value centre = meanRow(b, loc, x);
+  SmallVector<Value> init{scalarI32(b, loc, 0), q, x, centre,
+                          splat(b, loc, et, {m, k}, 0.0),
+                          buildConstantSplat(b, loc, tensorOf({m, k}, i32), 0.0),
+                          buildConstantSplat(b, loc, tensorOf({m}, b.getI1Type()), 0.0)};
+  Operation *loop = knnLoop(b, loc, init);
+  countTo(b, loc, loop, (m + t.chunk - 1) / t.chunk);
+  OpBuilder::InsertionGuard guard(b);
+  Block &body = loop->getRegion(1).front();
+  b.setInsertionPointToStart(&body);
+  auto arg = [&](unsigned i) { return body.getArgument(i); };
+  Value zero = scalarI32(b, loc, 0);
+  Value start = clampedStart(b, loc, arg(0), t.chunk, m - t.chunk);
+  Value q0 = buildDynamicSlice(b, loc, arg(1), {start, zero}, {t.chunk, d});
+  ChunkResult r = nearestInChunk(b, loc, t, q0, arg(2), arg(3), k);
+  buildReturn(b, loc,
+              {nextCount(b, loc, arg(0)), arg(1), arg(2), arg(3),
+               buildDynamicUpdateSlice(b, loc, arg(4), r.vals, {start, zero}),
+               buildDynamicUpdateSlice(b, loc, arg(5), r.idx, {start, zero}),
+               buildDynamicUpdateSlice(b, loc, arg(6), r.certified, {start})});
+  return {loop->getResult(4), loop->getResult(5), loop->getResult(6)};
 }
 
 /// Stage 4: rows whose certificate failed, recomputed exactly one by one.
@@ -265,7 +449,7 @@ std::pair<Value, Value> repairUncertified(OpBuilder &b, Location loc, Value q, V
                      buildConstantSplat(b, loc, scalarI, static_cast<double>(m)), good);
   Value zero = buildConstantSplat(b, loc, scalarI, 0.0);
   SmallVector<Value> init{zero, failed, order->getResult(1), q, x, vals, idx};
-  Operation *loop = buildWhile(b, loc, init);
+  Operation *loop = knnLoop(b, loc, init);
   OpBuilder::InsertionGuard guard(b);
   Block &cond = loop->getRegion(0).front();
   b.setInsertionPointToStart(&cond);
@@ -290,7 +474,63 @@ std::pair<Value, Value> repairUncertified(OpBuilder &b, Location loc, Value q, V
 
 } // namespace
 
-bool memfit::rewriteNearestNeighbours(Operation *op) {
+namespace {
+
+/// Bytes of `func`'s arguments and results: what a memory limit leaves the
+/// rest of the program after them.
+int64_t argumentAndResultBytes(func::FuncOp func) {
+  int64_t total = 0;
+  for (Type t : func.getFunctionType().getInputs())
+    total += getTensorBytes(t).value_or(0);
+  for (Type t : func.getFunctionType().getResults())
+    total += getTensorBytes(t).value_or(0);
+  return total;
+}
+
+/// The two-level loop's sizes, when rows are long enough for block maxima
+/// and one query's chunk fits what the limit leaves (divided by the margin
+/// memfit-split budgets temporaries with, at least 1).
+std::optional<KnnTiles> planTiles(Operation *op, const KnnMatch &match, Value q, Value x,
+                                  const NearestNeighbourOptions &opts) {
+  auto qt = llvm::cast<RankedTensorType>(q.getType());
+  int64_t n = llvm::cast<RankedTensorType>(x.getType()).getDimSize(0);
+  KnnTileOptions tiling{opts.cacheBytes, -1};
+  if (opts.memoryLimit > 0) {
+    auto func = op->getParentOfType<func::FuncOp>();
+    int64_t room = opts.memoryLimit - (func ? argumentAndResultBytes(func) : 0);
+    // A margin below 1 (memfit.jit's calibration, when XLA holds less than
+    // memfit's model) is the split's: above the room, memfit-split would
+    // cut this loop's body again.
+    double margin = std::max(1.0, opts.tempMargin);
+    tiling.budgetBytes = std::max<int64_t>(0, static_cast<int64_t>(room / margin));
+  }
+  return chooseKnnTiles(qt.getElementType(), qt.getDimSize(0), n, qt.getDimSize(1), match.k,
+                        tiling);
+}
+
+/// The one-level form: one GEMM of all queries, top_k of 2k + 8 candidates,
+/// ranked and certified (steps 1-3).
+std::tuple<Value, Value, Value> gemmNearest(OpBuilder &b, Location loc, Value q, Value x,
+                                            int64_t k) {
+  int64_t m = llvm::cast<RankedTensorType>(q.getType()).getDimSize(0);
+  int64_t features = llvm::cast<RankedTensorType>(q.getType()).getDimSize(1);
+  Type et = elementTypeOf(q);
+  Candidates cand = selectCandidates(b, loc, q, x, 2 * k + 8);
+  Value candDist = directDistances(b, loc, q, gatherRows(b, loc, x, cand.indices));
+  Ranked ranked = rankCandidates(b, loc, candDist, cand.indices);
+  Value kth = column(b, loc, ranked.distances, k - 1);
+  Value certified = certify(b, loc, cand, kth, candDist, features);
+  Value nearest = buildSlice(b, loc, ranked.distances, {0, 0}, {m, k}, {1, 1});
+  Value vals = buildGenericOp(b, loc, "stablehlo.negate", {nearest},
+                              {tensorOf({m, k}, et)})
+                   ->getResult(0);
+  Value idx = buildSlice(b, loc, ranked.indices, {0, 0}, {m, k}, {1, 1});
+  return {vals, idx, certified};
+}
+
+} // namespace
+
+bool memfit::rewriteNearestNeighbours(Operation *op, const NearestNeighbourOptions &opts) {
   auto match = matchKnn(op);
   if (!match)
     return false;
@@ -300,20 +540,14 @@ bool memfit::rewriteNearestNeighbours(Operation *op) {
   int64_t feature = plan.reduced[0];
   Value q = rowsByFeatures(b, loc, plan, match->queriesOnLhs, feature);
   Value x = rowsByFeatures(b, loc, plan, !match->queriesOnLhs, feature);
-  int64_t k = match->k, kp = 2 * k + 8;
-  int64_t m = llvm::cast<RankedTensorType>(q.getType()).getDimSize(0);
-  int64_t features = llvm::cast<RankedTensorType>(q.getType()).getDimSize(1);
-  Type et = elementTypeOf(q);
-
-  Candidates cand = selectCandidates(b, loc, q, x, kp);
-  Value candDist = directDistances(b, loc, q, gatherRows(b, loc, x, cand.indices));
-  Ranked ranked = rankCandidates(b, loc, candDist, cand.indices);
-  Value certified = certify(b, loc, cand, ranked, candDist, k, features);
-  Value nearest = buildSlice(b, loc, ranked.distances, {0, 0}, {m, k}, {1, 1});
-  Value vals = buildGenericOp(b, loc, "stablehlo.negate", {nearest},
-                              {tensorOf({m, k}, et)})
-                   ->getResult(0);
-  Value idx = buildSlice(b, loc, ranked.indices, {0, 0}, {m, k}, {1, 1});
+  int64_t k = match->k;
+  Value vals, idx, certified;
+  if (std::optional<KnnTiles> tiles = planTiles(op, *match, q, x, opts)) {
+    ChunkResult r = tiledNearest(b, loc, *tiles, q, x, k);
+    std::tie(vals, idx, certified) = std::make_tuple(r.vals, r.idx, r.certified);
+  } else {
+    std::tie(vals, idx, certified) = gemmNearest(b, loc, q, x, k);
+  }
   auto [exactVals, exactIdx] = repairUncertified(b, loc, q, x, certified, vals, idx);
 
   op->getResult(0).replaceAllUsesWith(exactVals);

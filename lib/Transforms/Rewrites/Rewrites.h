@@ -38,11 +38,24 @@ std::optional<SquaredDistance> matchSquaredDistance(mlir::Operation *reduce);
 /// opt-in; see README's numerics contract.
 bool rewriteSquaredDistance(mlir::Operation *reduce);
 
+/// What the nearest-neighbour rewrite knows of the machine and the limit.
+struct NearestNeighbourOptions {
+  /// The function's memory limit in bytes (0: none): the two-level loop's
+  /// query chunk is bounded by what it leaves after arguments and results,
+  /// divided by `tempMargin`.
+  int64_t memoryLimit = 0;
+  double tempMargin = 2.0;
+  /// One core's L2 in bytes (0: this host's); sizes the point tiles.
+  int64_t cacheBytes = 0;
+};
+
 /// top_k(-d, k) of squared distances d, exactly: candidates from the
-/// expanded form (one GEMM, data centred), their distances recomputed as the
-/// program writes them, and a certificate from a rounding-error bound; rows
-/// whose certificate fails are recomputed exactly in a loop.
-bool rewriteNearestNeighbours(mlir::Operation *topK);
+/// expanded form (data centred; over long rows from block maxima in a loop
+/// over query chunks and L2-sized point tiles, otherwise one GEMM), their
+/// distances recomputed as the program writes them, and a certificate from
+/// a rounding-error bound; rows whose certificate fails are recomputed
+/// exactly in a loop.
+bool rewriteNearestNeighbours(mlir::Operation *topK, const NearestNeighbourOptions &opts);
 
 /// top_k over long rows, exactly, in two stages: top_k of block maxima
 /// picks k blocks, top_k of their elements finishes. Applied where a cost

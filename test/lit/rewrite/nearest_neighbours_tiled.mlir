@@ -1,0 +1,108 @@
+// RUN: memfit-opt %s --memfit-rewrite="cache-bytes=16384" | FileCheck %s
+// RUN: memfit-opt %s --memfit-rewrite="cache-bytes=16384 memory-limit=120KiB" | FileCheck %s --check-prefix=LIMIT
+// RUN: memfit-opt %s --memfit-rewrite="cache-bytes=16384 memory-limit=60KiB" | FileCheck %s --check-prefix=TIGHT
+// RUN: not memfit-opt %s --memfit-rewrite="memory-limit=lots" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// Over long rows the exact kNN takes its candidates from block maxima in a
+// two-level loop (Analysis/KnnTiles: a 16 KiB L2 here, so that the tiles
+// are small): chunks of 32 queries, and inside each a loop over tiles of
+// 7 blocks of 9 points whose centred rows and norms are made once (a
+// barrier), a [32, 63] GEMM, the maxima of the blocks' keys written into
+// [32, 455]; top_k of the maxima picks 10 blocks, their 90 points and the
+// last point (4096 = 455 * 9 + 1) get the program's own distances, top_k
+// of those, the certificate, and the repair loop. No [64, 4096] matrix.
+// CHECK-LABEL: func.func @knn_tiled(
+// CHECK-NOT: tensor<64x4096
+// CHECK: "stablehlo.while"
+// CHECK: "stablehlo.dynamic_slice"(%{{.*}}) <{slice_sizes = array<i64: 32, 4>}>
+// CHECK: "stablehlo.while"
+// CHECK: "stablehlo.dynamic_slice"(%{{.*}}) <{slice_sizes = array<i64: 63, 4>}> : (tensor<4096x4xf32>
+// CHECK: "stablehlo.optimization_barrier"
+// CHECK: "stablehlo.dot_general"
+// CHECK-SAME: -> tensor<32x63xf32>
+// CHECK: "stablehlo.reduce"
+// CHECK: "stablehlo.maximum"
+// CHECK: (tensor<32x7x9xi32>, tensor<i32>) -> tensor<32x7xi32>
+// CHECK: "stablehlo.dynamic_update_slice"({{.*}}) : (tensor<32x455xi32>, tensor<32x7xi32>
+// CHECK: "chlo.top_k"({{.*}}) <{k = 10 : i64}> {memfit.two_stage} : (tensor<32x455xf32>)
+// CHECK: "stablehlo.concatenate"{{.*}} : (tensor<32x90xi32>, tensor<32x1xi32>) -> tensor<32x91xi32>
+// CHECK: "stablehlo.gather"
+// CHECK-SAME: -> tensor<32x91x4xf32>
+// CHECK: {memfit.exact_distance}
+// CHECK: "chlo.top_k"({{.*}}) <{k = 2 : i64}> {memfit.two_stage} : (tensor<32x91xf32>)
+// CHECK: comparison_direction GT
+// CHECK: "stablehlo.while"
+// CHECK-NOT: tensor<64x4096
+func.func @knn_tiled(%arg0: tensor<4096x4xf32>, %arg1: tensor<64x4xf32>) -> (tensor<64x2xf32>, tensor<64x2xi32>) {
+  %0 = "stablehlo.broadcast_in_dim"(%arg1) <{broadcast_dimensions = array<i64: 0, 2>}> : (tensor<64x4xf32>) -> tensor<64x4096x4xf32>
+  %1 = "stablehlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = array<i64: 1, 2>}> : (tensor<4096x4xf32>) -> tensor<64x4096x4xf32>
+  %2 = "stablehlo.subtract"(%0, %1) : (tensor<64x4096x4xf32>, tensor<64x4096x4xf32>) -> tensor<64x4096x4xf32>
+  %3 = "stablehlo.multiply"(%2, %2) : (tensor<64x4096x4xf32>, tensor<64x4096x4xf32>) -> tensor<64x4096x4xf32>
+  %4 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+  %5 = "stablehlo.reduce"(%3, %4) <{dimensions = array<i64: 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "stablehlo.return"(%s) : (tensor<f32>) -> ()
+  }) : (tensor<64x4096x4xf32>, tensor<f32>) -> tensor<64x4096xf32>
+  %6 = "stablehlo.negate"(%5) : (tensor<64x4096xf32>) -> tensor<64x4096xf32>
+  %7:2 = "chlo.top_k"(%6) <{k = 2 : i64}> : (tensor<64x4096xf32>) -> (tensor<64x2xf32>, tensor<64x2xi32>)
+  return %7#0, %7#1 : tensor<64x2xf32>, tensor<64x2xi32>
+}
+
+// When the chunk (32) does not divide the 60 queries, the last chunk starts
+// at 28, and the last tile of 7 blocks (410 blocks of 10) at block 403:
+// they recompute rows and blocks, never read past the end.
+// CHECK-LABEL: func.func @knn_tiled_clamped
+// CHECK: %[[C32:.*]] = "stablehlo.constant"() <{value = dense<32> : tensor<i32>}>
+// CHECK: %[[I:.*]] = "stablehlo.multiply"(%{{.*}}, %[[C32]])
+// CHECK: %[[LAST:.*]] = "stablehlo.constant"() <{value = dense<28> : tensor<i32>}>
+// CHECK: %[[START:.*]] = "stablehlo.minimum"(%[[I]], %[[LAST]])
+// CHECK: "stablehlo.dynamic_slice"(%{{.*}}, %[[START]], %{{.*}}) <{slice_sizes = array<i64: 32, 4>}>
+// CHECK: %[[C7:.*]] = "stablehlo.constant"() <{value = dense<7> : tensor<i32>}>
+// CHECK: %[[J:.*]] = "stablehlo.multiply"(%{{.*}}, %[[C7]])
+// CHECK: %[[LASTB:.*]] = "stablehlo.constant"() <{value = dense<403> : tensor<i32>}>
+// CHECK: "stablehlo.minimum"(%[[J]], %[[LASTB]])
+func.func @knn_tiled_clamped(%arg0: tensor<4100x4xf32>, %arg1: tensor<60x4xf32>) -> (tensor<60x2xf32>, tensor<60x2xi32>) {
+  %0 = "stablehlo.broadcast_in_dim"(%arg1) <{broadcast_dimensions = array<i64: 0, 2>}> : (tensor<60x4xf32>) -> tensor<60x4100x4xf32>
+  %1 = "stablehlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = array<i64: 1, 2>}> : (tensor<4100x4xf32>) -> tensor<60x4100x4xf32>
+  %2 = "stablehlo.subtract"(%0, %1) : (tensor<60x4100x4xf32>, tensor<60x4100x4xf32>) -> tensor<60x4100x4xf32>
+  %3 = "stablehlo.multiply"(%2, %2) : (tensor<60x4100x4xf32>, tensor<60x4100x4xf32>) -> tensor<60x4100x4xf32>
+  %4 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+  %5 = "stablehlo.reduce"(%3, %4) <{dimensions = array<i64: 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "stablehlo.return"(%s) : (tensor<f32>) -> ()
+  }) : (tensor<60x4100x4xf32>, tensor<f32>) -> tensor<60x4100xf32>
+  %6 = "stablehlo.negate"(%5) : (tensor<60x4100xf32>) -> tensor<60x4100xf32>
+  %7:2 = "chlo.top_k"(%6) <{k = 2 : i64}> : (tensor<60x4100xf32>) -> (tensor<60x2xf32>, tensor<60x2xi32>)
+  return %7#0, %7#1 : tensor<60x2xf32>, tensor<60x2xi32>
+}
+
+// A memory limit bounds the query chunk by what it leaves after the
+// arguments and results (halved: the split's margin); when not even one
+// query's chunk fits, the one-level form stays (memfit-split chunks it).
+// LIMIT-LABEL: func.func @knn_limited
+// LIMIT: "stablehlo.dynamic_slice"(%{{.*}}) <{slice_sizes = array<i64: 3, 4>}>
+// LIMIT: "stablehlo.dot_general"
+// LIMIT-SAME: -> tensor<3x63xf32>
+// TIGHT-LABEL: func.func @knn_limited
+// TIGHT: "stablehlo.dot_general"
+// TIGHT-SAME: -> tensor<512x4096xf32>
+// TIGHT: "chlo.top_k"({{.*}}) <{k = 12 : i64}>
+func.func @knn_limited(%arg0: tensor<4096x4xf32>, %arg1: tensor<512x4xf32>) -> (tensor<512x2xf32>, tensor<512x2xi32>) {
+  %0 = "stablehlo.broadcast_in_dim"(%arg1) <{broadcast_dimensions = array<i64: 0, 2>}> : (tensor<512x4xf32>) -> tensor<512x4096x4xf32>
+  %1 = "stablehlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = array<i64: 1, 2>}> : (tensor<4096x4xf32>) -> tensor<512x4096x4xf32>
+  %2 = "stablehlo.subtract"(%0, %1) : (tensor<512x4096x4xf32>, tensor<512x4096x4xf32>) -> tensor<512x4096x4xf32>
+  %3 = "stablehlo.multiply"(%2, %2) : (tensor<512x4096x4xf32>, tensor<512x4096x4xf32>) -> tensor<512x4096x4xf32>
+  %4 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+  %5 = "stablehlo.reduce"(%3, %4) <{dimensions = array<i64: 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "stablehlo.return"(%s) : (tensor<f32>) -> ()
+  }) : (tensor<512x4096x4xf32>, tensor<f32>) -> tensor<512x4096xf32>
+  %6 = "stablehlo.negate"(%5) : (tensor<512x4096xf32>) -> tensor<512x4096xf32>
+  %7:2 = "chlo.top_k"(%6) <{k = 2 : i64}> : (tensor<512x4096xf32>) -> (tensor<512x2xf32>, tensor<512x2xi32>)
+  return %7#0, %7#1 : tensor<512x2xf32>, tensor<512x2xi32>
+}
+
+// BAD: error: memfit-rewrite: bad memory-limit
