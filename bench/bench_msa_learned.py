@@ -37,6 +37,8 @@ ROOT = Path(__file__).resolve().parents[1]
 LEARNED = (("uniform", "uniform zero"), ("unirollout", "uni+roll+inc"),
            ("unipolish", "uni+polish"), ("unibest", "uni+best"), ("unibestpol", "uni+best+pol"),
            ("policy", "policy argmax"),
+           ("mean", "raw mean rule"), ("meanbest", "mean+best"),
+           ("meanbestpol", "mean+best+pol"), ("max", "raw max rule"),
            ("raw", "learned raw"), ("learned", "learned+inc"), ("polished", "learned+polish"),
            ("best", "learned+best"), ("bestpol", "learned+best+pol"), ("follow", "follow best"))
 # method -> agent.play_batch keywords. "raw": the learned search alone (no
@@ -53,16 +55,26 @@ LEARNED = (("uniform", "uniform zero"), ("unirollout", "uni+roll+inc"),
 # the same with the uniform prior. "best" also yields "raw" (the game it
 # plays is the raw search's; raw's wall is then the same play's). "follow":
 # the learned search playing, at every move, the move of the fastest game
-# seen so far (play.play_batch follow_best).
+# seen so far (root_rule "max_kept"). Since 2026-12-05 that is the search's
+# own root rule (agent.DEFAULT_ROOT_RULE): "raw", "best" and "follow" then
+# play the same game. "mean" is the raw search with mctx's own root rule
+# (the mean return of a move's simulations; "raw" until 2026-12-04),
+# "meanbest" that play's best game kept, "meanbestpol" it polished (the
+# default of 2026-12-04); "max": the root rule without the kept best game
+# (play.ROOT_RULES). Rows of older runs are merged under these names with
+# --merge FILE:raw=mean,... (their "raw" was the mean rule).
 SETTINGS = {"uniform": dict(uniform=True, polish=0),
             "unirollout": dict(uniform=True, value_mode="rollout", fortified=True, polish=0),
             "unibest": dict(uniform=True, value_mode="rollout", best=True, polish=0),
             "policy": dict(polish=0), "raw": dict(fortified=False, best=False, polish=0),
             "learned": dict(fortified=True, best=False, polish=0),
             "best": dict(best=True, polish=0),
-            "follow": dict(follow_best=True, polish=0)}
+            "follow": dict(root_rule="max_kept", polish=0),
+            "mean": dict(root_rule="mean", best=False, polish=0),
+            "meanbest": dict(root_rule="mean", best=True, polish=0),
+            "max": dict(root_rule="max", best=False, polish=0)}
 POLISHED = {"unipolish": "unirollout", "polished": "learned", "unibestpol": "unibest",
-            "bestpol": "best"}
+            "bestpol": "best", "meanbestpol": "meanbest"}
 # The agent as it plays by default (memfit assign --method learned)
 AGENT = "bestpol"
 # Above this many buffers (a game bucket over agent.ROLLOUT_MAX_BUCKET) the
@@ -144,7 +156,9 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default=None, help="write the rows here")
     ap.add_argument("--merge", nargs="+", default=None,
                     help="print the table and summary of rows saved by --json (no run); "
-                         "rows of one instance from several files are combined")
+                         "rows of one instance from several files are combined; "
+                         "FILE:old=new,... renames a file's methods (e.g. raw=mean for "
+                         "rows measured when the raw search used the mean rule)")
     ap.add_argument("--polish-from", default=None,
                     help="rows saved by --json with the searched methods' games: polish "
                          "those games (the polished methods), run CP-SAT at the agent's "
@@ -166,7 +180,10 @@ def main(argv=None) -> int:
         # --methods) are combined; a later file's values win
         merged: dict = {}
         for f in args.merge:
+            f, _, ren = f.partition(":")
+            ren = dict(x.split("=") for x in ren.split(",") if x)
             for r in json.loads(Path(f).read_text()):
+                r = {_renamed(k, ren): v for k, v in r.items()}
                 merged.setdefault(r["instance"], {}).update(r)
         rows = list(merged.values())
         for r in rows:     # CP-SAT at another agent's wall (an older default) is not comparable
@@ -204,6 +221,16 @@ def main(argv=None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
     return 0
+
+
+def _renamed(key: str, ren: dict) -> str:
+    """A row key (method, method_wall, method_actions, or another field)
+    under --merge's renames."""
+    for suffix in ("", "_wall", "_actions"):
+        base = key[:len(key) - len(suffix)] if suffix and key.endswith(suffix) else key
+        if (not suffix or key.endswith(suffix)) and base in ren:
+            return ren[base] + suffix
+    return key
 
 
 def polish_from(args, passes: int) -> int:
@@ -310,18 +337,20 @@ def summarize(rows) -> None:
           + ", ".join(f"{lab} {_geo([r[n + '_wall'] for r in rows]):.2f}" for n, lab in LEARNED)
           + f", CP-SAT {_geo([r['cpsat_wall'] for r in rows]):.2f}")
     n = len(rows)
-    for m in ("raw", "learned", "polished", "best", "bestpol", "follow"):
+    for m in ("mean", "meanbest", "meanbestpol", "max", "raw", "learned", "polished", "best",
+              "bestpol", "follow"):
         if m in names:
             worse = [r["instance"] for r in rows if r[m] > 1.01 * r["heuristic"]]
             print(f"{labels[m]} worse than the heuristic by > 1%: {len(worse)}/{n} {worse}")
-    for m in ("raw", "polished"):
+    for m in ("mean", "raw", "polished"):
         if m in names:
             fb = _geo([min(r[m], r["heuristic"]) / r["heuristic"] for r in rows])
             print(f"(separately: {labels[m]} with a fallback to the heuristic's solution where "
                   f"that is faster: geomean {fb:.4f})")
     for a, u in (("raw", "uniform"), ("learned", "unirollout"), ("polished", "unipolish"),
                  ("best", "unibest"), ("bestpol", "unibestpol"), ("bestpol", "raw"),
-                 ("bestpol", "polished")):
+                 ("bestpol", "polished"), ("raw", "mean"), ("raw", "meanbest"),
+                 ("bestpol", "meanbestpol")):
         if a in names and u in names:
             print(f"{labels[a]} vs {labels[u]} (same simulations): geomean "
                   f"{_geo([r[a] / r[u] for r in rows]):.4f}, faster on "
@@ -333,7 +362,8 @@ def summarize(rows) -> None:
               f"as fast on {sum(abs(r['policy'] / r['heuristic'] - 1) <= 1e-9 for r in rows)}/{n}")
     opt = [r for r in rows if r["status"] == "OPTIMAL"]
     if opt:
-        for m in ("raw", "learned", "polished", "best", "bestpol", "follow"):
+        for m in ("mean", "meanbestpol", "raw", "learned", "polished", "best", "bestpol",
+                  "follow"):
             if m in names:
                 within = sum(r[m] <= 1.02 * r["cpsat"] for r in opt)
                 print(f"CP-SAT proved optimal on {len(opt)}/{n}; {labels[m]} within 2% of the "

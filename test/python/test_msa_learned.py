@@ -249,20 +249,67 @@ def test_default_keeps_the_raw_search_game_the_incumbent_rejected(params):
     assert t(best) <= min(t(raw), heur) * (1 + 1e-6)
 
 
-def test_follow_best_plays_the_fastest_evaluated_game(params):
-    """``follow_best``: every move is the move of the fastest game the
-    searches evaluated so far (the heuristic's game among them), so the
-    played game is never slower than the heuristic's; on this instance it
-    is faster than the raw search's game and than that play's best record."""
+def _best_end_per_root_action(tree, scale):
+    """{root action: the least end time of a complete game evaluated through
+    it} for one search tree (the max backup, computed here independently of
+    play.tree_best_game: each visited node's game, walked up to the root's
+    child it descends from)."""
+    visits = np.asarray(tree.node_visits)
+    parents = np.asarray(tree.parents)
+    acts = np.asarray(tree.action_from_parent)
+    end = np.asarray(tree.embeddings.time - tree.raw_values * scale)
+    best = {}
+    for n in np.flatnonzero(visits > 0):
+        if n == tree.ROOT_INDEX:
+            continue
+        a = n
+        while parents[a] != tree.ROOT_INDEX:
+            a = parents[a]
+        best[int(acts[a])] = min(best.get(int(acts[a]), np.inf), float(end[n]))
+    return best
+
+
+def test_root_rule_plays_the_best_game_found_not_the_best_mean(params):
+    """The raw search's root rule (agent.DEFAULT_ROOT_RULE, "max_kept"): a
+    move is worth the fastest complete game found through it, and the best
+    game of the earlier searches is kept. On this synthetic instance mctx's
+    own rule (the *mean* return of the simulations through a move) chooses
+    differently at some move: there, the mean rule's move has no evaluated
+    game as fast as the one through the max rule's move; the mean rule's
+    whole game ends slower. The default play is the max_kept game, never
+    slower than the heuristic's, and it is the play's best game."""
     inst, batch, heur, t = _synthetic_game(9)
-    (best,), _, (raw,) = agent.play_batch(batch, simulations=4, polish=0, params=params,
+    assert agent.DEFAULT_ROOT_RULE == "max_kept"
+    games = {}
+    for rule in ("mean", "max"):
+        (sol,), _, acts = agent.play_batch(batch, simulations=4, polish=0, params=params,
+                                           best=False, root_rule=rule, return_actions=True)
+        games[rule] = (t(sol), np.asarray(acts[0]))
+    # the agent's default play (before polish): its raw game and the best game kept
+    (kept,), _, (raw,) = agent.play_batch(batch, simulations=4, polish=0, params=params,
                                           return_raw=True)
-    (follow,), _, (follow_raw,) = agent.play_batch(batch, simulations=4, polish=0, params=params,
-                                                   follow_best=True, return_raw=True)
-    # the game it plays is its best game (nothing better was left aside)
-    assert t(follow_raw) == pytest.approx(t(follow), rel=1e-6)
-    assert t(follow) <= heur * (1 + 1e-6)
-    assert t(follow) < min(t(best), t(raw)) * (1 - 1e-5)
+    raw_t = t(raw)
+    assert raw_t <= heur * (1 + 1e-6)
+    assert raw_t == pytest.approx(t(kept), rel=1e-6)       # nothing better left aside
+    assert games["max"][0] <= games["mean"][0] * (1 - 1e-3)
+    assert raw_t <= games["mean"][0] * (1 - 1e-3)
+    # the first move where the rules part: one search, both choices
+    k = int(np.flatnonzero(games["mean"][1] != games["max"][1])[0])
+    s = game.init(play.unstack(batch.arrays, 0))
+    for a in games["mean"][1][:k]:
+        s, _, _ = _step(s, jnp.int32(a))
+    states = jax.tree.map(lambda x: x[None], s)
+    action, _, tree = play.search_moves(params, batch.arrays, batch.static, states,
+                                        jax.random.PRNGKey(0), num_simulations=4,
+                                        gumbel_scale=0.0, value_mode="rollout",
+                                        value_scale=agent.DEFAULT_VALUE_SCALE, hint_root=True,
+                                        return_tree=True)
+    assert int(action[0]) == games["mean"][1][k]                  # mctx's (mean) choice
+    best = _best_end_per_root_action(jax.tree.map(lambda x: x[0], tree),
+                                     float(batch.static.scale[0]))
+    by_max = min(best, key=best.get)
+    assert by_max == games["max"][1][k] != int(action[0])
+    assert best[by_max] < best[int(action[0])] * (1 - 1e-6)
 
 
 def test_best_game_of_a_search_tree_is_its_fastest_evaluated_game(params):

@@ -54,6 +54,14 @@ DEFAULT_HINT_ROOT = True
 #: (cnn_train-offload-75: raw 0.780 of the heuristic's time, fortified 1.000).
 DEFAULT_BEST = True
 DEFAULT_FORTIFY = False
+#: The search's root rule with the rollout value (play.ROOT_RULES): how the
+#: raw search picks its move. mctx's own rule compares the *mean* returns of
+#: the simulations through each move; in this deterministic game with an
+#: exact leaf value the best game found through a move is its value ("max"),
+#: and "max_kept" also keeps the best game of the earlier searches as the
+#: current search's default line. Chosen on TRAINING programs only
+#: (bench/diag_msa_raw.py --rules mean,max,max_kept, bench/msa_raw_train.txt).
+DEFAULT_ROOT_RULE = "max_kept"
 #: Local improvement after the search (play.polish_batch): up to this many
 #: passes of 1-opt over the played game, each move tried with every legal
 #: action and the game completed three ways; on after a search with the
@@ -159,7 +167,7 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
                params=None, seed: int = 0, value_mode: str | None = None,
                value_scale: float | None = None, hint_root: bool | None = None,
                fortified: bool | None = None, best: bool | None = None,
-               follow_best: bool = False, polish: int | None = None,
+               root_rule: str | None = None, polish: int | None = None,
                return_actions: bool = False, return_raw: bool = False):
     """Plays every game of the batch; ``(solutions, wall seconds of the play)``
     (with ``return_actions``, also the games' moves [N, M], for ``polish``).
@@ -171,7 +179,10 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     ``best``: return the fastest validated complete game seen (the played
     game, the heuristic's, the searches' evaluated games; default
     ``DEFAULT_BEST`` with a rollout value and no ``fortified``);
-    ``follow_best``: play the best game's moves (play.play_batch).
+    ``root_rule``: how each search picks its move (play.ROOT_RULES;
+    default ``DEFAULT_ROOT_RULE`` for a search with the rollout value and no
+    ``fortified``, else "mean"; "max_kept" plays the best game's moves, so
+    the played game is the best one kept).
     ``polish``: local-improvement passes after the play (default
     ``DEFAULT_POLISH_PASSES`` after a search with the rollout value),
     starting from the returned game. ``return_raw``: also return the
@@ -187,7 +198,9 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
         fortified = DEFAULT_FORTIFY and value_mode == "rollout" and simulations > 0
     if best is None:
         best = (DEFAULT_BEST and value_mode == "rollout" and simulations > 0 and not fortified)
-    best = best or follow_best
+    if root_rule is None:
+        root_rule = (DEFAULT_ROOT_RULE if value_mode == "rollout" and simulations > 0
+                     and not fortified else "mean")
     if polish is None:
         polish = default_polish(batch) if value_mode == "rollout" and simulations > 0 else 0
     final, _, actions, kept = play.play_batch(
@@ -195,10 +208,10 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
         uniform=uniform, gumbel_scale=0.0, value_mode=value_mode,
         value_scale=DEFAULT_VALUE_SCALE if value_scale is None else value_scale,
         hint_root=(DEFAULT_HINT_ROOT and not uniform) if hint_root is None else hint_root,
-        fortified=fortified, best=best, follow_best=follow_best)
+        fortified=fortified, best=best, root_rule=root_rule)
     method = ("mcts-uniform" if uniform else "learned-mcts") if simulations > 0 else "learned-policy"
     sols = raw = _solutions(batch, final, method)
-    if kept is not None:
+    if best and kept is not None:
         sols, actions = _fastest(batch, [(raw, actions),
                                          (_solutions(batch, play.replay_batch(batch.arrays, kept[1]),
                                                      method), kept[1])])

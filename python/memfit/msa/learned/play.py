@@ -324,6 +324,31 @@ def _promote_hint(sf, s, logits, legal):
     return jnp.where(legal[a], logits.at[a].set(jnp.maximum(logits[a], top)), logits)
 
 
+#: How a search's move is chosen at the root (``play_batch(root_rule=)``).
+#: "mean": mctx's choice, the considered action of highest prior logit +
+#: scaled Q (with ``gumbel_scale=0``), a Q being the *mean* return of the
+#: simulations through the action: the rule for stochastic games or inexact
+#: values. In this game both the model and a rollout leaf value are exact,
+#: so every expanded node stands for one complete game (``tree_best_game``)
+#: and a move is worth the best game known through it (a max backup): "max"
+#: plays the first move of the fastest game this search evaluated; "max_kept"
+#: also remembers the fastest game of the earlier searches (it passes through
+#: the current state: the game is deterministic and its moves were played)
+#: and plays its move unless this search found a faster one: the best line
+#: is carried from one search to the next, as a reused tree would carry it
+#: (mctx builds a fresh tree per move). With a mean, a deeper simulation
+#: that finds a faster game through a move raises that move's Q, and the
+#: next search, which may not find that game again, can end slower than the
+#: heuristic (docs/msa.md); "max" can lose the game the same way, "max_kept"
+#: cannot (its first game is the heuristic's, the root's own rollout).
+ROOT_RULES = ("mean", "max", "max_kept")
+
+
+def _move_at(acts, states, M):
+    """[N]: each game's move at its current step in ``acts`` [N, M]."""
+    return jnp.take_along_axis(acts, jnp.minimum(states.step, M - 1)[:, None], 1)[:, 0]
+
+
 def greedy_moves(net, static, states):
     logits, _, _ = _evaluate(net, static, states, False)
     return jnp.argmax(logits, axis=-1), jax.nn.softmax(logits)
@@ -349,26 +374,32 @@ def _record(traj: Trajectory, i, states, policy) -> Trajectory:
 @functools.partial(jax.jit, static_argnames=("num_simulations", "uniform", "record",
                                              "gumbel_scale", "max_considered", "value_mode",
                                              "value_scale", "hint_root", "fortified",
-                                             "best", "follow_best"))
+                                             "best", "root_rule"))
 def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: bool = False,
                record: bool = False, gumbel_scale: float = 1.0, max_considered: int = 16,
                value_mode: str = "network", value_scale: float = 0.1,
                hint_root: bool = False, fortified: bool = False, best: bool = False,
-               follow_best: bool = False):
+               root_rule: str = "mean"):
     """Plays every game of the batch to the end. ``num_simulations=0`` plays
     the network's argmax. ``fortified``: keep an incumbent game (``fortify``).
     ``best`` (a search with the rollout value): also keep, beside the game
     played, the fastest complete game seen: the heuristic's game, and every
     game a search evaluated (``tree_best_game``: the searches' trees and
     the rollouts from their nodes; the last search's tree holds the played
-    game itself). ``follow_best`` (implies ``best``): every move is the
-    best game's move (the search's own move where that is the best game's).
+    game itself). ``root_rule`` (``ROOT_RULES``): how a search's move is
+    chosen; "max_kept" implies ``best`` (the best games are its memory).
     Returns ``(final states, trajectory or None, actions played [N, M],
     best games or None)``; the best games: ``(estimated time [N], actions
     [N, M])``, never slower than the heuristic's game or the played game."""
-    best = best or follow_best
-    if best and (num_simulations == 0 or value_mode != "rollout"):
-        raise ValueError("best=True needs a search with the rollout value")
+    if root_rule not in ROOT_RULES:
+        raise ValueError(f"root_rule {root_rule!r}: expected one of {ROOT_RULES}")
+    by_max = root_rule != "mean"
+    best = best or root_rule == "max_kept"
+    if (best or by_max) and (num_simulations == 0 or value_mode != "rollout"):
+        raise ValueError(f"best=True / root_rule={root_rule!r} needs a search with the "
+                         "rollout value (its leaf values are complete games)")
+    if by_max and fortified:
+        raise ValueError("fortified=True plays mctx's own (mean) choice: root_rule='mean'")
     states = jax.vmap(game.init)(arrays)
     M = arrays.order.shape[1]
     A = 1 + (game.NUM_PLANS - 1) * game.NUM_OFFSETS
@@ -393,15 +424,15 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
                 return_tree=True)
         else:
             action, policy = greedy_moves(net, static, states)
-        if best:
+        if best or by_max:
             t, acts = jax.vmap(tree_best_game)(static, arrays, states, tree, played)
+            if root_rule == "max":
+                action = _move_at(acts, states, M)
+        if best:
             t, acts = jax.vmap(keep_best)(*inc, t, acts)
             inc = (jnp.where(states.done, inc[0], t), jnp.where(states.done[:, None], inc[1], acts))
-            if follow_best:
-                own = inc[1][:, jnp.minimum(i, M - 1)]
-                mine = jax.vmap(lambda a, acts, s: acts[jnp.minimum(s.step, M - 1)] == a)(
-                    action, inc[1], states)
-                action = jnp.where(mine, action, own)
+            if root_rule == "max_kept":
+                action = _move_at(inc[1], states, M)
         elif inc is not None:
             action, t, acts = jax.vmap(fortify)(static, states, action, *inc)
             inc = (t, acts)
