@@ -11,7 +11,7 @@ import jax
 from . import _core
 from .errors import MemfitError
 from .profiling import ProfileReport, profile_text  # noqa: F401 (memfit.api.profile_text)
-from .transform import pipeline_for, rewrites_before_split, transform
+from .transform import pipeline_for, transform
 
 
 def _normalize_static(fun, static_argnums, static_argnames):
@@ -158,7 +158,7 @@ class MemfitJitted:
         cal = self._recorded(base, args, kwargs, lambda: calibrate(
             lambda m: self._transform(base, self._pipeline(temp_margin=m)),
             lambda text: lowered_for(text).compile(compiler_options=options),
-            self._limit_bytes(), original=lambda: self._before_split(base),
+            self._limit_bytes(),
             scratch=_runtime_scratch(),
             compile_run=None if options is None else (lambda text: lowered_for(text).compile()),
             compile_lean=_lean_compile(lowered_for)))
@@ -226,14 +226,6 @@ class MemfitJitted:
             raise MemfitError("report(): nothing compiled yet; call or lower the function "
                               "first (with memory_limit=, without offload=)")
         return self._record.report()
-
-    def _before_split(self, base: str) -> str:
-        """The module as memfit-split receives it: loops that the rewrites
-        made (the exact kNN's repair loop) are not the split's."""
-        if not self._rewrite:
-            return base
-        limit = None if self.offload or self.memory_limit is None else self._limit_bytes()
-        return self._transform(base, "memfit-inline," + rewrites_before_split(limit))
 
     def _pipeline(self, temp_margin: float | None = None) -> str:
         # With offload, the limit is the device capacity the placement must

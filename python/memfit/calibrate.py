@@ -89,10 +89,8 @@ class Calibration:
     limit: int
     attempts: list[Attempt] = field(default_factory=list)
     chosen: int = 0
-    original_loops: int = 0  # stablehlo.while ops of the program before memfit
     # (margin or None when no split was run, why, pass seconds)
     skipped: list[tuple[float | None, str, float]] = field(default_factory=list)
-    prep_s: float = 0.0  # memfit's passes run once to find the program's own loops
 
     @property
     def kept(self) -> Attempt:
@@ -101,8 +99,7 @@ class Calibration:
     @property
     def pass_seconds(self) -> float:
         """memfit's passes over every margin tried, compiled or not."""
-        return (self.prep_s + sum(a.pass_s for a in self.attempts)
-                + sum(s for _, _, s in self.skipped))
+        return sum(a.pass_s for a in self.attempts) + sum(s for _, _, s in self.skipped)
 
     def summary(self) -> str:
         parts = []
@@ -149,12 +146,12 @@ def _program(text: str) -> str:
     return re.sub(r"memfit\.split = \{[^{}]*\}", "", text)
 
 
-def _loops(text: str) -> int:
-    """Loops other than the exact kNN rewrite's (marked memfit.knn_loop):
-    whether it emits its two-level loop depends on the room the margin
-    leaves, and those loops are not split steps."""
-    return (len(re.findall(r"\bstablehlo\.while\b", text))
-            - len(re.findall(r"\bmemfit\.knn_loop\b", text)))
+def _split_loops(text: str) -> int:
+    """Loops memfit-split made: each carries its ``memfit.split`` record.
+    The program's own loops and the rewrites' (the exact kNN's, whose
+    two-level form depends on the room the margin leaves) carry none, so
+    no second run of memfit's passes is needed to tell them apart."""
+    return len(re.findall(r"\bmemfit\.split = \{", text))
 
 
 def _fits(a: Attempt, limit: int) -> bool:
@@ -166,7 +163,7 @@ def _why_not_compile(cal: Calibration, text: str) -> str | None:
     if any(_program(a.text) == _program(text) for a in cal.attempts):
         return "same program"
     first = cal.attempts[0]
-    if _fits(first, cal.limit) and _loops(text) > _loops(first.text):
+    if _fits(first, cal.limit) and _split_loops(text) > _split_loops(first.text):
         # Not just bigger chunks: the split steps chose other, more loops
         # (more recomputation), which measured slower on a transformer step.
         return "more loops than margin 2's split; not compiled"
@@ -179,7 +176,7 @@ def _next_margin_to_try(cal: Calibration) -> float | None:
         return None
     first = cal.attempts[0]
     if (len(cal.attempts) == 1 and _fits(first, cal.limit)
-            and _loops(first.text) - cal.original_loops > 1):
+            and _split_loops(first.text) > 1):
         # Split into several loops (a second pass): on every such program
         # measured (transformer step, SGPR gradient) a smaller margin made
         # the steps choose other loops, so the re-split would only cost pass
@@ -269,7 +266,7 @@ def _compile_as_run(cal: Calibration, a: Attempt, compile_run, compile_lean) -> 
     if a.run_compiled is a.compiled:
         return
     a.run_xla_bytes = _xla_bytes(a.run_compiled)[0]
-    split_by_memfit = _loops(a.text) > cal.original_loops
+    split_by_memfit = _split_loops(a.text) > 0
     if (compile_lean is None or not split_by_memfit or a.run_xla_bytes is None
             or a.run_xla_bytes <= a.xla_bytes):
         return
@@ -314,7 +311,7 @@ def _fit_runtime_scratch(cal: Calibration, split, compile_text, compile_run, scr
 
 
 def calibrate(split: Callable[[float], str], compile_text: Callable[[str], Any],
-              limit: int, original: str | Callable[[], str] = "", *,
+              limit: int, *,
               scratch: Callable[[Any], int] | None = None,
               compile_run: Callable[[str], Any] | None = None,
               compile_lean: Callable[[str], tuple[Any, str]] | None = None) -> Calibration:
@@ -322,9 +319,8 @@ def calibrate(split: Callable[[float], str], compile_text: Callable[[str], Any],
 
     ``split(margin)`` returns the transformed module text (it raises
     MemfitError when the limit cannot be met); ``compile_text(text)`` returns
-    XLA's executable for it; ``original`` is the module before memfit-split
-    (its own loops, and those the rewrites made, are not the split's), or
-    a function that makes it (its time counts as memfit's).
+    XLA's executable for it. Loops are memfit-split's when they carry its
+    ``memfit.split`` record (``_split_loops``).
     ``scratch(executable)``, when given, returns the bytes the program takes
     at run time beyond XLA's count; it is read from ``compile_run(text)``,
     the executable as the user runs it (default: ``compile_text``'s).
@@ -332,10 +328,7 @@ def calibrate(split: Callable[[float], str], compile_text: Callable[[str], Any],
     options): another way to run a split program, taken when XLA assigns it
     fewer bytes than the user's flags do (``_compile_as_run``).
     """
-    t0 = time.perf_counter()
-    if callable(original):
-        original = original()
-    cal = Calibration(limit, original_loops=_loops(original), prep_s=time.perf_counter() - t0)
+    cal = Calibration(limit)
     margin = DEFAULT_MARGIN
     while margin is not None:
         if not _attempt(cal, margin, split, compile_text):
