@@ -55,7 +55,7 @@ LEARNED = (("uniform", "uniform zero"), ("unirollout", "uni+roll+inc"),
 # the same with the uniform prior. "best" also yields "raw" (the game it
 # plays is the raw search's; raw's wall is then the same play's). "follow":
 # the learned search playing, at every move, the move of the fastest game
-# seen so far (root_rule "max_kept"). Since 2026-12-05 that is the search's
+# seen so far (root_rule "max_kept"). Since 2026-12-04 (late) that is the search's
 # own root rule (agent.DEFAULT_ROOT_RULE): "raw", "best" and "follow" then
 # play the same game. "mean" is the raw search with mctx's own root rule
 # (the mean return of a move's simulations; "raw" until 2026-12-04),

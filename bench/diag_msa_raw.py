@@ -10,7 +10,7 @@ searches kept as a candidate) and prints per instance, relative to the
 heuristic's validator time, each rule's own game (the raw search: every
 move the search's choice) and, for "mean", the fastest complete game that
 play saw ("mean+best": the raw game, the heuristic's, every game its
-searches evaluated; the agent's choice until 2026-12-05). With --polish,
+searches evaluated; the agent's choice until 2026-12-04 (late)). With --polish,
 the agent's default polish (agent.default_polish) of the "mean+best" and
 "max_kept" games, run only where the two games differ (polish is
 deterministic: the same game polishes the same). Lists the instances where
