@@ -39,6 +39,12 @@ chunks and point tiles from Analysis/KnnTiles: the L2 size and the memory
 limit); the hand form stays as the reference it was built from.
 
     .venv/bin/python bench/bench_knn_tiles.py --data offset --d 3   # low-dim, far from 0
+
+``--sweep`` times memfit's tile pick (Analysis/KnnTiles) against a 3 x 3
+grid of chunk and tile sizes around it, in the hand form, one interleaved
+run per shape (README, "Is the kNN's tile model tuned to one shape?").
+
+    .venv/bin/python bench/bench_knn_tiles.py --sweep --repeats 3
 """
 from __future__ import annotations
 
@@ -83,10 +89,11 @@ def _exact_row(q0, x, k, nb):
     n, dim = x.shape
 
     def tile(j, d):
-        xt = lax.dynamic_slice(x, (j * nb, 0), (nb, dim))
-        return lax.dynamic_update_slice(d, jnp.sum((q0[None, :] - xt) ** 2, -1), (j * nb,))
+        j0 = jnp.minimum(j * nb, n - nb)  # the last tile clamped
+        xt = lax.dynamic_slice(x, (j0, 0), (nb, dim))
+        return lax.dynamic_update_slice(d, jnp.sum((q0[None, :] - xt) ** 2, -1), (j0,))
 
-    d = lax.fori_loop(0, n // nb, tile, jnp.zeros((n,), x.dtype))
+    d = lax.fori_loop(0, -(-n // nb), tile, jnp.zeros((n,), x.dtype))
     return lax.top_k(-d, k)
 
 
@@ -96,7 +103,10 @@ def knn_two_level(k, c, nb, b, kb):
     def f(q, x):
         m, dim = q.shape
         n = x.shape[0]
-        assert m % c == 0 and n % nb == 0 and nb % b == 0, (m, c, n, nb, b)
+        assert n % b == 0 and nb % b == 0 and c <= m and nb <= n, (m, c, n, nb, b)
+        # as memfit's loops: a last chunk or tile that does not fit evenly
+        # starts early (clamped) and recomputes part of the one before
+        chunks, tiles = -(-m // c), -(-n // nb)
         u = 2.0 ** -24
         expanded_bound = 2.0 * (2.0 * dim + 9.0) * u
         direct_bound = 2.0 * (dim + 3.0) * u
@@ -107,36 +117,40 @@ def knn_two_level(k, c, nb, b, kb):
             return jnp.maximum(mx, jnp.max(jnp.sum(xt * xt, 1)))
 
         max_norm = lax.fori_loop(0, n // nb, tile_norm, jnp.zeros((), x.dtype))
+        if n % nb:
+            max_norm = jnp.maximum(max_norm, jnp.max(jnp.sum((x[n - nb:] - mu) ** 2, 1)))
 
         def chunk(i, acc):
             vals, idxs, ok = acc
-            q0 = lax.dynamic_slice(q, (i * c, 0), (c, dim))
+            start = jnp.minimum(i * c, m - c)
+            q0 = lax.dynamic_slice(q, (start, 0), (c, dim))
             qc = q0 - mu
             qq = jnp.sum(qc * qc, 1)
 
             def tile(j, maxima):
+                j0 = jnp.minimum(j * nb, n - nb)  # a multiple of b: n % b == nb % b == 0
                 # the centred tile and its norms made once (an optimization
                 # barrier): left to fusion, XLA:CPU's ynn fusion of the GEMM
                 # recomputes them for every row block of the output (1.6x)
-                xt = lax.dynamic_slice(x, (j * nb, 0), (nb, dim)) - mu
+                xt = lax.dynamic_slice(x, (j0, 0), (nb, dim)) - mu
                 xt, xx = lax.optimization_barrier((xt, jnp.sum(xt * xt, 1)))
                 s = -(qq[:, None] + xx[None, :] - 2.0 * (qc @ xt.T))
                 mx = jnp.max(_keys(s).reshape(c, nb // b, b), 2)
-                return lax.dynamic_update_slice(maxima, mx, (0, j * (nb // b)))
+                return lax.dynamic_update_slice(maxima, mx, (0, j0 // b))
 
-            maxima = lax.fori_loop(0, n // nb, tile, jnp.zeros((c, n // b), jnp.int32))
+            maxima = lax.fori_loop(0, tiles, tile, jnp.zeros((c, n // b), jnp.int32))
             top, blocks = lax.top_k(_from_keys(maxima), kb)
             pos = (jnp.sort(blocks, 1)[:, :, None] * b + jnp.arange(b)).reshape(c, kb * b)
             d = jnp.sum((q0[:, None, :] - x[pos]) ** 2, -1)
             v, at = lax.top_k(-d, k)
             lower = (-top[:, -1] - expanded_bound * (qq + max_norm)) * (1.0 - direct_bound)
             good = (lower > -v[:, -1]) & jnp.all(d == d, 1)
-            return (lax.dynamic_update_slice(vals, v, (i * c, 0)),
-                    lax.dynamic_update_slice(idxs, jnp.take_along_axis(pos, at, 1), (i * c, 0)),
-                    lax.dynamic_update_slice(ok, good, (i * c,)))
+            return (lax.dynamic_update_slice(vals, v, (start, 0)),
+                    lax.dynamic_update_slice(idxs, jnp.take_along_axis(pos, at, 1), (start, 0)),
+                    lax.dynamic_update_slice(ok, good, (start,)))
 
         init = (jnp.zeros((m, k), q.dtype), jnp.zeros((m, k), jnp.int32), jnp.zeros((m,), bool))
-        vals, idxs, ok = lax.fori_loop(0, m // c, chunk, init)
+        vals, idxs, ok = lax.fori_loop(0, chunks, chunk, init)
         failed = jnp.sum(~ok)
         order = jnp.argsort(ok, stable=True)  # uncertified rows first
 
@@ -221,6 +235,64 @@ def check_small():
               f"{'identical to' if same else 'DIFFER from'} lax.top_k's")
 
 
+def memfit_tiles(text, m, d):
+    """memfit's (C, NB, B) read off its lowered program: the rows its loops
+    slice ([C, d] queries, [NB, d] points) and the [C, NB / B, B] keys."""
+    sizes = sorted({int(c) for c in re.findall(rf"sizes = \[(\d+), {d}\]", text)} - {1})
+    for c in sizes:
+        for nb in sizes:
+            for t, b in re.findall(rf"tensor<{c}x(\d+)x(\d+)xi32>", text):
+                if int(t) * int(b) == nb and nb != c:
+                    return c, nb, int(b)
+    raise SystemExit(f"memfit's tiles not found (loops slice rows of {sizes})")
+
+
+def sweep(a, q, x):
+    """memfit's tile pick against a grid around it, one interleaved run: the
+    hand two-level form (the structure memfit emits) at C x {1/2, 1, 2} and
+    NB x {1/2, 1, 2} of memfit's C and NB (rounded to even slices, NB to
+    whole blocks), and memfit.jit itself. A point whose XLA bytes exceed the
+    limit could not be memfit's pick (marked)."""
+    from memfit.units import parse_memory_size
+    mf = memfit.jit(knn_plain(a.k), memory_limit=a.limit)
+    c0, nb0, b = memfit_tiles(mf.lower(q, x).as_text(), a.m, a.d)
+    kb = a.kb or a.k + 8
+    limit = parse_memory_size(a.limit)
+    print(f"memfit's pick: C={c0} NB={nb0} B={b}; grid C x {{1/2, 1, 2}}, NB x {{1/2, 1, 2}}")
+    ref = np.sort(np.asarray(mf(q, x)[1]), 1)
+    fns, nbytes, wrong = {"memfit.jit": lambda: mf(q, x)}, {}, {}
+    nbytes["memfit.jit"] = xla_bytes(mf.lower(q, x).compile(compiler_options=ACCOUNTING_OPTIONS))
+    for fc in (0.5, 1, 2):
+        for fn in (0.5, 1, 2):
+            # even slices (as memfit balances its own): the count nearest
+            # to the scaled size's, then the smallest size that keeps it
+            c = c0 if fc == 1 else -(-a.m // max(1, round(a.m / (c0 * fc))))
+            nb = nb0 if fn == 1 else b * -(-(a.n // b) // max(1, round(a.n / (nb0 * fn))))
+            name = f"C={c} NB={nb}" + (" (model)" if fc == fn == 1 else "")
+            g = jax.jit(knn_two_level(a.k, c, nb, b, kb))
+            nbytes[name] = xla_bytes(g.lower(q, x).compile(compiler_options=ACCOUNTING_OPTIONS))
+            wrong[name] = int((np.sort(np.asarray(g(q, x)[1]), 1) != ref).any(1).sum())
+            fns[name] = lambda g=g: g(q, x)
+    t, cpu = timed(fns, a.repeats)
+    model = next(n for n in t if n.endswith("(model)"))
+    fits = [n for n in t if n != "memfit.jit" and nbytes[n] <= limit]
+    best_w, best_c = min(fits, key=t.get), min(fits, key=cpu.get)
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+    print()
+    print("| variant | median s | / model | CPU s | CPU / model | XLA bytes | rows differing |")
+    print("|---|---|---|---|---|---|---|")
+    for name in t:
+        over = "" if nbytes[name] <= limit else " (over the limit)"
+        print(f"| {name} | {t[name]:.3f} | {t[name] / t[model]:.2f}x | {cpu[name]:.3f} "
+              f"| {cpu[name] / cpu[model]:.2f}x | {nbytes[name] / MiB:.1f} MiB{over} "
+              f"| {wrong.get(name, 0)} |")
+    rank_w = sorted(fits, key=t.get).index(model) + 1 if model in fits else None
+    rank_c = sorted(fits, key=cpu.get).index(model) + 1 if model in fits else None
+    print(f"\nwithin the limit: model's pick ranks {rank_w} of {len(fits)} by wall time "
+          f"({t[model] / t[best_w]:.2f}x the best, {best_w}), {rank_c} by CPU time "
+          f"({cpu[model] / cpu[best_c]:.2f}x the best, {best_c})")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=200_000)
@@ -236,6 +308,8 @@ def main():
     ap.add_argument("--stage-chunk", type=int, default=15)
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--check", action="store_true", help="only the small exactness checks")
+    ap.add_argument("--sweep", action="store_true",
+                    help="memfit's tile pick against a 3 x 3 grid of C and NB around it")
     ap.add_argument("--data", choices=["gauss", "offset"], default="gauss",
                     help="Gaussian, or uniform in [1000, 1001]^D (the expansion's hard case)")
     a = ap.parse_args()
@@ -252,6 +326,10 @@ def main():
         x = jnp.asarray(rng.standard_normal((a.n, a.d), np.float32))
     print(f"CPU: {cpu_model()}, {os.cpu_count()} cores, load average "
           f"{os.getloadavg()[0]:.1f}; jax {jax.__version__}, default flags")
+    if a.sweep:
+        print(f"kNN N={a.n:,} M={a.m:,} D={a.d} k={a.k}, {a.data} data; memfit limit {a.limit}")
+        sweep(a, q, x)
+        return
     print(f"kNN N={a.n:,} M={a.m:,} D={a.d} k={a.k}, {a.data} data; memfit limit {a.limit}; two-level "
           f"C={a.c} NB={a.nb} B={a.b} KB={kb}")
 
