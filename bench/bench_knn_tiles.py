@@ -233,6 +233,11 @@ def check_small():
         same = bool((np.asarray(i) == np.asarray(ri)).all() and (np.asarray(v) == np.asarray(rv)).all())
         print(f"check {name}: {int(failed)} of 200 rows recomputed; values and indices "
               f"{'identical to' if same else 'DIFFER from'} lax.top_k's")
+        # chunks and tiles that do not divide (the last ones clamped, as --sweep's)
+        v, i, _ = jax.jit(knn_two_level(10, 120, 1504, 32, 18))(q, x)
+        same = bool((np.asarray(i) == np.asarray(ri)).all() and (np.asarray(v) == np.asarray(rv)).all())
+        print(f"check {name}, 120-query chunks x 1504-point tiles (clamped): "
+              f"{'identical to' if same else 'DIFFER from'} lax.top_k's")
 
 
 def memfit_tiles(text, m, d):
