@@ -255,7 +255,7 @@ def memfit_tiles(text, m, d):
 def sweep(a, q, x):
     """memfit's tile pick against a grid around it, one interleaved run: the
     hand two-level form (the structure memfit emits) at C x {1/2, 1, 2} and
-    NB x {1/2, 1, 2} of memfit's C and NB (rounded to even slices, NB to
+    NB x {1/2, 1, 2} (--scales) of memfit's C and NB (rounded to even slices, NB to
     whole blocks), and memfit.jit itself. A point whose XLA bytes exceed the
     limit could not be memfit's pick (marked)."""
     from memfit.units import parse_memory_size
@@ -263,12 +263,13 @@ def sweep(a, q, x):
     c0, nb0, b = memfit_tiles(mf.lower(q, x).as_text(), a.m, a.d)
     kb = a.kb or a.k + 8
     limit = parse_memory_size(a.limit)
-    print(f"memfit's pick: C={c0} NB={nb0} B={b}; grid C x {{1/2, 1, 2}}, NB x {{1/2, 1, 2}}")
+    print(f"memfit's pick: C={c0} NB={nb0} B={b}; grid C and NB x {{{a.scales}}}")
     ref = np.sort(np.asarray(mf(q, x)[1]), 1)
     fns, nbytes, wrong = {"memfit.jit": lambda: mf(q, x)}, {}, {}
     nbytes["memfit.jit"] = xla_bytes(mf.lower(q, x).compile(compiler_options=ACCOUNTING_OPTIONS))
-    for fc in (0.5, 1, 2):
-        for fn in (0.5, 1, 2):
+    scales = sorted({float(v) for v in a.scales.split(",")} | {1.0})
+    for fc in scales:
+        for fn in scales:
             # even slices (as memfit balances its own): the count nearest
             # to the scaled size's, then the smallest size that keeps it
             c = c0 if fc == 1 else -(-a.m // max(1, round(a.m / (c0 * fc))))
@@ -314,7 +315,9 @@ def main():
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--check", action="store_true", help="only the small exactness checks")
     ap.add_argument("--sweep", action="store_true",
-                    help="memfit's tile pick against a 3 x 3 grid of C and NB around it")
+                    help="memfit's tile pick against a grid of C and NB around it")
+    ap.add_argument("--scales", default="0.5,1,2",
+                    help="--sweep: the factors of memfit's C and of its NB (1 is always in)")
     ap.add_argument("--data", choices=["gauss", "offset"], default="gauss",
                     help="Gaussian, or uniform in [1000, 1001]^D (the expansion's hard case)")
     a = ap.parse_args()
