@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RepairSearch.h"
 #include "SectionProof.h"
 #include "SkylineSolver.h"
 #include "SweepSearch.h"
@@ -305,10 +306,17 @@ SearchOutcome SkylineSolver::run(std::vector<int64_t> &offsets) {
   // their plain candidate order and, with sweepAlignDeaths, again with the
   // gap end next to the neighbour that dies nearer first.
   std::vector<SweepSearch> sweeps;
+  std::vector<char> forwards;
   for (int align = 0; align <= int(cfg.sweepAlignDeaths); ++align)
-    for (int i = 0; i < cfg.sweepSearches && i < 2; ++i)
+    for (int i = 0; i < cfg.sweepSearches && i < 2; ++i) {
       sweeps.emplace_back(P, C, /*reversed=*/i == 1, cfg.sweepDiscrepancy,
                           /*alignDeaths=*/align == 1);
+      forwards.push_back(i == 0);
+    }
+  // It repairs what the forwards time-order searches reached.
+  std::vector<RepairSearch> repairs;
+  if (cfg.repairSearch && cfg.sweepSearches > 0)
+    repairs.emplace_back(P, C);
   std::vector<SectionProver> sections;
   if (cfg.sectionProofs)
     sections.emplace_back(P, C);
@@ -323,7 +331,8 @@ SearchOutcome SkylineSolver::run(std::vector<int64_t> &offsets) {
   // member's work per node, a turn is a work slice (doubling each round)
   // converted into nodes at the member's own rate.
   const bool workShares = cfg.workShares;
-  const size_t members = sweeps.size() + cfg.portfolio.size() + sections.size();
+  const size_t members =
+      sweeps.size() + repairs.size() + cfg.portfolio.size() + sections.size();
   std::vector<int64_t> spent(members, 0), used(members, 0);
   double slice = 0; // work per member and turn, once measured
   auto allot = [&](size_t i, int64_t nodes) -> int64_t {
@@ -356,6 +365,21 @@ SearchOutcome SkylineSolver::run(std::vector<int64_t> &offsets) {
       {
         Meter m(spent[i], used[i], budget);
         o = sweep.resume(budget, allot(i, turn), offsets);
+      }
+      ++i;
+      if (o == SweepSearch::Outcome::Found)
+        return SearchOutcome::Found;
+      if (outOfBudget())
+        return SearchOutcome::Limit;
+    }
+    for (RepairSearch &repair : repairs) {
+      for (size_t k = 0; k < sweeps.size(); ++k)
+        if (forwards[k])
+          repair.offer(sweeps[k]);
+      SweepSearch::Outcome o;
+      {
+        Meter m(spent[i], used[i], budget);
+        o = repair.resume(budget, allot(i, turn), offsets);
       }
       ++i;
       if (o == SweepSearch::Outcome::Found)

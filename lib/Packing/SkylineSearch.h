@@ -173,6 +173,10 @@ struct SearchConfig {
   /// the buffer's death first (SweepSearch's alignDeaths). Either order
   /// packs instances the other misses within 5 s (docs/packing.md).
   bool sweepAlignDeaths = true;
+  /// A repair member (RepairSearch.h) takes turns too: it unplaces the
+  /// buffers around where the forwards time-order searches' deepest partial
+  /// packing stops and places them again with a small time-order search.
+  bool repairSearch = true;
   /// Time-section proofs (SectionProof.h) take turns too.
   bool sectionProofs = true;
   /// Turns are equal shares of work (SearchBudget::work) rather than of

@@ -31,7 +31,8 @@ namespace detail {
 constexpr int64_t kSortWeight = 20;
 
 SweepSearch::SweepSearch(const Problem &p, int64_t capacity, bool reversed,
-                         bool discrepancy, bool alignDeaths)
+                         bool discrepancy, bool alignDeaths,
+                         const std::vector<int64_t> *fixed)
     : n(int(p.size.size())), S(p.numSegs), C(capacity),
       discLimit(discrepancy ? 0 : -1), size(p.size), alignDeaths(alignDeaths) {
   lo.resize(n);
@@ -48,8 +49,10 @@ SweepSearch::SweepSearch(const Problem &p, int64_t capacity, bool reversed,
   if (unit > 0)
     C = C / unit * unit;
 
-  order.resize(n);
-  std::iota(order.begin(), order.end(), 0);
+  order.clear();
+  for (int b = 0; b < n; ++b)
+    if (!fixed || (*fixed)[b] < 0)
+      order.push_back(b);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     if (lo[a] != lo[b])
       return lo[a] < lo[b];
@@ -58,12 +61,17 @@ SweepSearch::SweepSearch(const Problem &p, int64_t capacity, bool reversed,
     return hi[a] > hi[b];
   });
   sameAsPrev.assign(n, -1);
-  for (int k = 1; k < n; ++k) {
+  for (size_t k = 1; k < order.size(); ++k) {
     int a = order[k - 1], b = order[k];
     if (lo[a] == lo[b] && hi[a] == hi[b] && size[a] == size[b])
       sameAsPrev[b] = a;
   }
-  byLo = order; // already grouped by first segment
+  // Buffers grouped by first segment (fixed ones too: their columns hold
+  // the free ones).
+  byLo.resize(n);
+  std::iota(byLo.begin(), byLo.end(), 0);
+  std::stable_sort(byLo.begin(), byLo.end(),
+                   [&](int a, int b) { return lo[a] < lo[b]; });
   firstAt.assign(S + 1, n);
   for (int k = n - 1; k >= 0; --k)
     firstAt[lo[byLo[k]]] = k;
@@ -75,11 +83,47 @@ SweepSearch::SweepSearch(const Problem &p, int64_t capacity, bool reversed,
       live[s].push_back(b);
   placed.assign(n, 0);
   off.assign(n, 0);
+  isFree.assign(n, 0);
+  for (int b : order)
+    isFree[b] = 1;
+  if (fixed) {
+    laterFixed.assign(n, {});
+    for (int j = 0; j < n; ++j)
+      if ((*fixed)[j] >= 0) {
+        place(j, (*fixed)[j]);
+        ++numFixed;
+      }
+    for (int b : order)
+      for (int k = firstAt[lo[b] + 1]; k < firstAt[hi[b]]; ++k)
+        if (placed[byLo[k]])
+          laterFixed[b].push_back(byLo[k]);
+  }
   for (int b = 0; b < n; ++b)
     if (size[b] > C)
       exhausted = true;
-  if (!exhausted && n > 0)
+  if (!exhausted && !order.empty())
     pushLevel(0);
+}
+
+int SweepSearch::deepest(std::vector<int64_t> &offsets) const {
+  offsets.assign(n, -1);
+  for (int j = 0; j < n; ++j)
+    if (!isFree[j])
+      offsets[j] = off[j];
+  for (int k = 0; k < bestDepth; ++k)
+    offsets[order[k]] = bestOff[order[k]];
+  return numFixed + std::max(bestDepth, 0);
+}
+
+// Whether b at offset o overlaps a fixed buffer that starts later in b's
+// life (the column at b's first segment does not show those).
+bool SweepSearch::clashes(int b, int64_t o) const {
+  if (laterFixed.empty())
+    return false;
+  for (int j : laterFixed[b])
+    if (o < off[j] + size[j] && off[j] < o + size[b])
+      return true;
+  return false;
 }
 
 // Free gaps of the column of placed buffers overlapping b, each with the
@@ -233,12 +277,21 @@ void SweepSearch::pushLevel(int64_t disc) {
     // into one gap for the buffers born then.
     bool upperFirst = alignDeaths &&
                       std::abs(g.above - hi[b]) < std::abs(g.below - hi[b]);
-    if (upper && upperFirst)
+    if (upper && upperFirst && !clashes(b, top))
       cands.push_back(top);
-    if (bottom)
+    if (bottom && !clashes(b, g.begin))
       cands.push_back(g.begin);
-    if (upper && !upperFirst)
+    if (upper && !upperFirst && !clashes(b, top))
       cands.push_back(top);
+    if (!laterFixed.empty())
+      // Right above or below a later fixed buffer, inside this gap.
+      for (int j : laterFixed[b])
+        for (int64_t o : {off[j] + size[j], off[j] - size[b]})
+          if (o >= g.begin && o <= top && o >= minOff && o != g.begin &&
+              o != top && !clashes(b, o) &&
+              std::find(cands.begin() + lv.candBegin, cands.end(), o) ==
+                  cands.end())
+            cands.push_back(o);
   }
   lv.candEnd = int(cands.size());
   lv.next = lv.candBegin;
@@ -249,8 +302,8 @@ SweepSearch::Outcome SweepSearch::resume(SearchBudget &budget, int64_t nodes,
                                          std::vector<int64_t> &offsets) {
   if (exhausted)
     return Outcome::Exhausted;
-  if (n == 0) {
-    offsets.clear();
+  if (order.empty()) {
+    offsets = off;
     return Outcome::Found;
   }
   const int64_t stopAt = budget.nodesUsed + nodes;
@@ -307,7 +360,12 @@ SweepSearch::Outcome SweepSearch::resume(SearchBudget &budget, int64_t nodes,
     lv.holding = true;
     if (!futureFits(lv.buf))
       continue;
-    if (int(levels.size()) == n) {
+    if (int(levels.size()) > bestDepth) {
+      bestDepth = int(levels.size());
+      bestOff = off;
+      work += n;
+    }
+    if (levels.size() == order.size()) {
       offsets = off;
       return Outcome::Found;
     }

@@ -35,8 +35,17 @@ public:
   /// node's i-th candidate costs i), instead of plain depth-first search.
   /// With `alignDeaths`, of a gap's two ends the one whose neighbour's life
   /// ends nearer to the buffer's own end comes first (else the bottom).
+  /// With `fixed` (an offset per buffer, -1 for free), the buffers with an
+  /// offset stay where they are and only the free ones are searched (the
+  /// repair step of RepairSearch.h); candidates then also avoid the fixed
+  /// buffers that start later in a buffer's life, and sit next to them.
   SweepSearch(const Problem &problem, int64_t capacity, bool reversed,
-              bool discrepancy = false, bool alignDeaths = false);
+              bool discrepancy = false, bool alignDeaths = false,
+              const std::vector<int64_t> *fixed = nullptr);
+
+  /// The deepest partial packing reached so far: offsets of every buffer
+  /// (fixed or placed in it; -1 for the others) and how many are placed.
+  int deepest(std::vector<int64_t> &offsets) const;
 
   /// Continues the search where it stopped, for at most `nodes` more nodes
   /// (each also counted in budget.nodesUsed). On Found, `offsets` holds a
@@ -89,6 +98,14 @@ private:
   std::vector<int64_t> items, glen;
   bool exhausted = false;
   bool alignDeaths = false;
+  int numFixed = 0;
+  std::vector<char> isFree; // searched here, not fixed
+  // Per free buffer, the fixed buffers that start later within its life
+  // (only with `fixed`): a gap of its first column may still hit them.
+  std::vector<std::vector<int>> laterFixed;
+  bool clashes(int b, int64_t o) const;
+  int bestDepth = -1;             // levels placed in the deepest partial
+  std::vector<int64_t> bestOff;   // its offsets
   mutable int64_t work = 0; // added to the budget's by resume()
   // Levels whose every candidate failed, by state: the next buffer in order,
   // the column of placed buffers live where it starts and (in discrepancy

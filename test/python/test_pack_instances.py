@@ -108,6 +108,23 @@ def test_death_aligned_time_order_packs_sweep_1_within_a_node_budget():
     check_packing(inst.buffers, r.offsets, inst.capacity)
 
 
+def test_repair_member_packs_sweep_5_within_a_node_budget():
+    # sweep-5 (development seed) packs in 204,551 nodes since the repair
+    # member (RepairSearch.h) re-places the buffers around where the
+    # forwards time-order searches' deepest partial packing stops; without
+    # it none of 1,041,024 nodes (5 s of CPU) found a packing. Twice: the
+    # repairs are seeded, so the node count is the same.
+    inst = generate("sweep", 5)
+    assert is_hard(inst)
+    runs = [pack(inst.buffers, inst.capacity, time_limit=60, node_limit=300_000)
+            for _ in range(2)]
+    for r in runs:
+        assert r.status == "packed", r.message
+        check_packing(inst.buffers, r.offsets, inst.capacity)
+    assert runs[0].nodes == runs[1].nodes
+    assert runs[0].offsets == runs[1].offsets
+
+
 def test_planted_instance_one_unit_below_is_infeasible_by_live_bytes():
     inst = generate("sweep", 0)
     assert max_live_bytes(inst.buffers) == inst.capacity
