@@ -84,16 +84,23 @@ def test_hard_planted_instance_packs_at_capacity(family, seed):
     assert r.peak <= inst.capacity
 
 
+def packed_within_nodes(family: str, seed: int, node_limit: int):
+    """Packs a hard generated instance under a node limit (deterministic,
+    unlike a time limit) and checks the packing; returns pack()'s result."""
+    inst = generate(family, seed)
+    assert is_hard(inst)
+    r = pack(inst.buffers, inst.capacity, time_limit=60, node_limit=node_limit)
+    assert r.status == "packed", r.message
+    check_packing(inst.buffers, r.offsets, inst.capacity)
+    return r
+
+
 def test_restart_schedule_packs_cut_11_within_a_node_budget():
     # cut-11 (development seed) packs in 127,729 nodes with the depth-first
     # members' turns cycling plain order, a shuffled restart and Luby runs;
     # with every turn after the first a shuffled restart, none of 1.4M nodes
     # (5 s) found a packing. Under a node limit the search is deterministic.
-    inst = generate("cut", 11)
-    assert is_hard(inst)
-    r = pack(inst.buffers, inst.capacity, time_limit=60, node_limit=300_000)
-    assert r.status == "packed", r.message
-    check_packing(inst.buffers, r.offsets, inst.capacity)
+    packed_within_nodes("cut", 11, 300_000)
 
 
 def test_death_aligned_time_order_packs_sweep_1_within_a_node_budget():
@@ -101,11 +108,7 @@ def test_death_aligned_time_order_packs_sweep_1_within_a_node_budget():
     # searches also run with the gap end next to the neighbour that dies
     # nearer first (SearchConfig::sweepAlignDeaths); with the plain order
     # alone none of 885k nodes (5 s of CPU) found a packing.
-    inst = generate("sweep", 1)
-    assert is_hard(inst)
-    r = pack(inst.buffers, inst.capacity, time_limit=60, node_limit=150_000)
-    assert r.status == "packed", r.message
-    check_packing(inst.buffers, r.offsets, inst.capacity)
+    packed_within_nodes("sweep", 1, 150_000)
 
 
 def test_repair_member_packs_sweep_5_within_a_node_budget():
@@ -114,13 +117,7 @@ def test_repair_member_packs_sweep_5_within_a_node_budget():
     # forwards time-order searches' deepest partial packing stops; without
     # it none of 1,041,024 nodes (5 s of CPU) found a packing. Twice: the
     # repairs are seeded, so the node count is the same.
-    inst = generate("sweep", 5)
-    assert is_hard(inst)
-    runs = [pack(inst.buffers, inst.capacity, time_limit=60, node_limit=300_000)
-            for _ in range(2)]
-    for r in runs:
-        assert r.status == "packed", r.message
-        check_packing(inst.buffers, r.offsets, inst.capacity)
+    runs = [packed_within_nodes("sweep", 5, 300_000) for _ in range(2)]
     assert runs[0].nodes == runs[1].nodes
     assert runs[0].offsets == runs[1].offsets
 
