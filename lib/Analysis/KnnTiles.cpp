@@ -27,6 +27,7 @@ using namespace memfit;
 namespace {
 
 constexpr double kL2Share = 0.65;
+constexpr int64_t kTileLength = 4;
 constexpr int64_t kUnknownL2 = 1 << 20;
 
 int64_t elementBytes(mlir::Type et) { return et.getIntOrFloatBitWidth() / 8; }
@@ -83,6 +84,15 @@ std::optional<KnnTiles> memfit::chooseKnnTiles(mlir::Type et, int64_t m, int64_t
       blocks, std::clamp<int64_t>(std::llround(2.0 * c0 / block), 1, blocks), 1);
   int64_t tile = tileBlocks * block;
   int64_t chunk = static_cast<int64_t>((elems - tile * d) / (tile + d));
+  // The chunk fills the L2 share with an NB = 2C tile; the tile itself is
+  // then kTileLength times longer. Measured on the quiet machine (README,
+  // bench_knn_tiles.py --sweep): 4x longer tiles at the same chunk ran at
+  // 0.82x (D=32), 0.83x (D=3), 1.00x (D=16) and, loaded, 0.96-0.97x
+  // (D=128) of the L2-sized tile's time: a longer GEMM per iteration keeps
+  // both cores busy and halves the loop's per-tile overhead, while the
+  // block maxima still read the tile back in one pass.
+  tileBlocks = balanced(blocks, std::min<int64_t>(blocks, tileBlocks * kTileLength), 1);
+  tile = tileBlocks * block;
   if (chunk >= 16)
     chunk -= chunk % 8;
   chunk = std::clamp<int64_t>(chunk, 1, m);

@@ -6,8 +6,8 @@
 // Over long rows the exact kNN takes its candidates from block maxima in a
 // two-level loop (Analysis/KnnTiles: a 16 KiB L2 here, so that the tiles
 // are small): chunks of 32 queries, and inside each a loop over tiles of
-// 7 blocks of 9 points whose centred rows and norms are made once (a
-// barrier), a [32, 63] GEMM, the maxima of the blocks' keys written into
+// 27 blocks of 9 points whose centred rows and norms are made once (a
+// barrier), a [32, 243] GEMM, the maxima of the blocks' keys written into
 // [32, 455]; top_k of the maxima picks 10 blocks, their 90 points and the
 // last point (4096 = 455 * 9 + 1) get the program's own distances, top_k
 // of those, the certificate, and the repair loop. No [64, 4096] matrix.
@@ -16,14 +16,14 @@
 // CHECK: "stablehlo.while"
 // CHECK: "stablehlo.dynamic_slice"(%{{.*}}) <{slice_sizes = array<i64: 32, 4>}>
 // CHECK: "stablehlo.while"
-// CHECK: "stablehlo.dynamic_slice"(%{{.*}}) <{slice_sizes = array<i64: 63, 4>}> : (tensor<4096x4xf32>
+// CHECK: "stablehlo.dynamic_slice"(%{{.*}}) <{slice_sizes = array<i64: 243, 4>}> : (tensor<4096x4xf32>
 // CHECK: "stablehlo.optimization_barrier"
 // CHECK: "stablehlo.dot_general"
-// CHECK-SAME: -> tensor<32x63xf32>
+// CHECK-SAME: -> tensor<32x243xf32>
 // CHECK: "stablehlo.reduce"
 // CHECK: "stablehlo.maximum"
-// CHECK: (tensor<32x7x9xi32>, tensor<i32>) -> tensor<32x7xi32>
-// CHECK: "stablehlo.dynamic_update_slice"({{.*}}) : (tensor<32x455xi32>, tensor<32x7xi32>
+// CHECK: (tensor<32x27x9xi32>, tensor<i32>) -> tensor<32x27xi32>
+// CHECK: "stablehlo.dynamic_update_slice"({{.*}}) : (tensor<32x455xi32>, tensor<32x27xi32>
 // CHECK: "chlo.top_k"({{.*}}) <{k = 10 : i64}> {memfit.two_stage} : (tensor<32x455xf32>)
 // CHECK: "stablehlo.concatenate"{{.*}} : (tensor<32x90xi32>, tensor<32x1xi32>) -> tensor<32x91xi32>
 // CHECK: "stablehlo.gather"
@@ -50,7 +50,7 @@ func.func @knn_tiled(%arg0: tensor<4096x4xf32>, %arg1: tensor<64x4xf32>) -> (ten
 }
 
 // When the chunk (32) does not divide the 60 queries, the last chunk starts
-// at 28, and the last tile of 7 blocks (410 blocks of 10) at block 403:
+// at 28, and the last tile of 28 blocks (410 blocks of 10) at block 382:
 // they recompute rows and blocks, never read past the end.
 // CHECK-LABEL: func.func @knn_tiled_clamped
 // CHECK: %[[C32:.*]] = "stablehlo.constant"() <{value = dense<32> : tensor<i32>}>
@@ -58,9 +58,9 @@ func.func @knn_tiled(%arg0: tensor<4096x4xf32>, %arg1: tensor<64x4xf32>) -> (ten
 // CHECK: %[[LAST:.*]] = "stablehlo.constant"() <{value = dense<28> : tensor<i32>}>
 // CHECK: %[[START:.*]] = "stablehlo.minimum"(%[[I]], %[[LAST]])
 // CHECK: "stablehlo.dynamic_slice"(%{{.*}}, %[[START]], %{{.*}}) <{slice_sizes = array<i64: 32, 4>}>
-// CHECK: %[[C7:.*]] = "stablehlo.constant"() <{value = dense<7> : tensor<i32>}>
-// CHECK: %[[J:.*]] = "stablehlo.multiply"(%{{.*}}, %[[C7]])
-// CHECK: %[[LASTB:.*]] = "stablehlo.constant"() <{value = dense<403> : tensor<i32>}>
+// CHECK: %[[C28:.*]] = "stablehlo.constant"() <{value = dense<28> : tensor<i32>}>
+// CHECK: %[[J:.*]] = "stablehlo.multiply"(%{{.*}}, %[[C28]])
+// CHECK: %[[LASTB:.*]] = "stablehlo.constant"() <{value = dense<382> : tensor<i32>}>
 // CHECK: "stablehlo.minimum"(%[[J]], %[[LASTB]])
 func.func @knn_tiled_clamped(%arg0: tensor<4100x4xf32>, %arg1: tensor<60x4xf32>) -> (tensor<60x2xf32>, tensor<60x2xi32>) {
   %0 = "stablehlo.broadcast_in_dim"(%arg1) <{broadcast_dimensions = array<i64: 0, 2>}> : (tensor<60x4xf32>) -> tensor<60x4100x4xf32>
@@ -82,9 +82,9 @@ func.func @knn_tiled_clamped(%arg0: tensor<4100x4xf32>, %arg1: tensor<60x4xf32>)
 // arguments and results (halved: the split's margin); when not even one
 // query's chunk fits, the one-level form stays (memfit-split chunks it).
 // LIMIT-LABEL: func.func @knn_limited
-// LIMIT: "stablehlo.dynamic_slice"(%{{.*}}) <{slice_sizes = array<i64: 3, 4>}>
+// LIMIT: "stablehlo.dynamic_slice"(%{{.*}}) <{slice_sizes = array<i64: 2, 4>}>
 // LIMIT: "stablehlo.dot_general"
-// LIMIT-SAME: -> tensor<3x63xf32>
+// LIMIT-SAME: -> tensor<2x243xf32>
 // TIGHT-LABEL: func.func @knn_limited
 // TIGHT: "stablehlo.dot_general"
 // TIGHT-SAME: -> tensor<512x4096xf32>
