@@ -9,20 +9,9 @@ from .units import parse_memory_size
 # memfit-rewrite runs twice around memfit-split: its two-stage top-k comes
 # after the split, so that a split loop sees the program's one top_k (and
 # merges per-chunk top-k) and the chunks' top_k get the two-stage form.
-REWRITES_BEFORE_SPLIT = "memfit-rewrite{top-k=false}"
-
-
-def rewrites_before_split(memory_limit: int | None = None,
-                          temp_margin: float | None = None) -> str:
-    """memfit-rewrite as it runs before memfit-split: with the limit (bytes)
-    and the split's margin, the exact kNN sizes its two-level loop's query
-    chunks to what the limit leaves."""
-    if memory_limit is None:
-        return REWRITES_BEFORE_SPLIT
-    margin = "" if temp_margin is None else f" temp-margin={float(temp_margin)!r}"
-    return REWRITES_BEFORE_SPLIT[:-1] + f" memory-limit={memory_limit}{margin}}}"
-
-
+# The exact kNN in the first memfit-rewrite sizes its two-level loop's query
+# chunks to what the limit leaves (pipeline_for adds memory-limit/temp-margin).
+REWRITE_OPTIONS_BEFORE_SPLIT = "top-k=false"
 REWRITES_AFTER_SPLIT = ("memfit-rewrite{distance=false matrix-chain=false "
                         "reduce-to-dot=false factor-sums=false}")
 
@@ -48,9 +37,10 @@ def pipeline_for(passes: str | None = None, memory_limit: int | str | None = Non
     if memory_limit is not None:
         limit = parse_memory_size(memory_limit)
         parts.append("memfit-inline")
-        if rewrite:
-            parts.append(rewrites_before_split(limit, temp_margin))
         margin = "" if temp_margin is None else f" temp-margin={float(temp_margin)!r}"
+        if rewrite:
+            parts.append(f"memfit-rewrite{{{REWRITE_OPTIONS_BEFORE_SPLIT} "
+                         f"memory-limit={limit}{margin}}}")
         minor = " minor-contraction=true" if target == "xla" else ""
         parts.append(f"memfit-split{{memory-limit={limit}{margin}{minor}}}")
         if rewrite and target == "xla":
