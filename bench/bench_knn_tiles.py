@@ -97,28 +97,35 @@ def _exact_row(q0, x, k, nb):
     return lax.top_k(-d, k)
 
 
-def knn_two_level(k, c, nb, b, kb):
-    """Exact kNN in a two-level loop (module docstring); returns (values,
-    indices) as lax.top_k(-d, k), and the number of uncertified rows."""
+def knn_two_level(k, c, nb, b, kb, part=0):
+    """Exact kNN in a two-level loop (module docstring), the structure
+    memfit emits; returns (values, indices) as lax.top_k(-d, k), and the
+    number of uncertified rows. ``part``: rows whose candidates are made at
+    once (0: the whole chunk)."""
+    part = part or c
+
     def f(q, x):
         m, dim = q.shape
         n = x.shape[0]
-        assert n % b == 0 and nb % b == 0 and c <= m and nb <= n, (m, c, n, nb, b)
-        # as memfit's loops: a last chunk or tile that does not fit evenly
-        # starts early (clamped) and recomputes part of the one before
-        chunks, tiles = -(-m // c), -(-n // nb)
+        assert n % b == 0 and nb % b == 0 and c <= m and nb <= n and part <= c, (m, c, n, nb, b)
+        # as memfit's loops: a last chunk, tile or part that does not fit
+        # evenly starts early (clamped) and recomputes part of the one before
+        chunks, tiles, parts = -(-m // c), -(-n // nb), -(-c // part)
         u = 2.0 ** -24
         expanded_bound = 2.0 * (2.0 * dim + 9.0) * u
         direct_bound = 2.0 * (dim + 3.0) * u
         mu = jnp.mean(x, 0)
 
-        def tile_norm(j, mx):  # tile by tile: no centred copy of x
-            xt = lax.dynamic_slice(x, (j * nb, 0), (nb, dim)) - mu
-            return jnp.maximum(mx, jnp.max(jnp.sum(xt * xt, 1)))
-
-        max_norm = lax.fori_loop(0, n // nb, tile_norm, jnp.zeros((), x.dtype))
-        if n % nb:
-            max_norm = jnp.maximum(max_norm, jnp.max(jnp.sum((x[n - nb:] - mu) ** 2, 1)))
+        def candidates(maxima, q0, qq, max_norm):
+            # the kb blocks with the largest maxima of 2 q.x - |x|^2; |q|^2
+            # minus the kb-th is the kb-th smallest expanded distance
+            top, blocks = lax.top_k(_from_keys(maxima), kb)
+            pos = (jnp.sort(blocks, 1)[:, :, None] * b + jnp.arange(b)).reshape(-1, kb * b)
+            d = jnp.sum((q0[:, None, :] - x[pos]) ** 2, -1)
+            v, at = lax.top_k(-d, k)
+            lower = (qq - top[:, -1] - expanded_bound * (qq + max_norm)) * (1.0 - direct_bound)
+            good = (lower > -v[:, -1]) & jnp.all(d == d, 1)
+            return v, jnp.take_along_axis(pos, at, 1), good
 
         def chunk(i, acc):
             vals, idxs, ok = acc
@@ -127,27 +134,35 @@ def knn_two_level(k, c, nb, b, kb):
             qc = q0 - mu
             qq = jnp.sum(qc * qc, 1)
 
-            def tile(j, maxima):
+            def tile(j, carry):
+                maxima, max_norm = carry
                 j0 = jnp.minimum(j * nb, n - nb)  # a multiple of b: n % b == nb % b == 0
                 # the centred tile and its norms made once (an optimization
                 # barrier): left to fusion, XLA:CPU's ynn fusion of the GEMM
                 # recomputes them for every row block of the output (1.6x)
                 xt = lax.dynamic_slice(x, (j0, 0), (nb, dim)) - mu
                 xt, xx = lax.optimization_barrier((xt, jnp.sum(xt * xt, 1)))
-                s = -(qq[:, None] + xx[None, :] - 2.0 * (qc @ xt.T))
-                mx = jnp.max(_keys(s).reshape(c, nb // b, b), 2)
-                return lax.dynamic_update_slice(maxima, mx, (0, j0 // b))
+                s = 2.0 * (qc @ xt.T) - xx[None, :]  # -expanded + |q|^2
+                # the maxima made on their own (a barrier): fused into the
+                # in-place update, XLA:CPU reduces on one thread
+                mx = lax.optimization_barrier(jnp.max(_keys(s).reshape(c, nb // b, b), 2))
+                return (lax.dynamic_update_slice(maxima, mx, (0, j0 // b)),
+                        jnp.maximum(max_norm, jnp.max(xx)))
 
-            maxima = lax.fori_loop(0, tiles, tile, jnp.zeros((c, n // b), jnp.int32))
-            top, blocks = lax.top_k(_from_keys(maxima), kb)
-            pos = (jnp.sort(blocks, 1)[:, :, None] * b + jnp.arange(b)).reshape(c, kb * b)
-            d = jnp.sum((q0[:, None, :] - x[pos]) ** 2, -1)
-            v, at = lax.top_k(-d, k)
-            lower = (-top[:, -1] - expanded_bound * (qq + max_norm)) * (1.0 - direct_bound)
-            good = (lower > -v[:, -1]) & jnp.all(d == d, 1)
-            return (lax.dynamic_update_slice(vals, v, (start, 0)),
-                    lax.dynamic_update_slice(idxs, jnp.take_along_axis(pos, at, 1), (start, 0)),
-                    lax.dynamic_update_slice(ok, good, (start,)))
+            maxima, max_norm = lax.fori_loop(
+                0, tiles, tile, (jnp.zeros((c, n // b), jnp.int32), jnp.float32(-jnp.inf)))
+
+            def one_part(r, acc):
+                vals, idxs, ok = acc
+                p0 = jnp.minimum(r * part, c - part)
+                v, ix, good = candidates(lax.dynamic_slice(maxima, (p0, 0), (part, n // b)),
+                                         lax.dynamic_slice(q0, (p0, 0), (part, dim)),
+                                         lax.dynamic_slice(qq, (p0,), (part,)), max_norm)
+                return (lax.dynamic_update_slice(vals, v, (start + p0, 0)),
+                        lax.dynamic_update_slice(idxs, ix, (start + p0, 0)),
+                        lax.dynamic_update_slice(ok, good, (start + p0,)))
+
+            return lax.fori_loop(0, parts, one_part, (vals, idxs, ok))
 
         init = (jnp.zeros((m, k), q.dtype), jnp.zeros((m, k), jnp.int32), jnp.zeros((m,), bool))
         vals, idxs, ok = lax.fori_loop(0, chunks, chunk, init)
@@ -241,14 +256,18 @@ def check_small():
 
 
 def memfit_tiles(text, m, d):
-    """memfit's (C, NB, B) read off its lowered program: the rows its loops
-    slice ([C, d] queries, [NB, d] points) and the [C, NB / B, B] keys."""
+    """memfit's (C, NB, B, S) read off its lowered program: the rows its
+    loops slice ([C, d] queries, [NB, d] points), the [C, NB / B, B] keys,
+    and the part of S rows of the [C, N / B] maxima whose candidates are
+    made at once (C when there is no such loop)."""
     sizes = sorted({int(c) for c in re.findall(rf"sizes = \[(\d+), {d}\]", text)} - {1})
     for c in sizes:
         for nb in sizes:
             for t, b in re.findall(rf"tensor<{c}x(\d+)x(\d+)xi32>", text):
                 if int(t) * int(b) == nb and nb != c:
-                    return c, nb, int(b)
+                    parts = [int(p) for p, w in re.findall(r"sizes = \[(\d+), (\d+)\]", text)
+                             if int(p) < c and int(w) > int(t) and int(w) != d]
+                    return c, nb, int(b), max(parts, default=c)
     raise SystemExit(f"memfit's tiles not found (loops slice rows of {sizes})")
 
 
@@ -260,10 +279,10 @@ def sweep(a, q, x):
     limit could not be memfit's pick (marked)."""
     from memfit.units import parse_memory_size
     mf = memfit.jit(knn_plain(a.k), memory_limit=a.limit)
-    c0, nb0, b = memfit_tiles(mf.lower(q, x).as_text(), a.m, a.d)
+    c0, nb0, b, part = memfit_tiles(mf.lower(q, x).as_text(), a.m, a.d)
     kb = a.kb or a.k + 8
     limit = parse_memory_size(a.limit)
-    print(f"memfit's pick: C={c0} NB={nb0} B={b}; grid C and NB x {{{a.scales}}}")
+    print(f"memfit's pick: C={c0} NB={nb0} B={b} S={part}; grid C and NB x {{{a.scales}}}")
     ref = np.sort(np.asarray(mf(q, x)[1]), 1)
     fns, nbytes, wrong = {"memfit.jit": lambda: mf(q, x)}, {}, {}
     nbytes["memfit.jit"] = xla_bytes(mf.lower(q, x).compile(compiler_options=ACCOUNTING_OPTIONS))
@@ -275,7 +294,7 @@ def sweep(a, q, x):
             c = c0 if fc == 1 else -(-a.m // max(1, round(a.m / (c0 * fc))))
             nb = nb0 if fn == 1 else b * -(-(a.n // b) // max(1, round(a.n / (nb0 * fn))))
             name = f"C={c} NB={nb}" + (" (model)" if fc == fn == 1 else "")
-            g = jax.jit(knn_two_level(a.k, c, nb, b, kb))
+            g = jax.jit(knn_two_level(a.k, c, nb, b, kb, min(part, c)))
             nbytes[name] = xla_bytes(g.lower(q, x).compile(compiler_options=ACCOUNTING_OPTIONS))
             wrong[name] = int((np.sort(np.asarray(g(q, x)[1]), 1) != ref).any(1).sum())
             fns[name] = lambda g=g: g(q, x)

@@ -1,17 +1,19 @@
 //===- KnnTiles.cpp - how the exact kNN's candidate stage is tiled --------===//
 //
-// The tile: C queries x NB points. Its distances ([C, NB]), the centred
-// points ([NB, d]) and the centred queries ([C, d]) should stay in L2 while
-// the GEMM writes the tile and the key maxima read it back: kL2Share of L2.
-// Measured by hand (bench/bench_knn_tiles.py, README): 400 x 800 tiles
-// (1.3 MB of a 2 MiB L2, 0.68 of it with the point and query tiles) ran at
-// 0.69x the one-level loop. The number of tile iterations, m n / (C NB), is
-// fixed by the area; NB = 2 C (the hand form's shape) reads each point tile
-// for as many queries as fit while keeping the GEMM's rows long.
-// Swept afterwards (bench_knn_tiles.py --sweep, README): against a 3 x 3
-// grid of C and NB around the pick, on four shapes (D = 3, 16, 32, 128),
-// the pick was within 4-6% of the best CPU time, and 11-15% at D = 3.
-// D = 3 wanted smaller tiles and D = 128 longer ones, so no one rule won.
+// The tile: C queries x NB points, whose [C, NB] GEMM output the block
+// maxima read back. Measured on this 2-core machine in jax's defaults
+// (README, "Tiles sized for the GEMM", hand replicas of the loop, N = 200k,
+// M = 2k, D = 32): the GEMM is most of the time, and it runs fastest, on
+// both cores, when the tile is large: C = 250, NB = 3,040 (the earlier
+// L2-sized pick) 0.36 s; C = 500, NB = 4,000: 0.30 s; C = 500, NB = 8,000
+// or C = 1,000, NB = 4,000 (16 MiB of distances, 8x one core's L2): 0.27 s;
+// C = 1,000, NB = 2,016: 0.32 s. Those five fit t0 + a / C + b / NB with
+// b = 8 a (kAspect) within 0.01 s: a chunk costs the re-centring of every
+// point tile, a tile the loop's per-iteration work. The pick minimises
+// that model among the sizes whose modelled bytes fit the budget, with
+// tiles of at most kTileL2Multiple L2s (16 MiB here: not measured beyond).
+// The candidates (stage 2') are made S rows at a time (subChunk): their
+// gathered rows, S x KB B x D, would otherwise cap C.
 //
 //===----------------------------------------------------------------------===//
 #include "memfit/Analysis/KnnTiles.h"
@@ -26,8 +28,9 @@ using namespace memfit;
 
 namespace {
 
-constexpr double kL2Share = 0.65;
-constexpr int64_t kTileLength = 4;
+constexpr int64_t kTileL2Multiple = 8;
+constexpr double kAspect = 8.0;
+constexpr int64_t kPartL2Multiple = 4;
 constexpr int64_t kUnknownL2 = 1 << 20;
 
 int64_t elementBytes(mlir::Type et) { return et.getIntOrFloatBitWidth() / 8; }
@@ -43,16 +46,18 @@ int64_t balanced(int64_t n, int64_t size, int64_t multiple) {
   return std::min(size, even);
 }
 
-/// Modelled temporaries of one query chunk: the block maxima (keys, and the
-/// float image top_k reads), the distance tile and its keys, the point tile
-/// with its norms, and the candidates (positions, gathered rows, distances).
-/// The gathered rows count whole, as memfit's profile counts them (XLA fuses
-/// the gather into the distances' reduction): memfit-split acts on that
-/// profile.
-int64_t chunkBytes(int64_t c, int64_t tile, int64_t blocks, int64_t cand, int64_t d,
-                   int64_t s) {
-  int64_t perQuery = 2 * blocks * s + 2 * tile * s + cand * (4 + d * s + s) + 2 * d * s;
-  return c * perQuery + tile * (d + 1) * s;
+/// Modelled temporaries of one query chunk of c rows: its block maxima
+/// (keys), the [c, tile] distance tile, the centred point tile with its
+/// norms, the centred queries, and one part of `part` rows in stage 2' (the
+/// float image of its maxima, and its candidates: positions, gathered rows,
+/// distances). The gathered rows count whole, as memfit's profile counts
+/// them (XLA fuses the gather into the distances' reduction): memfit-split
+/// acts on that profile.
+int64_t chunkBytes(int64_t c, int64_t tile, int64_t part, int64_t blocks, int64_t cand,
+                   int64_t d, int64_t s) {
+  int64_t perPartRow = blocks * s + cand * (4 + d * s + s);
+  return c * (blocks * s + tile * s + 2 * d * s + s) + part * perPartRow +
+         tile * (d + 1) * s;
 }
 
 } // namespace
@@ -75,34 +80,42 @@ std::optional<KnnTiles> memfit::chooseKnnTiles(mlir::Type et, int64_t m, int64_t
     return std::nullopt;
   int64_t s = elementBytes(et), block = two->block, blocks = n / block;
   int64_t cand = kept * block + n % block;
-  // The tile's elements, NB = 2 C: C NB + (NB + C) d elements in the L2 share.
-  double elems = kL2Share * static_cast<double>(opts.cacheBytes > 0 ? opts.cacheBytes
-                                                                     : hostL2Bytes()) /
-                 static_cast<double>(s);
-  double c0 = (-1.5 * d + std::sqrt(2.25 * d * d + 2.0 * elems)) / 2.0;
-  int64_t tileBlocks = balanced(
-      blocks, std::clamp<int64_t>(std::llround(2.0 * c0 / block), 1, blocks), 1);
-  int64_t tile = tileBlocks * block;
-  int64_t chunk = static_cast<int64_t>((elems - tile * d) / (tile + d));
-  // The chunk fills the L2 share with an NB = 2C tile; the tile itself is
-  // then kTileLength times longer. Measured on the quiet machine (README,
-  // bench_knn_tiles.py --sweep): 4x longer tiles at the same chunk ran at
-  // 0.82x (D=32), 0.83x (D=3), 1.00x (D=16) and, loaded, 0.96-0.97x
-  // (D=128) of the L2-sized tile's time: a longer GEMM per iteration keeps
-  // both cores busy and halves the loop's per-tile overhead, while the
-  // block maxima still read the tile back in one pass.
-  tileBlocks = balanced(blocks, std::min<int64_t>(blocks, tileBlocks * kTileLength), 1);
-  tile = tileBlocks * block;
-  if (chunk >= 16)
-    chunk -= chunk % 8;
-  chunk = std::clamp<int64_t>(chunk, 1, m);
-  if (opts.budgetBytes >= 0) {
-    while (chunk > 1 && chunkBytes(chunk, tile, blocks, cand, d, s) > opts.budgetBytes)
-      chunk = chunk > 16 ? chunk - std::max<int64_t>(8, chunk / 16) : chunk - 1;
-    if (chunkBytes(chunk, tile, blocks, cand, d, s) > opts.budgetBytes)
-      return std::nullopt;
-  }
-  chunk = balanced(m, chunk, 8);
-  return KnnTiles{chunk, block, tileBlocks, blocks, kept,
-                  chunkBytes(chunk, tile, blocks, cand, d, s)};
+  int64_t l2 = opts.cacheBytes > 0 ? opts.cacheBytes : hostL2Bytes();
+  int64_t partRowBytes = blocks * s + cand * (4 + d * s + s);
+  // The tile of `area` elements for a chunk of c queries, the part of c
+  // whose candidates are made at once, and their bytes.
+  struct Pick {
+    int64_t chunk, tileBlocks, part, bytes;
+  };
+  auto pick = [&](int64_t c, double area) {
+    int64_t tb = balanced(
+        blocks,
+        std::clamp<int64_t>(std::llround(area / static_cast<double>(c * block)), 1, blocks), 1);
+    int64_t part = balanced(c, std::clamp<int64_t>(kPartL2Multiple * l2 / partRowBytes, 1, c), 8);
+    return Pick{c, tb, part, chunkBytes(c, tb * block, part, blocks, cand, d, s)};
+  };
+  auto fits = [&](const Pick &p) { return opts.budgetBytes < 0 || p.bytes <= opts.budgetBytes; };
+  auto fewer = [](int64_t c) { return c > 16 ? c - std::max<int64_t>(8, c / 16) : c - 1; };
+  // The modelled time per query and point is t0 + a / C + b / NB, b = kAspect
+  // a (README, fitted to the measured picks above): the fitting pick with
+  // the least 1 / C + kAspect / NB, over tile areas from kTileL2Multiple
+  // L2s down (halving) and chunks from all m queries down. At one area the
+  // best chunk has NB = kAspect C.
+  auto cost = [&](const Pick &p) {
+    return 1.0 / static_cast<double>(p.chunk) +
+           kAspect / static_cast<double>(p.tileBlocks * block);
+  };
+  std::optional<Pick> best;
+  for (double area = static_cast<double>(kTileL2Multiple * l2 / s);
+       area >= static_cast<double>(block); area /= 2)
+    for (int64_t c = m; c >= 1; c = fewer(c)) {
+      Pick p = pick(c, area);
+      if (fits(p) && (!best || cost(p) < cost(*best)))
+        best = p;
+    }
+  if (!best)
+    return std::nullopt;
+  Pick p = *best;
+  p = pick(balanced(m, p.chunk, 8), static_cast<double>(p.tileBlocks * block * p.chunk));
+  return KnnTiles{p.chunk, block, p.tileBlocks, blocks, kept, p.part, p.bytes};
 }

@@ -1,12 +1,16 @@
 """The exact kNN's two-level form (NearestNeighbours.cpp, Analysis/KnnTiles):
 candidates from block maxima in a loop over query chunks x point tiles,
-the picked blocks' distances by the program's formula, the certificate and
-the repair loop. A 16 KiB "L2" makes the tiles small, so that these sizes
-have many tiles, a last query chunk and a last tile that start early, and a
-tail of points outside the full blocks. Results must be lax.top_k's:
+the picked blocks' distances by the program's formula (a few rows at a
+time), the certificate and the repair loop. A 16 KiB "L2" makes the tiles
+small, so that these sizes have many tiles, a last tile and a last part of
+rows that start early, and a tail of points outside the full blocks; a
+memory limit (CHUNKED) makes the query chunks small too, the last one
+starting early. Results must be lax.top_k's:
 indices and values identical, on data where the expanded form's rounding
 fails (offsets, 1-3 dims), ties, NaN and inf.
 """
+import re
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -17,6 +21,7 @@ import memfit
 from memfit.measure import ACCOUNTING_OPTIONS, xla_bytes
 
 TILED = "memfit-rewrite{cache-bytes=16384}"
+CHUNKED = "memfit-rewrite{cache-bytes=16384 memory-limit=900KiB}"
 
 
 def _knn(k):
@@ -47,20 +52,29 @@ def _data(kind, rng, m=61, n=4099):
     raise ValueError(kind)
 
 
+def _query_chunk(text):
+    return max(int(c) for c in re.findall(r"sizes = \[(\d+), 32\]", text) if int(c) <= 61)
+
+
 def test_the_tiled_form_is_what_runs():
     q, x = (jnp.asarray(a, jnp.float32) for a in _data("gaussian32", np.random.default_rng(0)))
     text = memfit.jit(_knn(10), passes=TILED).lower(q, x).as_text()
-    # query loop, tile loop, repair loop; the tile's norms made once
-    assert text.count("stablehlo.while") == 3 and "optimization_barrier" in text
+    # query loop, tile loop, loop over parts of rows, repair loop; the
+    # tile's norms made once, the block maxima made before they are stored
+    assert text.count("stablehlo.while") == 4 and text.count("optimization_barrier") == 2
     assert "61x4099" not in text
+    assert _query_chunk(text) == 61
+    chunked = memfit.jit(_knn(10), passes=CHUNKED).lower(q, x).as_text()
+    assert _query_chunk(chunked) == 21  # 61 = 21 + 21 + 19: the last chunk starts at 40
 
 
+@pytest.mark.parametrize("passes", [TILED, CHUNKED], ids=["tiled", "chunked"])
 @pytest.mark.parametrize("kind", ["gaussian32", "offset3", "dense1", "offset2", "grid3",
                                   "nan_point", "nan_inf_query"])
-def test_identical_to_lax_top_k(kind):
+def test_identical_to_lax_top_k(kind, passes):
     q, x = (jnp.asarray(a, jnp.float32) for a in _data(kind, np.random.default_rng(1)))
     want = jax.jit(_knn(10))(q, x)
-    got = memfit.jit(_knn(10), passes=TILED)(q, x)
+    got = memfit.jit(_knn(10), passes=passes)(q, x)
     np.testing.assert_array_equal(np.asarray(got[1]), np.asarray(want[1]))
     np.testing.assert_array_equal(np.asarray(got[0]), np.asarray(want[0]))
 

@@ -3,8 +3,9 @@
 // The exact nearest-neighbour rewrite takes its candidates from block maxima
 // of the expanded distances, computed in a two-level loop: query chunks of C
 // rows, and inside each chunk tiles of NB points whose [C, NB] distance tile
-// stays in one core's L2 cache. This model picks B (TopKCost's two-stage
-// model), NB and C (the L2 size), and bounds C by a memory budget.
+// the GEMM runs efficiently on (several L2 caches). This model picks B
+// (TopKCost's two-stage model), NB and C (from the L2 size), S (the rows
+// whose candidates are made at once), and bounds them by a memory budget.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEMFIT_ANALYSIS_KNNTILES_H
@@ -32,6 +33,7 @@ struct KnnTiles {
   int64_t tileBlocks; // blocks per tile of the inner loop (NB = tileBlocks * B)
   int64_t blocks;     // full blocks, n / B (the last n mod B points are always candidates)
   int64_t keptBlocks; // blocks whose points become candidates (k + 8)
+  int64_t subChunk;   // S: rows whose candidates are made at once (<= C)
   /// Modelled bytes of one chunk's temporaries (what the budget bounds).
   int64_t chunkBytes;
 };

@@ -324,20 +324,46 @@ Value nextCount(OpBuilder &b, Location loc, Value i) {
   return bin(b, loc, "stablehlo.add", i, scalarI32(b, loc, 1));
 }
 
-/// Stage 1': the maxima of -expanded over every block of B points for the
-/// centred query chunk qc [C, D] (norms qn), in a loop over point tiles:
-/// [C, N / B] keys, and the largest |x - centre|^2 (the certificate's; from
-/// the tiles, so that no [N, D] temporary is made for it).
+/// 2 q.x - |x|^2 for centred rows qc [R, D] against a centred tile xc
+/// [C, D] with norms xn: the expanded distance minus |q|^2 with its sign
+/// turned, [R, C]. A row's |q|^2 is the same for every point, so block
+/// maxima of this order blocks as -expanded does, and |q|^2 is taken off
+/// the few kept maxima only: one subtraction per element instead of four
+/// operations. Its two roundings stay within the certificate's 4u for the
+/// final adds (|2 q.x - |x|^2| and the result are both <= 2 (|q|^2 + |x|^2)).
+Value foldedExpanded(OpBuilder &b, Location loc, Value qc, Value xc, Value xn) {
+  auto qt = llvm::cast<RankedTensorType>(qc.getType());
+  Type et = qt.getElementType();
+  int64_t m = qt.getDimSize(0), n = llvm::cast<RankedTensorType>(xc.getType()).getDimSize(0);
+  DotDims dd;
+  dd.lhsContract = {1};
+  dd.rhsContract = {1};
+  auto mn = tensorOf({m, n}, et);
+  Value g = buildDotGeneral(b, loc, mn, qc, xc, dd);
+  Value twice = bin(b, loc, "stablehlo.multiply", splat(b, loc, et, {m, n}, 2.0), g);
+  return bin(b, loc, "stablehlo.subtract", twice, buildBroadcastInDim(b, loc, mn, xn, {1}));
+}
+
+Value barrier(OpBuilder &b, Location loc, ValueRange vs) {
+  SmallVector<Type> types;
+  for (Value v : vs)
+    types.push_back(v.getType());
+  return buildGenericOp(b, loc, "stablehlo.optimization_barrier", vs, types)->getResult(0);
+}
+
+/// Stage 1': the maxima of 2 q.x - |x|^2 (foldedExpanded) over every block
+/// of B points for the centred query chunk qc [C, D], in a loop over point
+/// tiles: [C, N / B] keys, and the largest |x - centre|^2 (the
+/// certificate's; from the tiles, so that no [N, D] temporary is made).
 std::pair<Value, Value> tileMaxima(OpBuilder &b, Location loc, const KnnTiles &t, Value qc,
-                                   Value qn, Value x, Value centre) {
+                                   Value x, Value centre) {
   auto qt = llvm::cast<RankedTensorType>(qc.getType());
   Type et = qt.getElementType(), kt = b.getIntegerType(et.getIntOrFloatBitWidth());
   int64_t c = qt.getDimSize(0), d = qt.getDimSize(1), nb = t.tileBlocks * t.block;
   auto maximaT = tensorOf({c, t.blocks}, kt);
   Value init = buildBroadcastInDim(b, loc, maximaT, lowestKey(b, loc, kt), {});
   Value noNorm = splat(b, loc, et, {}, -INFINITY);
-  Operation *loop =
-      knnLoop(b, loc, {scalarI32(b, loc, 0), init, qc, qn, x, centre, noNorm});
+  Operation *loop = knnLoop(b, loc, {scalarI32(b, loc, 0), init, qc, x, centre, noNorm});
   countTo(b, loc, loop, (t.blocks + t.tileBlocks - 1) / t.tileBlocks);
   OpBuilder::InsertionGuard guard(b);
   Block &body = loop->getRegion(1).front();
@@ -345,41 +371,43 @@ std::pair<Value, Value> tileMaxima(OpBuilder &b, Location loc, const KnnTiles &t
   auto arg = [&](unsigned i) { return body.getArgument(i); };
   Value first = clampedStart(b, loc, arg(0), t.tileBlocks, t.blocks - t.tileBlocks);
   Value start = bin(b, loc, "stablehlo.multiply", first, scalarI32(b, loc, t.block));
-  Value xc = centred(b, loc, buildDynamicSlice(b, loc, arg(4), {start, scalarI32(b, loc, 0)},
+  Value xc = centred(b, loc, buildDynamicSlice(b, loc, arg(3), {start, scalarI32(b, loc, 0)},
                                                {nb, d}),
-                     arg(5));
+                     arg(4));
   // The centred tile and its norms computed once: left to fusion, XLA:CPU's
   // ynn fusion of the GEMM recomputes them for every row block of its
   // output (1.6x slower, README).
   Value xn = squaredNorm(b, loc, xc, 1);
   Operation *once = buildGenericOp(b, loc, "stablehlo.optimization_barrier", {xc, xn},
                                    {xc.getType(), xn.getType()});
-  Value s = negatedExpanded(b, loc, arg(2), arg(3), once->getResult(0), once->getResult(1));
+  Value s = foldedExpanded(b, loc, arg(2), once->getResult(0), once->getResult(1));
   Value keys = buildReshape(b, loc, tensorOf({c, t.tileBlocks, t.block}, et), s);
   Value mx = buildReduce(b, loc, orderKeys(b, loc, keys), lowestKey(b, loc, kt), {2},
                          "stablehlo.maximum");
-  Value maxima = buildDynamicUpdateSlice(b, loc, arg(1), mx, {scalarI32(b, loc, 0), first});
+  // The block maxima made on their own before they are stored: fused with
+  // the in-place update, XLA:CPU runs the reduction on one thread (measured
+  // 0.89x the loop's time with the barrier, README).
+  Value maxima =
+      buildDynamicUpdateSlice(b, loc, arg(1), barrier(b, loc, {mx}), {scalarI32(b, loc, 0), first});
   // stablehlo.maximum propagates NaN: a NaN point fails every certificate
-  Value maxNorm = bin(b, loc, "stablehlo.maximum", arg(6),
+  Value maxNorm = bin(b, loc, "stablehlo.maximum", arg(5),
                       buildReduce(b, loc, once->getResult(1), noNorm, {0}, "stablehlo.maximum"));
-  buildReturn(b, loc,
-              {nextCount(b, loc, arg(0)), maxima, arg(2), arg(3), arg(4), arg(5), maxNorm});
-  return {loop->getResult(1), loop->getResult(6)};
+  buildReturn(b, loc, {nextCount(b, loc, arg(0)), maxima, arg(2), arg(3), arg(4), maxNorm});
+  return {loop->getResult(1), loop->getResult(5)};
 }
 
 struct ChunkResult {
   Value vals, idx, certified; // [C, k], [C, k] i32, [C] i1
 };
 
-/// Stages 1'-3' for one query chunk q0 [C, D].
-ChunkResult nearestInChunk(OpBuilder &b, Location loc, const KnnTiles &t, Value q0, Value x,
-                           Value centre, int64_t k) {
+/// Stages 2'-3' for the rows q0 [S, D] whose block maxima (foldedExpanded's
+/// keys) are `maxima` [S, N / B] and centred norms `qn` [S].
+ChunkResult candidatesOf(OpBuilder &b, Location loc, const KnnTiles &t, Value maxima,
+                         Value q0, Value qn, Value x, Value maxNorm, int64_t k) {
   auto qt = llvm::cast<RankedTensorType>(q0.getType());
   Type et = qt.getElementType();
   int64_t c = qt.getDimSize(0), d = qt.getDimSize(1);
   int64_t n = llvm::cast<RankedTensorType>(x.getType()).getDimSize(0);
-  Value qc = centred(b, loc, q0, centre), qn = squaredNorm(b, loc, qc, 1);
-  auto [maxima, maxNorm] = tileMaxima(b, loc, t, qc, qn, x, centre);
   // The KB blocks with the largest maxima, in increasing block order.
   auto [top, blocks] = markedTopK(b, loc, fastImage(b, loc, maxima, et), t.keptBlocks);
   Value picked = buildSort(b, loc, {blocks}, 1)->getResult(0);
@@ -389,15 +417,60 @@ ChunkResult nearestInChunk(OpBuilder &b, Location loc, const KnnTiles &t, Value 
   auto [vals, at] = markedTopK(
       b, loc, buildGenericOp(b, loc, "stablehlo.negate", {dist}, {dist.getType()})->getResult(0),
       k);
-  // f32/f64 keys' image is the value itself: the KB-th maximum of -expanded.
-  Value kthBlock = buildGenericOp(b, loc, "stablehlo.negate",
-                                  {column(b, loc, top, t.keptBlocks - 1)}, {tensorOf({c}, et)})
-                       ->getResult(0);
+  // f32/f64 keys' image is the value itself: the KB-th largest block maximum
+  // of 2 q.x - |x|^2, so |q|^2 minus it is the KB-th smallest expanded one.
+  Value kthBlock = bin(b, loc, "stablehlo.subtract", qn, column(b, loc, top, t.keptBlocks - 1));
   Value kth = buildGenericOp(b, loc, "stablehlo.negate", {column(b, loc, vals, k - 1)},
                              {tensorOf({c}, et)})
                   ->getResult(0);
   Candidates bound{kthBlock, pos, qn, maxNorm};
   return {vals, takeAlongRows(b, loc, pos, at, {}), certify(b, loc, bound, kth, dist, d)};
+}
+
+/// The [M, k] values and indices and [M] certificates of the whole program,
+/// carried through the loops that fill them row range by row range.
+struct Outputs {
+  Value vals, idx, certified;
+};
+
+/// `out` with the rows from `row` on replaced by `r`'s.
+Outputs storeRows(OpBuilder &b, Location loc, const Outputs &out, const ChunkResult &r,
+                  Value row) {
+  Value zero = scalarI32(b, loc, 0);
+  return {buildDynamicUpdateSlice(b, loc, out.vals, r.vals, {row, zero}),
+          buildDynamicUpdateSlice(b, loc, out.idx, r.idx, {row, zero}),
+          buildDynamicUpdateSlice(b, loc, out.certified, r.certified, {row})};
+}
+
+/// Stages 2'-3' for a chunk's rows, S at a time (t.subChunk): the gathered
+/// candidates of S rows, not of all C, are live at once, so that the memory
+/// goes to the chunk's tiles (the GEMM's efficiency) rather than to them.
+Outputs candidatesInParts(OpBuilder &b, Location loc, const KnnTiles &t, Value maxima,
+                          Value q0, Value qn, Value x, Value maxNorm, int64_t k,
+                          const Outputs &out, Value chunkStart) {
+  auto qt = llvm::cast<RankedTensorType>(q0.getType());
+  int64_t c = qt.getDimSize(0), d = qt.getDimSize(1), s = t.subChunk;
+  if (s >= c)
+    return storeRows(b, loc, out, candidatesOf(b, loc, t, maxima, q0, qn, x, maxNorm, k),
+                     chunkStart);
+  Operation *loop = knnLoop(b, loc, {scalarI32(b, loc, 0), maxima, q0, qn, x, maxNorm,
+                                     out.vals, out.idx, out.certified, chunkStart});
+  countTo(b, loc, loop, (c + s - 1) / s);
+  OpBuilder::InsertionGuard guard(b);
+  Block &body = loop->getRegion(1).front();
+  b.setInsertionPointToStart(&body);
+  auto arg = [&](unsigned i) { return body.getArgument(i); };
+  Value zero = scalarI32(b, loc, 0);
+  Value first = clampedStart(b, loc, arg(0), s, c - s);
+  Value part = buildDynamicSlice(b, loc, arg(1), {first, zero}, {s, t.blocks});
+  Value rows = buildDynamicSlice(b, loc, arg(2), {first, zero}, {s, d});
+  Value norms = buildDynamicSlice(b, loc, arg(3), {first}, {s});
+  ChunkResult r = candidatesOf(b, loc, t, part, rows, norms, arg(4), arg(5), k);
+  Outputs stored = storeRows(b, loc, {arg(6), arg(7), arg(8)}, r,
+                             bin(b, loc, "stablehlo.add", arg(9), first));
+  buildReturn(b, loc, {nextCount(b, loc, arg(0)), arg(1), arg(2), arg(3), arg(4), arg(5),
+                       stored.vals, stored.idx, stored.certified, arg(9)});
+  return {loop->getResult(6), loop->getResult(7), loop->getResult(8)};
 }
 
 /// Stages 1'-3' over all queries: a loop over chunks of C (the last one
@@ -421,12 +494,12 @@ ChunkResult tiledNearest(OpBuilder &b, Location loc, const KnnTiles &t, Value q,
   Value zero = scalarI32(b, loc, 0);
   Value start = clampedStart(b, loc, arg(0), t.chunk, m - t.chunk);
   Value q0 = buildDynamicSlice(b, loc, arg(1), {start, zero}, {t.chunk, d});
-  ChunkResult r = nearestInChunk(b, loc, t, q0, arg(2), arg(3), k);
-  buildReturn(b, loc,
-              {nextCount(b, loc, arg(0)), arg(1), arg(2), arg(3),
-               buildDynamicUpdateSlice(b, loc, arg(4), r.vals, {start, zero}),
-               buildDynamicUpdateSlice(b, loc, arg(5), r.idx, {start, zero}),
-               buildDynamicUpdateSlice(b, loc, arg(6), r.certified, {start})});
+  Value qc = centred(b, loc, q0, arg(3)), qn = squaredNorm(b, loc, qc, 1);
+  auto [maxima, maxNorm] = tileMaxima(b, loc, t, qc, arg(2), arg(3));
+  Outputs out = candidatesInParts(b, loc, t, maxima, q0, qn, arg(2), maxNorm, k,
+                                  {arg(4), arg(5), arg(6)}, start);
+  buildReturn(b, loc, {nextCount(b, loc, arg(0)), arg(1), arg(2), arg(3), out.vals, out.idx,
+                       out.certified});
   return {loop->getResult(4), loop->getResult(5), loop->getResult(6)};
 }
 

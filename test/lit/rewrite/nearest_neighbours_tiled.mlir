@@ -5,32 +5,42 @@
 
 // Over long rows the exact kNN takes its candidates from block maxima in a
 // two-level loop (Analysis/KnnTiles: a 16 KiB L2 here, so that the tiles
-// are small): chunks of 32 queries, and inside each a loop over tiles of
-// 27 blocks of 9 points whose centred rows and norms are made once (a
-// barrier), a [32, 243] GEMM, the maxima of the blocks' keys written into
-// [32, 455]; top_k of the maxima picks 10 blocks, their 90 points and the
-// last point (4096 = 455 * 9 + 1) get the program's own distances, top_k
-// of those, the certificate, and the repair loop. No [64, 4096] matrix.
+// are small): chunks of 64 queries (all of them), and inside each a loop
+// over tiles of 57 blocks of 9 points whose centred rows and norms are
+// made once (a barrier), a [64, 513] GEMM, 2 q.x - |x|^2 (the row's |q|^2
+// is left for the kept maxima), the maxima of the blocks' keys made on
+// their own (a barrier) and written into [64, 455]. Then, 16 rows at a
+// time: top_k of the maxima picks 10 blocks, their 90 points and the last
+// point (4096 = 455 * 9 + 1) get the program's own distances, top_k of
+// those, the certificate, and the repair loop. No [64, 4096] matrix.
 // CHECK-LABEL: func.func @knn_tiled(
 // CHECK-NOT: tensor<64x4096
 // CHECK: "stablehlo.while"
-// CHECK: "stablehlo.dynamic_slice"(%{{.*}}) <{slice_sizes = array<i64: 32, 4>}>
+// CHECK: "stablehlo.dynamic_slice"(%{{.*}}) <{slice_sizes = array<i64: 64, 4>}>
 // CHECK: "stablehlo.while"
-// CHECK: "stablehlo.dynamic_slice"(%{{.*}}) <{slice_sizes = array<i64: 243, 4>}> : (tensor<4096x4xf32>
+// CHECK: "stablehlo.dynamic_slice"(%{{.*}}) <{slice_sizes = array<i64: 513, 4>}> : (tensor<4096x4xf32>
 // CHECK: "stablehlo.optimization_barrier"
-// CHECK: "stablehlo.dot_general"
-// CHECK-SAME: -> tensor<32x243xf32>
+// CHECK: %[[G:.*]] = "stablehlo.dot_general"
+// CHECK-SAME: -> tensor<64x513xf32>
+// CHECK: %[[TWICE:.*]] = "stablehlo.multiply"(%{{.*}}, %[[G]])
+// CHECK: %[[XN:.*]] = "stablehlo.broadcast_in_dim"
+// CHECK-SAME: -> tensor<64x513xf32>
+// CHECK: "stablehlo.subtract"(%[[TWICE]], %[[XN]])
 // CHECK: "stablehlo.reduce"
 // CHECK: "stablehlo.maximum"
-// CHECK: (tensor<32x27x9xi32>, tensor<i32>) -> tensor<32x27xi32>
-// CHECK: "stablehlo.dynamic_update_slice"({{.*}}) : (tensor<32x455xi32>, tensor<32x27xi32>
-// CHECK: "chlo.top_k"({{.*}}) <{k = 10 : i64}> {memfit.two_stage} : (tensor<32x455xf32>)
-// CHECK: "stablehlo.concatenate"{{.*}} : (tensor<32x90xi32>, tensor<32x1xi32>) -> tensor<32x91xi32>
+// CHECK: (tensor<64x57x9xi32>, tensor<i32>) -> tensor<64x57xi32>
+// CHECK: %[[MX:.*]] = "stablehlo.optimization_barrier"({{.*}}) : (tensor<64x57xi32>)
+// CHECK: "stablehlo.dynamic_update_slice"({{.*}}, %[[MX]], {{.*}}) : (tensor<64x455xi32>, tensor<64x57xi32>
+// CHECK: "stablehlo.while"
+// CHECK: "stablehlo.dynamic_slice"({{.*}}) <{slice_sizes = array<i64: 16, 455>}>
+// CHECK: "chlo.top_k"({{.*}}) <{k = 10 : i64}> {memfit.two_stage} : (tensor<16x455xf32>)
+// CHECK: "stablehlo.concatenate"{{.*}} : (tensor<16x90xi32>, tensor<16x1xi32>) -> tensor<16x91xi32>
 // CHECK: "stablehlo.gather"
-// CHECK-SAME: -> tensor<32x91x4xf32>
+// CHECK-SAME: -> tensor<16x91x4xf32>
 // CHECK: {memfit.exact_distance}
-// CHECK: "chlo.top_k"({{.*}}) <{k = 2 : i64}> {memfit.two_stage} : (tensor<32x91xf32>)
+// CHECK: "chlo.top_k"({{.*}}) <{k = 2 : i64}> {memfit.two_stage} : (tensor<16x91xf32>)
 // CHECK: comparison_direction GT
+// CHECK: "stablehlo.dynamic_update_slice"({{.*}}) : (tensor<64x2xi32>, tensor<16x2xi32>
 // CHECK: "stablehlo.while"
 // CHECK-NOT: tensor<64x4096
 func.func @knn_tiled(%arg0: tensor<4096x4xf32>, %arg1: tensor<64x4xf32>) -> (tensor<64x2xf32>, tensor<64x2xi32>) {
@@ -49,19 +59,20 @@ func.func @knn_tiled(%arg0: tensor<4096x4xf32>, %arg1: tensor<64x4xf32>) -> (ten
   return %7#0, %7#1 : tensor<64x2xf32>, tensor<64x2xi32>
 }
 
-// When the chunk (32) does not divide the 60 queries, the last chunk starts
-// at 28, and the last tile of 28 blocks (410 blocks of 10) at block 382:
-// they recompute rows and blocks, never read past the end.
+// When the tile (52 blocks) does not divide the 410 blocks of 10, the last
+// tile starts at block 358; when the part (16 rows) does not divide the 60
+// queries, the last part starts at row 44: they recompute blocks and rows,
+// never read past the end.
 // CHECK-LABEL: func.func @knn_tiled_clamped
-// CHECK: %[[C32:.*]] = "stablehlo.constant"() <{value = dense<32> : tensor<i32>}>
-// CHECK: %[[I:.*]] = "stablehlo.multiply"(%{{.*}}, %[[C32]])
-// CHECK: %[[LAST:.*]] = "stablehlo.constant"() <{value = dense<28> : tensor<i32>}>
-// CHECK: %[[START:.*]] = "stablehlo.minimum"(%[[I]], %[[LAST]])
-// CHECK: "stablehlo.dynamic_slice"(%{{.*}}, %[[START]], %{{.*}}) <{slice_sizes = array<i64: 32, 4>}>
-// CHECK: %[[C28:.*]] = "stablehlo.constant"() <{value = dense<28> : tensor<i32>}>
-// CHECK: %[[J:.*]] = "stablehlo.multiply"(%{{.*}}, %[[C28]])
-// CHECK: %[[LASTB:.*]] = "stablehlo.constant"() <{value = dense<382> : tensor<i32>}>
+// CHECK: %[[C52:.*]] = "stablehlo.constant"() <{value = dense<52> : tensor<i32>}>
+// CHECK: %[[J:.*]] = "stablehlo.multiply"(%{{.*}}, %[[C52]])
+// CHECK: %[[LASTB:.*]] = "stablehlo.constant"() <{value = dense<358> : tensor<i32>}>
 // CHECK: "stablehlo.minimum"(%[[J]], %[[LASTB]])
+// CHECK: %[[C16:.*]] = "stablehlo.constant"() <{value = dense<16> : tensor<i32>}>
+// CHECK: %[[P:.*]] = "stablehlo.multiply"(%{{.*}}, %[[C16]])
+// CHECK: %[[LASTP:.*]] = "stablehlo.constant"() <{value = dense<44> : tensor<i32>}>
+// CHECK: %[[FIRST:.*]] = "stablehlo.minimum"(%[[P]], %[[LASTP]])
+// CHECK: "stablehlo.dynamic_slice"(%{{.*}}, %[[FIRST]], %{{.*}}) <{slice_sizes = array<i64: 16, 4>}>
 func.func @knn_tiled_clamped(%arg0: tensor<4100x4xf32>, %arg1: tensor<60x4xf32>) -> (tensor<60x2xf32>, tensor<60x2xi32>) {
   %0 = "stablehlo.broadcast_in_dim"(%arg1) <{broadcast_dimensions = array<i64: 0, 2>}> : (tensor<60x4xf32>) -> tensor<60x4100x4xf32>
   %1 = "stablehlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = array<i64: 1, 2>}> : (tensor<4100x4xf32>) -> tensor<60x4100x4xf32>
@@ -82,9 +93,9 @@ func.func @knn_tiled_clamped(%arg0: tensor<4100x4xf32>, %arg1: tensor<60x4xf32>)
 // arguments and results (halved: the split's margin); when not even one
 // query's chunk fits, the one-level form stays (memfit-split chunks it).
 // LIMIT-LABEL: func.func @knn_limited
-// LIMIT: "stablehlo.dynamic_slice"(%{{.*}}) <{slice_sizes = array<i64: 2, 4>}>
+// LIMIT: "stablehlo.dynamic_slice"(%{{.*}}) <{slice_sizes = array<i64: 3, 4>}>
 // LIMIT: "stablehlo.dot_general"
-// LIMIT-SAME: -> tensor<2x243xf32>
+// LIMIT-SAME: -> tensor<3x81xf32>
 // TIGHT-LABEL: func.func @knn_limited
 // TIGHT: "stablehlo.dot_general"
 // TIGHT-SAME: -> tensor<512x4096xf32>
