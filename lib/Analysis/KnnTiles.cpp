@@ -30,7 +30,7 @@ namespace {
 
 constexpr int64_t kTileL2Multiple = 8;
 constexpr double kAspect = 8.0;
-constexpr int64_t kPartL2Multiple = 4;
+constexpr int64_t kPartL2Multiple = 8;
 constexpr int64_t kUnknownL2 = 1 << 20;
 
 int64_t elementBytes(mlir::Type et) { return et.getIntOrFloatBitWidth() / 8; }
@@ -47,17 +47,18 @@ int64_t balanced(int64_t n, int64_t size, int64_t multiple) {
 }
 
 /// Modelled temporaries of one query chunk of c rows: its block maxima
-/// (keys), the [c, tile] distance tile, the centred point tile with its
-/// norms, the centred queries, and one part of `part` rows in stage 2' (the
-/// float image of its maxima, and its candidates: positions, gathered rows,
+/// (keys) and centred queries, live throughout, and the larger of its two
+/// stages, which run one after the other (XLA reuses one's buffers for the
+/// other's): the tile loop's [c, tile] distances and centred point tile
+/// with its norms, or one part of `part` rows in stage 2' (the float image
+/// of its maxima, and its candidates: positions, gathered rows,
 /// distances). The gathered rows count whole, as memfit's profile counts
-/// them (XLA fuses the gather into the distances' reduction): memfit-split
-/// acts on that profile.
+/// them: memfit-split acts on that profile.
 int64_t chunkBytes(int64_t c, int64_t tile, int64_t part, int64_t blocks, int64_t cand,
                    int64_t d, int64_t s) {
-  int64_t perPartRow = blocks * s + cand * (4 + d * s + s);
-  return c * (blocks * s + tile * s + 2 * d * s + s) + part * perPartRow +
-         tile * (d + 1) * s;
+  int64_t tileStage = c * tile * s + tile * (d + 1) * s;
+  int64_t partStage = part * (blocks * s + cand * (4 + d * s + s));
+  return c * (blocks * s + 2 * d * s + s) + std::max(tileStage, partStage);
 }
 
 } // namespace

@@ -9,7 +9,7 @@
 // over tiles of 57 blocks of 9 points whose centred rows and norms are
 // made once (a barrier), a [64, 513] GEMM, 2 q.x - |x|^2 (the row's |q|^2
 // is left for the kept maxima), the maxima of the blocks' keys made on
-// their own (a barrier) and written into [64, 455]. Then, 16 rows at a
+// their own (a barrier) and written into [64, 455]. Then, 32 rows at a
 // time: top_k of the maxima picks 10 blocks, their 90 points and the last
 // point (4096 = 455 * 9 + 1) get the program's own distances, top_k of
 // those, the certificate, and the repair loop. No [64, 4096] matrix.
@@ -32,15 +32,15 @@
 // CHECK: %[[MX:.*]] = "stablehlo.optimization_barrier"({{.*}}) : (tensor<64x57xi32>)
 // CHECK: "stablehlo.dynamic_update_slice"({{.*}}, %[[MX]], {{.*}}) : (tensor<64x455xi32>, tensor<64x57xi32>
 // CHECK: "stablehlo.while"
-// CHECK: "stablehlo.dynamic_slice"({{.*}}) <{slice_sizes = array<i64: 16, 455>}>
-// CHECK: "chlo.top_k"({{.*}}) <{k = 10 : i64}> {memfit.two_stage} : (tensor<16x455xf32>)
-// CHECK: "stablehlo.concatenate"{{.*}} : (tensor<16x90xi32>, tensor<16x1xi32>) -> tensor<16x91xi32>
+// CHECK: "stablehlo.dynamic_slice"({{.*}}) <{slice_sizes = array<i64: 32, 455>}>
+// CHECK: "chlo.top_k"({{.*}}) <{k = 10 : i64}> {memfit.two_stage} : (tensor<32x455xf32>)
+// CHECK: "stablehlo.concatenate"{{.*}} : (tensor<32x90xi32>, tensor<32x1xi32>) -> tensor<32x91xi32>
 // CHECK: "stablehlo.gather"
-// CHECK-SAME: -> tensor<16x91x4xf32>
+// CHECK-SAME: -> tensor<32x91x4xf32>
 // CHECK: {memfit.exact_distance}
-// CHECK: "chlo.top_k"({{.*}}) <{k = 2 : i64}> {memfit.two_stage} : (tensor<16x91xf32>)
+// CHECK: "chlo.top_k"({{.*}}) <{k = 2 : i64}> {memfit.two_stage} : (tensor<32x91xf32>)
 // CHECK: comparison_direction GT
-// CHECK: "stablehlo.dynamic_update_slice"({{.*}}) : (tensor<64x2xi32>, tensor<16x2xi32>
+// CHECK: "stablehlo.dynamic_update_slice"({{.*}}) : (tensor<64x2xi32>, tensor<32x2xi32>
 // CHECK: "stablehlo.while"
 // CHECK-NOT: tensor<64x4096
 func.func @knn_tiled(%arg0: tensor<4096x4xf32>, %arg1: tensor<64x4xf32>) -> (tensor<64x2xf32>, tensor<64x2xi32>) {
@@ -60,19 +60,19 @@ func.func @knn_tiled(%arg0: tensor<4096x4xf32>, %arg1: tensor<64x4xf32>) -> (ten
 }
 
 // When the tile (52 blocks) does not divide the 410 blocks of 10, the last
-// tile starts at block 358; when the part (16 rows) does not divide the 60
-// queries, the last part starts at row 44: they recompute blocks and rows,
+// tile starts at block 358; when the part (32 rows) does not divide the 60
+// queries, the last part starts at row 28: they recompute blocks and rows,
 // never read past the end.
 // CHECK-LABEL: func.func @knn_tiled_clamped
 // CHECK: %[[C52:.*]] = "stablehlo.constant"() <{value = dense<52> : tensor<i32>}>
 // CHECK: %[[J:.*]] = "stablehlo.multiply"(%{{.*}}, %[[C52]])
 // CHECK: %[[LASTB:.*]] = "stablehlo.constant"() <{value = dense<358> : tensor<i32>}>
 // CHECK: "stablehlo.minimum"(%[[J]], %[[LASTB]])
-// CHECK: %[[C16:.*]] = "stablehlo.constant"() <{value = dense<16> : tensor<i32>}>
-// CHECK: %[[P:.*]] = "stablehlo.multiply"(%{{.*}}, %[[C16]])
-// CHECK: %[[LASTP:.*]] = "stablehlo.constant"() <{value = dense<44> : tensor<i32>}>
+// CHECK: %[[C32:.*]] = "stablehlo.constant"() <{value = dense<32> : tensor<i32>}>
+// CHECK: %[[P:.*]] = "stablehlo.multiply"(%{{.*}}, %[[C32]])
+// CHECK: %[[LASTP:.*]] = "stablehlo.constant"() <{value = dense<28> : tensor<i32>}>
 // CHECK: %[[FIRST:.*]] = "stablehlo.minimum"(%[[P]], %[[LASTP]])
-// CHECK: "stablehlo.dynamic_slice"(%{{.*}}, %[[FIRST]], %{{.*}}) <{slice_sizes = array<i64: 16, 4>}>
+// CHECK: "stablehlo.dynamic_slice"(%{{.*}}, %[[FIRST]], %{{.*}}) <{slice_sizes = array<i64: 32, 4>}>
 func.func @knn_tiled_clamped(%arg0: tensor<4100x4xf32>, %arg1: tensor<60x4xf32>) -> (tensor<60x2xf32>, tensor<60x2xi32>) {
   %0 = "stablehlo.broadcast_in_dim"(%arg1) <{broadcast_dimensions = array<i64: 0, 2>}> : (tensor<60x4xf32>) -> tensor<60x4100x4xf32>
   %1 = "stablehlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = array<i64: 1, 2>}> : (tensor<4100x4xf32>) -> tensor<60x4100x4xf32>
@@ -95,7 +95,7 @@ func.func @knn_tiled_clamped(%arg0: tensor<4100x4xf32>, %arg1: tensor<60x4xf32>)
 // LIMIT-LABEL: func.func @knn_limited
 // LIMIT: "stablehlo.dynamic_slice"(%{{.*}}) <{slice_sizes = array<i64: 3, 4>}>
 // LIMIT: "stablehlo.dot_general"
-// LIMIT-SAME: -> tensor<3x81xf32>
+// LIMIT-SAME: -> tensor<3x342xf32>
 // TIGHT-LABEL: func.func @knn_limited
 // TIGHT: "stablehlo.dot_general"
 // TIGHT-SAME: -> tensor<512x4096xf32>
