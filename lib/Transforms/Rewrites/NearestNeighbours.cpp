@@ -173,9 +173,8 @@ Value centred(OpBuilder &b, Location loc, Value rows, Value centre) {
   return bin(b, loc, "stablehlo.subtract", rows, buildBroadcastInDim(b, loc, rt, centre, {1}));
 }
 
-/// -(|q|^2 + |x|^2 - 2 q.x) for centred rows qc [R, D], xc [C, D] and their
-/// squared norms: [R, C], the order top_k reads.
-Value negatedExpanded(OpBuilder &b, Location loc, Value qc, Value qn, Value xc, Value xn) {
+/// 2 q.x for rows qc [R, D] against rows xc [C, D]: [R, C].
+Value twiceDot(OpBuilder &b, Location loc, Value qc, Value xc) {
   auto qt = llvm::cast<RankedTensorType>(qc.getType());
   Type et = qt.getElementType();
   int64_t m = qt.getDimSize(0), n = llvm::cast<RankedTensorType>(xc.getType()).getDimSize(0);
@@ -184,9 +183,16 @@ Value negatedExpanded(OpBuilder &b, Location loc, Value qc, Value qn, Value xc, 
   dd.rhsContract = {1};
   auto mn = tensorOf({m, n}, et);
   Value g = buildDotGeneral(b, loc, mn, qc, xc, dd);
+  return bin(b, loc, "stablehlo.multiply", splat(b, loc, et, {m, n}, 2.0), g);
+}
+
+/// -(|q|^2 + |x|^2 - 2 q.x) for centred rows qc [R, D], xc [C, D] and their
+/// squared norms: [R, C], the order top_k reads.
+Value negatedExpanded(OpBuilder &b, Location loc, Value qc, Value qn, Value xc, Value xn) {
+  Value twice = twiceDot(b, loc, qc, xc);
+  auto mn = llvm::cast<RankedTensorType>(twice.getType());
   Value norms = bin(b, loc, "stablehlo.add", buildBroadcastInDim(b, loc, mn, qn, {0}),
                     buildBroadcastInDim(b, loc, mn, xn, {1}));
-  Value twice = bin(b, loc, "stablehlo.multiply", splat(b, loc, et, {m, n}, 2.0), g);
   Value expanded = bin(b, loc, "stablehlo.subtract", norms, twice);
   return buildGenericOp(b, loc, "stablehlo.negate", {expanded}, {mn})->getResult(0);
 }
@@ -332,15 +338,8 @@ Value nextCount(OpBuilder &b, Location loc, Value i) {
 /// operations. Its two roundings stay within the certificate's 4u for the
 /// final adds (|2 q.x - |x|^2| and the result are both <= 2 (|q|^2 + |x|^2)).
 Value foldedExpanded(OpBuilder &b, Location loc, Value qc, Value xc, Value xn) {
-  auto qt = llvm::cast<RankedTensorType>(qc.getType());
-  Type et = qt.getElementType();
-  int64_t m = qt.getDimSize(0), n = llvm::cast<RankedTensorType>(xc.getType()).getDimSize(0);
-  DotDims dd;
-  dd.lhsContract = {1};
-  dd.rhsContract = {1};
-  auto mn = tensorOf({m, n}, et);
-  Value g = buildDotGeneral(b, loc, mn, qc, xc, dd);
-  Value twice = bin(b, loc, "stablehlo.multiply", splat(b, loc, et, {m, n}, 2.0), g);
+  Value twice = twiceDot(b, loc, qc, xc);
+  auto mn = llvm::cast<RankedTensorType>(twice.getType());
   return bin(b, loc, "stablehlo.subtract", twice, buildBroadcastInDim(b, loc, mn, xn, {1}));
 }
 
