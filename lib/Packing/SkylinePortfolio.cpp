@@ -36,6 +36,11 @@ void SkylineSolver::setup() {
       ++cross[s];
   }
 
+  peakLoad.assign(n, 0);
+  for (int b = 0; b < n; ++b)
+    for (int s = P.segLo[b]; s < P.segHi[b]; ++s)
+      peakLoad[b] = std::max(peakLoad[b], rem[s]);
+
   // Identical buffers: placed in index order.
   classPrev.assign(n, -1);
   std::vector<int> byKey(n);
@@ -133,6 +138,11 @@ void SkylineSolver::applyOrder(CandidateOrder order, uint64_t shuffle) {
     case CandidateOrder::LargestFirst:
       k1 = P.size[b];
       k2 = len;
+      break;
+    case CandidateOrder::LoadFirst:
+      k1 = peakLoad[b];
+      k2 = P.size[b] > kInf / std::max<int64_t>(len, 1) ? kInf
+                                                        : P.size[b] * len;
       break;
     case CandidateOrder::AreaFirst:
     default:

@@ -122,6 +122,13 @@ def test_repair_member_packs_sweep_5_within_a_node_budget():
     assert runs[0].offsets == runs[1].offsets
 
 
+def test_load_first_members_pack_cut_22_within_a_node_budget():
+    # cut-22 (development seed) packs in 102,816 nodes with the load-first
+    # members (CandidateOrder::LoadFirst) in the portfolio; the portfolio
+    # before them needed 279,359.
+    packed_within_nodes("cut", 22, 150_000)
+
+
 # sweep-5's tables: 5,064 entries for the time-order searches (its lifetimes
 # in segments), 19,900 for the skyline search (plus 2 x 7,418 overlapping
 # pairs). A bound between the two takes the path of problems too large for
