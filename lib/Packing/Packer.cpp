@@ -211,6 +211,12 @@ int64_t gcdOfSizes(const std::vector<Buffer> &buffers) {
 /// What a capacity run that ran out of time can still say: what was proven
 /// (only the live-bytes bound), how far the search got, and why its scope
 /// was narrowed on a large problem.
+detail::SearchConfig searchConfig(const PackOptions &options) {
+  detail::SearchConfig config;
+  config.maxTableEntries = options.maxTableEntries;
+  return config;
+}
+
 std::string timeoutMessage(int64_t capacity, int64_t lowerBound,
                            const SearchBudget &budget, int64_t bfPeak) {
   std::string m = "timeout: no packing within " + str(capacity) +
@@ -285,8 +291,8 @@ PackResult packAtCapacity(const std::vector<Buffer> &buffers,
       scatter(c, offs, r.offsets);
       continue;
     }
-    SearchOutcome o =
-        detail::solveAtCapacity(c.problem, cap, budget, offs);
+    SearchOutcome o = detail::solveAtCapacity(c.problem, cap, budget, offs,
+                                              searchConfig(options));
     if (o == SearchOutcome::Found) {
       scatter(c, offs, r.offsets);
       continue;
@@ -366,7 +372,7 @@ PackResult minimisePeak(const std::vector<Buffer> &buffers,
     for (detail::CandidateOrder order : orders) {
       if (c.bestPeak <= c.lowerBound)
         break;
-      detail::SearchConfig greedy;
+      detail::SearchConfig greedy = searchConfig(options);
       greedy.portfolio = {{order, false}};
       SearchBudget budget;
       budget.deadline = deadline;
@@ -467,7 +473,8 @@ PackResult minimisePeak(const std::vector<Buffer> &buffers,
         break;
       }
       std::vector<int64_t> offs;
-      SearchOutcome o = detail::solveAtCapacity(c.problem, cap, budget, offs);
+      SearchOutcome o = detail::solveAtCapacity(c.problem, cap, budget, offs,
+                                                searchConfig(options));
       if (o == SearchOutcome::Found) {
         c.bestOffsets = offs;
         c.bestPeak = peakOf(c.problem, offs);
@@ -536,6 +543,9 @@ PackResult pack(const std::vector<Buffer> &buffers,
     err = "time limit is not a number";
   if (err.empty() && options.timeLimitSeconds < 0)
     err = "time limit must not be negative";
+  if (err.empty() && options.maxTableEntries < 0)
+    err = "max table entries must not be negative (got " +
+          str(options.maxTableEntries) + ")";
   if (!err.empty()) {
     r.status = PackResult::Status::InvalidInput;
     r.message = err;

@@ -35,6 +35,9 @@ public:
   SweepSearch::Outcome resume(SearchBudget &budget, int64_t nodes,
                               std::vector<int64_t> &offsets);
 
+  /// Whether it holds a partial packing to repair (one was offered).
+  bool hasPartial() const { return placedCount > 0; }
+
   /// Repairs tried and accepted so far.
   int64_t repairs = 0, accepted = 0;
 

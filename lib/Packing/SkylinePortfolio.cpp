@@ -14,6 +14,7 @@
 #include "SweepSearch.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 
 namespace memfit {
@@ -34,6 +35,11 @@ void SkylineSolver::setup() {
     for (int s = P.segLo[b]; s + 1 < P.segHi[b]; ++s)
       ++cross[s];
   }
+
+  peakLoad.assign(n, 0);
+  for (int b = 0; b < n; ++b)
+    for (int s = P.segLo[b]; s < P.segHi[b]; ++s)
+      peakLoad[b] = std::max(peakLoad[b], rem[s]);
 
   // Identical buffers: placed in index order.
   classPrev.assign(n, -1);
@@ -132,6 +138,11 @@ void SkylineSolver::applyOrder(CandidateOrder order, uint64_t shuffle) {
     case CandidateOrder::LargestFirst:
       k1 = P.size[b];
       k2 = len;
+      break;
+    case CandidateOrder::LoadFirst:
+      k1 = peakLoad[b];
+      k2 = P.size[b] > kInf / std::max<int64_t>(len, 1) ? kInf
+                                                        : P.size[b] * len;
       break;
     case CandidateOrder::AreaFirst:
     default:
@@ -279,6 +290,147 @@ SearchOutcome SkylineSolver::runStrategy(size_t index, int64_t nodes) {
   return o;
 }
 
+namespace {
+/// What one turn of a portfolio member ended with.
+enum class Turn {
+  Found,      ///< a packing (the member wrote it)
+  Infeasible, ///< proven: the whole search ends
+  Limit,      ///< out of its nodes or of the whole budget
+  Exhausted,  ///< it has nothing left to try (nothing proven)
+};
+
+/// A member of the portfolio: one turn of at most `nodes` nodes, resuming
+/// where its last turn stopped. Its turns get `weight` times the round's
+/// share.
+struct Member {
+  std::function<Turn(int64_t nodes)> turn;
+  int64_t weight = 1;
+};
+
+/// The members take turns, in rounds whose budgets double, until one finds
+/// a packing or proves infeasibility, the budget runs out, or none has
+/// anything left to try (then Limit: nothing proven).
+///
+/// Members differ in cost per node by up to 20x (ResNet-50: a time-order
+/// node checks columns ahead, 28k nodes/s; a leftmost skyline node 640k/s;
+/// a fail-first one 53k/s). Equal node turns would hand most of the time to
+/// the costliest members, so with `workShares` turns are equal shares of
+/// work (SearchBudget::work, table entries looked at, which tracks time but
+/// is deterministic): after a first round of short turns that measures each
+/// member's work per node, a turn is a work slice (doubling each round)
+/// converted into nodes at the member's own rate.
+SearchOutcome takeTurns(std::vector<Member> &members, SearchBudget &budget,
+                        int64_t turn, bool workShares) {
+  const size_t count = members.size();
+  std::vector<int64_t> spent(count, 0), used(count, 0);
+  double slice = 0; // work per member and turn, once measured
+  auto allot = [&](size_t i, int64_t nodes) -> int64_t {
+    if (!workShares)
+      return nodes;
+    if (slice <= 0) // the first round measures the rates on short turns
+      return std::max<int64_t>(64, nodes / 16);
+    if (used[i] == 0 || spent[i] <= 0)
+      return nodes;
+    double want = slice * double(used[i]) / double(spent[i]) * double(nodes) /
+                  double(turn);
+    return std::max<int64_t>(64, want >= double(kInf / 4) ? kInf / 4
+                                                          : int64_t(want));
+  };
+  auto outOfBudget = [&]() {
+    return (budget.nodeLimit > 0 && budget.nodesUsed >= budget.nodeLimit) ||
+           Clock::now() >= budget.deadline;
+  };
+  for (int round = 0;; ++round) {
+    bool open = false;
+    for (size_t i = 0; i < count; ++i) {
+      const int64_t w0 = budget.work, n0 = budget.nodesUsed;
+      Turn t = members[i].turn(allot(i, members[i].weight * turn));
+      spent[i] += budget.work - w0;
+      used[i] += budget.nodesUsed - n0;
+      if (t == Turn::Found)
+        return SearchOutcome::Found;
+      if (t == Turn::Infeasible)
+        return SearchOutcome::Infeasible;
+      if (outOfBudget())
+        return SearchOutcome::Limit;
+      open |= t == Turn::Limit;
+    }
+    if (!open)
+      return SearchOutcome::Limit;
+    if (workShares && round == 0) {
+      // The work a member of median cost does in `turn` nodes.
+      std::vector<double> perNode;
+      for (size_t k = 0; k < count; ++k)
+        if (used[k] > 0)
+          perNode.push_back(double(spent[k]) / double(used[k]));
+      if (!perNode.empty()) {
+        std::nth_element(perNode.begin(), perNode.begin() + perNode.size() / 2,
+                         perNode.end());
+        slice = std::max(1.0, perNode[perNode.size() / 2] * double(turn));
+      }
+      continue; // the same turn again, now in shares of time
+    }
+    if (turn < kInf / 4) {
+      turn *= 2;
+      slice *= 2;
+    }
+  }
+}
+
+Turn fromSweep(SweepSearch::Outcome o) {
+  switch (o) {
+  case SweepSearch::Outcome::Found:
+    return Turn::Found;
+  case SweepSearch::Outcome::Exhausted:
+    return Turn::Exhausted;
+  default:
+    return Turn::Limit;
+  }
+}
+
+/// The time-order searches, forwards and backwards in time (incomplete:
+/// they find packings, only the skyline searches prove infeasibility), in
+/// their plain candidate order and, with sweepAlignDeaths, again with the
+/// gap end next to the neighbour that dies nearer first; and the repair
+/// member, on what the forwards ones reached. Used by the full portfolio
+/// and, alone, on problems too large for the skyline search.
+class TimeOrderMembers {
+public:
+  TimeOrderMembers(const Problem &P, int64_t C, const SearchConfig &cfg) {
+    for (int align = 0; align <= int(cfg.sweepAlignDeaths); ++align)
+      for (int i = 0; i < cfg.sweepSearches && i < 2; ++i) {
+        sweeps.emplace_back(P, C, /*reversed=*/i == 1, cfg.sweepDiscrepancy,
+                            /*alignDeaths=*/align == 1);
+        forwards.push_back(i == 0);
+      }
+    if (cfg.repairSearch && cfg.sweepSearches > 0)
+      repairs.emplace_back(P, C);
+  }
+  /// Adds them to `members` (this object must outlive the turns).
+  void addTo(std::vector<Member> &members, SearchBudget &budget,
+             std::vector<int64_t> &offsets) {
+    for (SweepSearch &sweep : sweeps)
+      members.push_back({[&sweep, &budget, &offsets](int64_t nodes) {
+        return fromSweep(sweep.resume(budget, nodes, offsets));
+      }});
+    for (RepairSearch &repair : repairs)
+      members.push_back({[this, &repair, &budget, &offsets](int64_t nodes) {
+        for (size_t k = 0; k < sweeps.size(); ++k)
+          if (forwards[k])
+            repair.offer(sweeps[k]);
+        if (!repair.hasPartial())
+          return Turn::Exhausted;
+        return fromSweep(repair.resume(budget, nodes, offsets));
+      }});
+  }
+
+private:
+  std::vector<SweepSearch> sweeps;
+  std::vector<char> forwards;
+  std::vector<RepairSearch> repairs;
+};
+} // namespace
+
 SearchOutcome SkylineSolver::run(std::vector<int64_t> &offsets) {
   setup();
   for (int s = 0; s < S; ++s)
@@ -301,140 +453,48 @@ SearchOutcome SkylineSolver::run(std::vector<int64_t> &offsets) {
       offsets = off;
     return o;
   }
-  // The time-order searches, forwards and backwards in time (incomplete:
-  // they find packings, only the skyline searches prove infeasibility), in
-  // their plain candidate order and, with sweepAlignDeaths, again with the
-  // gap end next to the neighbour that dies nearer first.
-  std::vector<SweepSearch> sweeps;
-  std::vector<char> forwards;
-  for (int align = 0; align <= int(cfg.sweepAlignDeaths); ++align)
-    for (int i = 0; i < cfg.sweepSearches && i < 2; ++i) {
-      sweeps.emplace_back(P, C, /*reversed=*/i == 1, cfg.sweepDiscrepancy,
-                          /*alignDeaths=*/align == 1);
-      forwards.push_back(i == 0);
-    }
-  // It repairs what the forwards time-order searches reached.
-  std::vector<RepairSearch> repairs;
-  if (cfg.repairSearch && cfg.sweepSearches > 0)
-    repairs.emplace_back(P, C);
+  std::vector<Member> members;
+  TimeOrderMembers timeOrder(P, C, cfg);
+  timeOrder.addTo(members, budget, offsets);
+  for (size_t k = 0; k < cfg.portfolio.size(); ++k)
+    members.push_back({[this, k, &offsets](int64_t nodes) {
+      SearchOutcome o = runStrategy(k, nodes);
+      if (o == SearchOutcome::Found)
+        offsets = off;
+      return o == SearchOutcome::Found        ? Turn::Found
+             : o == SearchOutcome::Infeasible ? Turn::Infeasible
+                                              : Turn::Limit;
+    }});
+  // Three turns' nodes: a section proof ends the whole search, and when
+  // every window packs the member stops costing anything.
   std::vector<SectionProver> sections;
   if (cfg.sectionProofs)
     sections.emplace_back(P, C);
+  for (SectionProver &section : sections)
+    members.push_back({[&section, this](int64_t nodes) {
+                         return section.resume(budget, nodes) ==
+                                        SearchOutcome::Infeasible
+                                    ? Turn::Infeasible
+                                    : Turn::Limit;
+                       },
+                       3});
   // A first turn long enough for a few dives to the bottom of the tree.
   int64_t turn = std::max<int64_t>({cfg.firstRunNodes, 16 * int64_t(n), 1});
-  // Members differ in cost per node by up to 20x (ResNet-50: a time-order
-  // node checks columns ahead, 28k nodes/s; a leftmost skyline node 640k/s;
-  // a fail-first one 53k/s). Equal node turns would hand most of the time
-  // to the costliest members, so turns are equal shares of work
-  // (SearchBudget::work, table entries looked at, which tracks time but is
-  // deterministic): after a first round of short turns that measures each
-  // member's work per node, a turn is a work slice (doubling each round)
-  // converted into nodes at the member's own rate.
-  const bool workShares = cfg.workShares;
-  const size_t members =
-      sweeps.size() + repairs.size() + cfg.portfolio.size() + sections.size();
-  std::vector<int64_t> spent(members, 0), used(members, 0);
-  double slice = 0; // work per member and turn, once measured
-  auto allot = [&](size_t i, int64_t nodes) -> int64_t {
-    if (!workShares)
-      return nodes;
-    if (slice <= 0) // the first round measures the rates on short turns
-      return std::max<int64_t>(64, nodes / 16);
-    if (used[i] == 0 || spent[i] <= 0)
-      return nodes;
-    double want = slice * double(used[i]) / double(spent[i]) * double(nodes) /
-                  double(turn);
-    return std::max<int64_t>(64, want >= double(kInf / 4) ? kInf / 4
-                                                          : int64_t(want));
-  };
-  struct Meter {
-    int64_t &work, &nodes;
-    SearchBudget &b;
-    int64_t w0, n0;
-    Meter(int64_t &w, int64_t &n, SearchBudget &budget)
-        : work(w), nodes(n), b(budget), w0(budget.work), n0(budget.nodesUsed) {}
-    ~Meter() {
-      work += b.work - w0;
-      nodes += b.nodesUsed - n0;
-    }
-  };
-  for (int round = 0;; ++round) {
-    size_t i = 0;
-    for (SweepSearch &sweep : sweeps) {
-      SweepSearch::Outcome o;
-      {
-        Meter m(spent[i], used[i], budget);
-        o = sweep.resume(budget, allot(i, turn), offsets);
-      }
-      ++i;
-      if (o == SweepSearch::Outcome::Found)
-        return SearchOutcome::Found;
-      if (outOfBudget())
-        return SearchOutcome::Limit;
-    }
-    for (RepairSearch &repair : repairs) {
-      for (size_t k = 0; k < sweeps.size(); ++k)
-        if (forwards[k])
-          repair.offer(sweeps[k]);
-      SweepSearch::Outcome o;
-      {
-        Meter m(spent[i], used[i], budget);
-        o = repair.resume(budget, allot(i, turn), offsets);
-      }
-      ++i;
-      if (o == SweepSearch::Outcome::Found)
-        return SearchOutcome::Found;
-      if (outOfBudget())
-        return SearchOutcome::Limit;
-    }
-    for (size_t k = 0; k < cfg.portfolio.size(); ++k, ++i) {
-      SearchOutcome o;
-      {
-        Meter m(spent[i], used[i], budget);
-        o = runStrategy(k, allot(i, turn));
-      }
-      if (o == SearchOutcome::Found) {
-        offsets = off;
-        return o;
-      }
-      if (o == SearchOutcome::Infeasible)
-        return o;
-      // Limit: out of this turn's nodes, or out of the whole budget.
-      if (outOfBudget())
-        return SearchOutcome::Limit;
-    }
-    // Three turns' nodes: a section proof ends the whole search, and when
-    // every window packs the member stops costing anything.
-    for (SectionProver &section : sections) {
-      SearchOutcome o;
-      {
-        Meter m(spent[i], used[i], budget);
-        o = section.resume(budget, allot(i, 3 * turn));
-      }
-      ++i;
-      if (o == SearchOutcome::Infeasible)
-        return SearchOutcome::Infeasible;
-      if (outOfBudget())
-        return SearchOutcome::Limit;
-    }
-    if (workShares && round == 0) {
-      // The work a member of median cost does in `turn` nodes.
-      std::vector<double> perNode;
-      for (size_t k = 0; k < members; ++k)
-        if (used[k] > 0)
-          perNode.push_back(double(spent[k]) / double(used[k]));
-      if (!perNode.empty()) {
-        std::nth_element(perNode.begin(), perNode.begin() + perNode.size() / 2,
-                         perNode.end());
-        slice = std::max(1.0, perNode[perNode.size() / 2] * double(turn));
-      }
-      continue; // the same turn again, now in shares of time
-    }
-    if (turn < kInf / 4) {
-      turn *= 2;
-      slice *= 2;
-    }
-  }
+  return takeTurns(members, budget, turn, cfg.workShares);
+}
+
+SearchOutcome searchInTimeOrder(const Problem &problem, int64_t capacity,
+                                SearchBudget &budget,
+                                std::vector<int64_t> &offsets,
+                                const SearchConfig &config) {
+  std::vector<Member> members;
+  TimeOrderMembers timeOrder(problem, capacity, config);
+  timeOrder.addTo(members, budget, offsets);
+  if (members.empty())
+    return SearchOutcome::Limit;
+  int64_t turn = std::max<int64_t>(
+      {config.firstRunNodes, 16 * int64_t(problem.size.size()), 1});
+  return takeTurns(members, budget, turn, config.workShares);
 }
 
 SearchOutcome solveAtCapacity(const Problem &problem, int64_t capacity,
@@ -460,7 +520,7 @@ SearchOutcome solveAtCapacity(const Problem &problem, int64_t capacity,
   }
   if (work <= config.maxTableEntries) {
     budget.scope = std::max(budget.scope, SearchScope::SweepOnly);
-    return searchInTimeOrder(problem, capacity, budget, offsets);
+    return searchInTimeOrder(problem, capacity, budget, offsets, config);
   }
   budget.scope = SearchScope::None;
   return SearchOutcome::Limit;

@@ -145,6 +145,8 @@ private:
   std::vector<int> rank; // position in the candidate order
   std::vector<int> bySegLo, firstAt; // buffers grouped by first segment
   std::vector<int64_t> floor_, rem;
+  // Per buffer, the most bytes live in one segment of its life (LoadFirst).
+  std::vector<int64_t> peakLoad;
   // Highest top of a placed buffer per segment, and its old values (undone
   // in step with the trail).
   std::vector<int64_t> realTop, topTrail;

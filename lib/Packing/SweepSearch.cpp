@@ -375,28 +375,6 @@ SweepSearch::Outcome SweepSearch::resume(SearchBudget &budget, int64_t nodes,
   return Outcome::Exhausted;
 }
 
-SearchOutcome searchInTimeOrder(const Problem &problem, int64_t capacity,
-                                SearchBudget &budget,
-                                std::vector<int64_t> &offsets) {
-  SweepSearch sweeps[2] = {SweepSearch(problem, capacity, false, true),
-                           SweepSearch(problem, capacity, true, true)};
-  for (int64_t turn = std::max<int64_t>(4096, 16 * int64_t(problem.size.size()));;
-       turn *= 2) {
-    bool open = false;
-    for (SweepSearch &sweep : sweeps) {
-      SweepSearch::Outcome o = sweep.resume(budget, turn, offsets);
-      if (o == SweepSearch::Outcome::Found)
-        return SearchOutcome::Found;
-      if ((budget.nodeLimit > 0 && budget.nodesUsed >= budget.nodeLimit) ||
-          Clock::now() >= budget.deadline)
-        return SearchOutcome::Limit;
-      open |= o == SweepSearch::Outcome::Limit;
-    }
-    if (!open) // both ran out of moves: nothing proven, nothing left to try
-      return SearchOutcome::Limit;
-  }
-}
-
 } // namespace detail
 } // namespace packing
 } // namespace memfit

@@ -115,11 +115,13 @@ private:
   KeySet failed{int64_t(1) << 19};
 };
 
-/// The time-order searches alone (forwards and backwards, taking turns with
-/// doubling node budgets): Found or Limit, never Infeasible.
+/// The time-order members of the portfolio alone (SkylinePortfolio.cpp),
+/// for problems too large for the skyline search's tables: Found or Limit,
+/// never Infeasible.
 SearchOutcome searchInTimeOrder(const Problem &problem, int64_t capacity,
                                 SearchBudget &budget,
-                                std::vector<int64_t> &offsets);
+                                std::vector<int64_t> &offsets,
+                                const SearchConfig &config = SearchConfig());
 
 } // namespace detail
 } // namespace packing

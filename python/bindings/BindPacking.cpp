@@ -56,13 +56,16 @@ void memfitBindPacking(nb::module_ &m) {
       [](const std::vector<int64_t> &ids, const std::vector<int64_t> &lower,
          const std::vector<int64_t> &upper, const std::vector<int64_t> &size,
          std::optional<int64_t> capacity, double time_limit,
-         int64_t node_limit, bool cpu_time) {
+         int64_t node_limit, bool cpu_time,
+         std::optional<int64_t> max_table_entries) {
         std::vector<Buffer> buffers = makeBuffers(ids, lower, upper, size);
         memfit::packing::PackOptions options;
         options.capacity = capacity;
         options.timeLimitSeconds = time_limit;
         options.nodeLimit = node_limit;
         options.cpuTime = cpu_time;
+        if (max_table_entries)
+          options.maxTableEntries = *max_table_entries;
         memfit::packing::PackResult r;
         {
           nb::gil_scoped_release release;
@@ -73,6 +76,7 @@ void memfitBindPacking(nb::module_ &m) {
       nb::arg("ids"), nb::arg("lower"), nb::arg("upper"), nb::arg("size"),
       nb::arg("capacity") = nb::none(), nb::arg("time_limit") = 60.0,
       nb::arg("node_limit") = 0, nb::arg("cpu_time") = false,
+      nb::arg("max_table_entries") = nb::none(),
       "Place buffers live over [lower, upper) at offsets so that buffers live "
       "at the same time do not overlap. With a capacity: find offsets within "
       "it or prove there are none; without: minimise the peak. Returns a dict "

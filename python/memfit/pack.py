@@ -25,7 +25,7 @@ import dataclasses
 import math
 import re
 import sys
-from typing import Iterable, Sequence, TextIO, Union
+from typing import Iterable, Optional, Sequence, TextIO, Union
 
 __all__ = [
     "Buffer",
@@ -312,7 +312,8 @@ def _cxx_ids(buffers: Sequence[Buffer]) -> list[int]:
 
 
 def pack(buffers: Iterable, capacity: Union[int, str, None] = None, time_limit: float = 60.0,
-         *, node_limit: int = 0, cpu_time: bool = False) -> PackResult:
+         *, node_limit: int = 0, cpu_time: bool = False,
+         max_table_entries: Optional[int] = None) -> PackResult:
     """Pack ``buffers`` (Buffer objects, dicts or (id, lower, upper, size)
     tuples).
 
@@ -323,7 +324,11 @@ def pack(buffers: Iterable, capacity: Union[int, str, None] = None, time_limit: 
     ``"timeout"`` only when not even best-fit finished within the limit). ``node_limit`` (search nodes, 0 for none) makes a run
     independent of machine speed. With ``cpu_time``, ``time_limit`` (and
     ``seconds``) count CPU time of the calling thread instead of wall-clock
-    time, so a loaded machine gives the search the same time. Malformed
+    time, so a loaded machine gives the search the same time.
+    ``max_table_entries`` bounds the search's memory (table entries, 2**26
+    by default): a problem whose exhaustive search needs more is searched by
+    the time-order searches alone, which find packings but prove nothing
+    (docs/packing.md, "Limits"). Malformed
     buffers raise ValueError.
     The GIL is released while the C++ search runs.
     """
@@ -334,6 +339,10 @@ def pack(buffers: Iterable, capacity: Union[int, str, None] = None, time_limit: 
         raise ValueError(f"time_limit must be a non-negative number of seconds, got {time_limit!r}")
     if not isinstance(node_limit, int) or node_limit < 0:
         raise ValueError(f"node_limit must be a non-negative integer, got {node_limit!r}")
+    if max_table_entries is not None and (not isinstance(max_table_entries, int)
+                                          or max_table_entries < 0):
+        raise ValueError("max_table_entries must be a non-negative integer, got "
+                         f"{max_table_entries!r}")
     if cap is not None:
         for b in bufs:
             if b.size > cap:
@@ -344,7 +353,7 @@ def pack(buffers: Iterable, capacity: Union[int, str, None] = None, time_limit: 
     core = _core()
     r = core.pack([*_cxx_ids(bufs)], [b.lower for b in bufs], [b.upper for b in bufs],
                   [b.size for b in bufs], cap, float(time_limit), node_limit,
-                  bool(cpu_time))
+                  bool(cpu_time), max_table_entries)
     if r["status"] == "invalid":
         raise ValueError(r["message"])
     return PackResult(

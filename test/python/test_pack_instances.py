@@ -122,6 +122,47 @@ def test_repair_member_packs_sweep_5_within_a_node_budget():
     assert runs[0].offsets == runs[1].offsets
 
 
+def test_load_first_members_pack_cut_22_within_a_node_budget():
+    # cut-22 (development seed) packs in 102,816 nodes with the load-first
+    # members (CandidateOrder::LoadFirst) in the portfolio; the portfolio
+    # before them needed 279,359.
+    packed_within_nodes("cut", 22, 150_000)
+
+
+# sweep-5's tables: 5,064 entries for the time-order searches (its lifetimes
+# in segments), 19,900 for the skyline search (plus 2 x 7,418 overlapping
+# pairs). A bound between the two takes the path of problems too large for
+# the skyline search.
+SWEEP_5_TIME_ORDER_ONLY = 10_000
+
+
+def test_time_order_path_runs_all_time_order_members():
+    # On that path the time-order members run alone: both candidate orders,
+    # both directions and the repair member, in shares of work. sweep-5
+    # packs there in 54,492 nodes; the path's old two plain time-order
+    # searches needed 298,307. Deterministic: the same nodes twice.
+    inst = generate("sweep", 5)
+    runs = [pack(inst.buffers, inst.capacity, time_limit=60, node_limit=150_000,
+                 max_table_entries=SWEEP_5_TIME_ORDER_ONLY) for _ in range(2)]
+    assert runs[0].status == "packed", runs[0].message
+    check_packing(inst.buffers, runs[0].offsets, inst.capacity)
+    assert runs[0].nodes == runs[1].nodes and runs[0].offsets == runs[1].offsets
+
+
+def test_time_order_path_timeout_says_what_ran():
+    inst = generate("sweep", 5)
+    r = pack(inst.buffers, inst.capacity, time_limit=60, node_limit=2_000,
+             max_table_entries=SWEEP_5_TIME_ORDER_ONLY)
+    assert r.status == "timeout"
+    assert "only the time-order searches ran" in r.message
+    # Below its lifetimes' table nothing is searched, and the message says so.
+    r = pack(inst.buffers, inst.capacity, time_limit=60, max_table_entries=4_000)
+    assert r.status == "timeout" and r.nodes == 0
+    assert "too large to search at all" in r.message
+    with pytest.raises(ValueError, match="max_table_entries"):
+        pack(inst.buffers, inst.capacity, max_table_entries=-1)
+
+
 def test_planted_instance_one_unit_below_is_infeasible_by_live_bytes():
     inst = generate("sweep", 0)
     assert max_live_bytes(inst.buffers) == inst.capacity

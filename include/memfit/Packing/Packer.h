@@ -49,6 +49,13 @@ struct PackOptions {
   /// calling thread instead of wall-clock time: on a loaded machine, the
   /// same limit then buys the same search.
   bool cpuTime = false;
+  /// Memory bound of the search, in table entries (4 to 8 bytes each). The
+  /// exhaustive (skyline) search keeps (sum of lifetimes in time segments)
+  /// + 2 x (pairs of buffers live at the same time) entries; a problem
+  /// over the bound is searched by the time-order searches alone, which
+  /// find packings but prove nothing; one whose lifetimes alone exceed it
+  /// is not searched (docs/packing.md, "Limits").
+  int64_t maxTableEntries = int64_t(1) << 26;
 };
 
 struct PackResult {
