@@ -177,6 +177,30 @@ def test_imitation_steps_fit_the_expert():
     assert after < 0.7 * before, (before, after)
 
 
+def test_self_imitation_keeps_only_argmax_games_faster_than_the_best_known(params):
+    """Big classes learn from the policy's own argmax games (train.Trainer.
+    self_imitate): a game joins the expert buffer only where it beats the
+    best game known for its instance, as one-hot targets of its own moves
+    and its own returns; the same network's games do not join twice."""
+    insts = [random_instance(s, num_ops=12, num_args=3, mode="offload") for s in range(3)]
+    classes = train.group_by_class([play.encode_padded(i, 16) for i in insts])
+    cd = classes[0]
+    assert len(cd.specs) == 3
+    tr = train.Trainer(classes, train.Config(seed=0), net=params)
+    cd.best_time = np.array([np.inf, 0.0, np.inf])       # instance 1: nothing beats 0
+    added = tr.self_imitate(cd)
+    n0, n2 = (cd.specs[k].inst.num_buffers for k in (0, 2))
+    assert added == n0 + n2 == cd.expert_rows
+    assert sorted(set(cd.expert["inst"].tolist())) == [0, 2]
+    final, _, acts, _ = play.play_batch(params, cd.arrays, cd.static, jax.random.PRNGKey(0))
+    rows0 = cd.expert["inst"] == 0
+    np.testing.assert_array_equal(cd.expert["policy"][rows0].argmax(1), np.asarray(acts)[0, :n0])
+    assert cd.best_time[0] == pytest.approx(float(final.time[0]), rel=1e-5)
+    scale = float(cd.static.scale[0])
+    assert cd.expert["value"][rows0][0] == pytest.approx((scale - cd.best_time[0]) / scale, rel=1e-4)
+    assert tr.self_imitate(cd) == 0
+
+
 def test_learned_assignments_validate_on_every_in_repo_instance(params):
     """The policy's argmax (batched per shape class) on every manifest instance."""
     groups: dict = {}
