@@ -10,11 +10,13 @@ bench/out/msa_validation/ (exporting takes a while).
 Methods (comma-separated, each ``name[:key=value;...]`` is one column):
   heuristic                 the XLA-style heuristic (the baseline, always run)
   policy[:ckpt=PATH]        the network's argmax (no search)
-  learned[:mc=K;sims=N;polish=P;ckpt=PATH]
+  learned[:mc=K;sims=N;polish=P;seed=0|1;ckpt=PATH]
                             the agent's search (rollout leaf value, root rule
                             max_kept; polish off unless polish=P); mc: root
                             actions considered (Gumbel MuZero's
-                            max_num_considered_actions)
+                            max_num_considered_actions); seed: the policy's
+                            argmax game kept from the start (agent's
+                            policy_seed, default 1)
   uniform[:mc=K;sims=N;polish=P]
                             the same search with a uniform prior (and, as
                             in the agent, no heuristic move promoted)
@@ -25,6 +27,7 @@ slower counts (the ablation of the issue's goal 2).
 
     .venv/bin/python bench/diag_msa_prior.py [--seeds 1000-1011] [--synthetic 12]
         [--methods policy,learned,uniform,learned:mc=4,uniform:mc=4] [--max-buffers 64]
+        [--set validation|train]
 """
 from __future__ import annotations
 
@@ -64,6 +67,14 @@ def validation_instances(seeds, synthetic: int, max_buffers: int):
     return [(n, i) for n, i in out if i.num_buffers <= max_buffers]
 
 
+def manifest_train(max_buffers: int):
+    """The manifest's training instances up to ``max_buffers`` buffers."""
+    from memfit.msa.instance import Instance
+    man = json.loads((ROOT / "data/msa/manifest.json").read_text())
+    out = [(Path(f).stem, Instance.load(ROOT / "data/msa" / f)) for f in man["train"]]
+    return [(n, i) for n, i in out if i.num_buffers <= max_buffers]
+
+
 def parse_method(text: str) -> tuple[str, dict]:
     name, _, rest = text.partition(":")
     opts = dict(kv.split("=") for kv in rest.split(";") if kv) if rest else {}
@@ -81,7 +92,8 @@ def run_method(batch, name: str, opts: dict, params_for):
     return agent.play_batch(batch, simulations=int(opts.get("sims", 16)), params=params,
                             uniform=name == "uniform", value_mode="rollout",
                             root_rule="max_kept", polish=int(opts.get("polish", 0)),
-                            max_considered=int(opts.get("mc", agent.DEFAULT_MAX_CONSIDERED)))
+                            max_considered=int(opts.get("mc", agent.DEFAULT_MAX_CONSIDERED)),
+                            policy_seed=name == "learned" and opts.get("seed", "1") == "1")
 
 
 def main(argv=None) -> int:
@@ -95,11 +107,14 @@ def main(argv=None) -> int:
     ap.add_argument("--synthetic", type=int, default=12)
     ap.add_argument("--max-buffers", type=int, default=64)
     ap.add_argument("--methods", default="policy,learned,uniform")
+    ap.add_argument("--set", choices=("validation", "train"), default="validation",
+                    help="train: the manifest's training instances instead (data/msa)")
     ap.add_argument("--json", default=None, help="write the per-instance table here")
     args = ap.parse_args(argv)
     lo, _, hi = args.seeds.partition("-")
     seeds = range(int(lo), int(hi or lo) + 1)
-    insts = validation_instances(seeds, args.synthetic, args.max_buffers)
+    insts = (validation_instances(seeds, args.synthetic, args.max_buffers)
+             if args.set == "validation" else manifest_train(args.max_buffers))
     methods = [m for m in args.methods.split(",") if m]
     cache: dict = {}
 
@@ -137,7 +152,7 @@ def main(argv=None) -> int:
             print(f"{name:40} {inst.num_buffers:4d} "
                   + " ".join(f"{m} {v:.4f}" for m, v in row.items()), flush=True)
     geo = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs))
-    print(f"{len(rows)} validation instances; geomean time / heuristic (CPU s):")
+    print(f"{len(rows)} {args.set} instances; geomean time / heuristic (CPU s):")
     for m in methods:
         print(f"  {m:36} {geo([r[m] for r in rows.values()]):.4f}  ({walls[m]:.0f} s)")
     for m in methods:
@@ -145,8 +160,8 @@ def main(argv=None) -> int:
         if name != "learned":
             continue
         twin = [u for u in methods if parse_method(u)[0] == "uniform"
-                and {k: v for k, v in parse_method(u)[1].items() if k != "ckpt"}
-                == {k: v for k, v in opts.items() if k != "ckpt"}]
+                and {k: v for k, v in parse_method(u)[1].items() if k not in ("ckpt", "seed")}
+                == {k: v for k, v in opts.items() if k not in ("ckpt", "seed")}]
         for u in twin:
             r = [(x[m], x[u]) for x in rows.values()]
             print(f"{m} vs {u}: geomean {geo([p / q for p, q in r]):.4f}, faster on "

@@ -386,6 +386,35 @@ def test_polish_improves_a_game_and_never_makes_it_slower():
         assert validate(inst, again).estimated_time <= v.estimated_time * (1 + 1e-6)
 
 
+def test_policy_seed_starts_the_kept_game_from_a_faster_game(params):
+    """With seed_games (the agent's policy_seed passes the policy's argmax
+    games), the root rule max_kept follows the seed from the first move, so
+    the played game is never slower than it; without the seed the same
+    short search ends slower (the seed here: the heuristic's game polished,
+    faster than anything a 2-simulation search finds)."""
+    inst = random_instance(21, num_ops=20, num_args=4, mode="offload")
+    batch = agent.encode_batch([inst], 16)
+    M = batch.arrays.order.shape[1]
+    sf, g = play.unstack(batch.static, 0), play.unstack(batch.arrays, 0)
+    heur, heur_acts = jax.jit(play.rollout_actions)(sf, game.init(g), jnp.zeros(M, jnp.int32))
+    (sol,), _, seed_acts = agent.polish(batch, heur_acts[None], passes=2)
+    seed_time = float(play.replay_batch(batch.arrays, seed_acts).time[0])
+    assert seed_time < float(heur) * (1 - 1e-3)
+    kw = dict(num_simulations=2, value_mode="rollout", value_scale=1.0, gumbel_scale=0.0,
+              root_rule="max_kept")
+    ends = {}
+    for name, seeds in (("none", None), ("seed", (jnp.array([seed_time], jnp.float32), seed_acts))):
+        final, _, played, kept = play.play_batch(params, batch.arrays, batch.static,
+                                                 jax.random.PRNGKey(0), seed_games=seeds, **kw)
+        ends[name] = float(play.replay_batch(batch.arrays, played).time[0])
+        assert float(kept[0][0]) <= ends[name] * (1 + 1e-5)
+    assert ends["seed"] <= seed_time * (1 + 1e-5) < ends["none"]
+    with pytest.raises(ValueError, match="seed_games"):
+        play.play_batch(params, batch.arrays, batch.static, jax.random.PRNGKey(0),
+                        num_simulations=2, value_mode="rollout",
+                        seed_games=(jnp.array([seed_time]), seed_acts))
+
+
 def test_big_program_encodes_and_plays_one_move(params):
     """A 1,000-buffer program (transformer_deep): the features, the edge
     list and the network at the 1,024 bucket."""
