@@ -24,6 +24,7 @@ Seeded: the same arguments on the same machine give the same checkpoint.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -75,7 +76,7 @@ def encode_all(insts, desc: str):
     return out
 
 
-def heldout_score(trainer, classes, baseline) -> float:
+def heldout_score(trainer, classes, baseline) -> float | None:
     """Geometric mean over held-out instances of the policy's argmax time
     over the heuristic's time (the game's float32 time)."""
     import jax
@@ -86,7 +87,7 @@ def heldout_score(trainer, classes, baseline) -> float:
         for i, spec in enumerate(cd.specs):
             logs.append(math.log(float(final.time[i]) / baseline[spec.inst.program, spec.inst.mode,
                                                                 spec.inst.capacity]))
-    return math.exp(sum(logs) / len(logs))
+    return math.exp(sum(logs) / len(logs)) if logs else None
 
 
 def heuristic_times(specs) -> dict:
@@ -148,8 +149,14 @@ def expert_solutions(inst, cpsat_seconds: float, cache: Path | None):
     return sols
 
 
-def add_experts(classes, cpsat_seconds: float, cache: Path | None) -> int:
-    """Expert rows for every training instance, into its class's expert buffer."""
+def add_experts(classes, cpsat_seconds: float, cache: Path | None,
+                cpsat_max_buffers: int = 256) -> int:
+    """Expert rows for every training instance, into its class's expert
+    buffer. CP-SAT only up to ``cpsat_max_buffers`` buffers (at 1,000+
+    buffers it does not improve on the heuristic's hint in seconds:
+    bench/msa_learned_bench_big.txt); a big class's best expert time per
+    instance is kept for self-imitation (train.Trainer.self_imitate)."""
+    import numpy as np
     from memfit._optional import require
     tqdm = require("tqdm", "training the learned player").tqdm
     from memfit.msa import game
@@ -159,9 +166,13 @@ def add_experts(classes, cpsat_seconds: float, cache: Path | None) -> int:
     n = 0
     with tqdm(total=total, desc="expert games (heuristic, CP-SAT)", leave=False) as bar:
         for cd in classes:
+            cd.best_time = np.full(len(cd.specs), np.inf)
             for i, spec in enumerate(cd.specs):
-                sols = expert_solutions(spec.inst, cpsat_seconds, cache)
-                cd.add_expert(imitate.expert_rows(spec, float(cd.static.scale[i]), sols, i, A))
+                limit = cpsat_seconds if spec.inst.num_buffers <= cpsat_max_buffers else 0.0
+                sols = expert_solutions(spec.inst, limit, cache)
+                rows, cd.best_time[i] = imitate.expert_rows(spec, float(cd.static.scale[i]), sols,
+                                                            i, A, return_time=True)
+                cd.add_expert(rows)
                 bar.update()
             n += cd.expert_rows
     return n
@@ -203,6 +214,15 @@ def main(argv=None) -> int:
     ap.add_argument("--max-minutes", type=float, default=None,
                     help="stop self-play after this many minutes of the whole run")
     ap.add_argument("--expert-fraction", type=float, default=0.5)
+    ap.add_argument("--init", default=None,
+                    help="fine-tune: start from this checkpoint's parameters (else a fresh network)")
+    ap.add_argument("--cpsat-max-buffers", type=int, default=256,
+                    help="CP-SAT expert games only up to this many buffers")
+    ap.add_argument("--curve-max-buffers", type=int, default=256,
+                    help="the curve's held-out score over instances up to this many buffers "
+                         "(the 1,000+-buffer held-out programs take minutes per argmax game)")
+    ap.add_argument("--no-big", action="store_true",
+                    help="leave out the manifest's 1,000+-buffer training programs")
     ap.add_argument("--value-mode", default="network",
                     help="the self-play search's leaf value: network, zero or rollout")
     ap.add_argument("--expert-cache", default=str(ROOT / "bench/out/msa_expert_cache"))
@@ -219,25 +239,41 @@ def main(argv=None) -> int:
     from memfit.msa.learned import checkpoint, programs, train
 
     t_start = time.time()
-    train_insts = (load_manifest("train") + programs.training_instances(range(args.programs))
+    manifest = [i for i in load_manifest("train")
+                if not (args.no_big and i.num_buffers > train.SEARCH_MAX_BUCKET)]
+    train_insts = (manifest + programs.training_instances(range(args.programs))
                    + synthetic_instances(args.synthetic, args.seed))
     classes = train.group_by_class(encode_all(train_insts, "encode training instances"))
-    held = train.group_by_class(encode_all(load_manifest("heldout"), "encode held-out"))
+    held = train.group_by_class(encode_all(
+        [i for i in load_manifest("heldout") if i.num_buffers <= args.curve_max_buffers],
+        "encode held-out"))
+    # The big training programs: scored (argmax) before and after, not per evaluation.
+    big_val = train.group_by_class([(s, f) for cd in classes if train.is_big(cd)
+                                    for s, f in zip(cd.specs, _unstacked(cd))
+                                    if not s.inst.program.startswith(("random-", "synthetic"))])
     # Checkpoint selection on the manifest's training programs (never held-out).
     val = train.group_by_class([(s, f) for cd in classes for s, f in zip(cd.specs, _unstacked(cd))
                                 if s.inst.program in TRAIN_PROGRAMS])
-    baseline = heuristic_times([s for cd in held + val for s in cd.specs])
+    baseline = heuristic_times([s for cd in held + val + big_val for s in cd.specs])
     cfg = train.Config(seed=args.seed, simulations=args.simulations,
                        learning_rate=args.learning_rate, expert_fraction=args.expert_fraction,
                        value_mode=args.value_mode)
-    trainer = train.Trainer(classes, cfg)
+    init_net, init_meta = (checkpoint.load(args.init) if args.init else (None, None))
+    trainer = train.Trainer(classes, cfg, net=init_net)
     n_expert = add_experts(classes, args.cpsat_seconds,
-                           Path(args.expert_cache) if args.expert_cache else None)
+                           Path(args.expert_cache) if args.expert_cache else None,
+                           args.cpsat_max_buffers)
+    big_before = heldout_score(trainer, big_val, baseline)
+    n_expert += sum(trainer.self_imitate(cd) for cd in classes if train.is_big(cd))
     print(f"{n_expert} expert moves; setup {time.time() - t_start:.0f}s", file=sys.stderr)
     print(f"{len(train_insts)} training instances in classes "
           f"{[(c.key, len(c.specs)) for c in classes]}; held-out {sum(len(c.specs) for c in held)}; "
           f"setup {time.time() - t_start:.0f}s", file=sys.stderr)
 
+    init_score = heldout_score(trainer, val, baseline) if args.init else None
+    if args.init:
+        print(f"initial checkpoint {args.init}: training programs {init_score:.3f}, big training "
+              f"programs {big_before:.3f} (argmax / heuristic)", file=sys.stderr)
     log, steps, moves, score, vscore = [], 0, 0, None, None
     pretrain(trainer, classes, args.pretrain_steps, log, t_start)
     steps = args.pretrain_steps
@@ -252,8 +288,11 @@ def main(argv=None) -> int:
             break
         cd = schedule(classes, it, args.large_every)
         large = cd.key[0] > 64
-        moves += trainer.self_play(cd, args.large_simulations if large else None,
-                                   4 if large else None)
+        if train.is_big(cd):
+            moves += trainer.self_imitate(cd)
+        else:
+            moves += trainer.self_play(cd, args.large_simulations if large else None,
+                                       4 if large else None)
         n_updates = 2 * cfg.updates_per_batch if large else cfg.updates_per_batch
         loss, pl, vl = trainer.learn(cd, n_updates)
         steps += n_updates
@@ -273,7 +312,17 @@ def main(argv=None) -> int:
         bar.set_postfix(steps=steps, loss=f"{loss:.3f}",
                         heldout=f"{score:.3f}" if score is not None else "-",
                         train_progs=f"{vscore:.3f}" if vscore is not None else "-")
-    meta = {"training": {"iterations": sum(r["phase"] == "self-play" for r in log),
+    trainer.net = best[1]
+    big_after = heldout_score(trainer, big_val, baseline)
+    meta = {"training": {"init": (None if not args.init else
+                                  {"path": str(args.init),
+                                   "sha256": hashlib.sha256(Path(args.init).read_bytes()).hexdigest(),
+                                   "train_programs_argmax_over_heuristic": init_score,
+                                   "training": (init_meta or {}).get("training")}),
+                         "big_train_programs_argmax_over_heuristic":
+                             {"before": big_before, "kept": big_after},
+                         "cpsat_max_buffers": args.cpsat_max_buffers,
+                         "curve_max_buffers": args.curve_max_buffers,"iterations": sum(r["phase"] == "self-play" for r in log),
                          "seed": args.seed,
                          "pretrain_steps": args.pretrain_steps, "expert_moves": n_expert,
                          "cpsat_seconds": args.cpsat_seconds,
@@ -293,7 +342,8 @@ def main(argv=None) -> int:
     plot_curve(log, Path(args.plot))
     print(f"wrote {args.out} ({Path(args.out).stat().st_size / 1e6:.2f} MB), {args.log}, "
           f"{args.plot}; kept iteration {best[2]} (training programs {best[0]:.3f}); "
-          f"held-out argmax / heuristic last {score:.3f}", file=sys.stderr)
+          f"held-out argmax / heuristic last {score:.3f}; big training programs "
+          f"{big_before} -> {big_after}", file=sys.stderr)
     return 0
 
 

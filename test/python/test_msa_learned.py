@@ -177,6 +177,30 @@ def test_imitation_steps_fit_the_expert():
     assert after < 0.7 * before, (before, after)
 
 
+def test_self_imitation_keeps_only_argmax_games_faster_than_the_best_known(params):
+    """Big classes learn from the policy's own argmax games (train.Trainer.
+    self_imitate): a game joins the expert buffer only where it beats the
+    best game known for its instance, as one-hot targets of its own moves
+    and its own returns; the same network's games do not join twice."""
+    insts = [random_instance(s, num_ops=12, num_args=3, mode="offload") for s in range(3)]
+    classes = train.group_by_class([play.encode_padded(i, 16) for i in insts])
+    cd = classes[0]
+    assert len(cd.specs) == 3
+    tr = train.Trainer(classes, train.Config(seed=0), net=params)
+    cd.best_time = np.array([np.inf, 0.0, np.inf])       # instance 1: nothing beats 0
+    added = tr.self_imitate(cd)
+    n0, n2 = (cd.specs[k].inst.num_buffers for k in (0, 2))
+    assert added == n0 + n2 == cd.expert_rows
+    assert sorted(set(cd.expert["inst"].tolist())) == [0, 2]
+    final, _, acts, _ = play.play_batch(params, cd.arrays, cd.static, jax.random.PRNGKey(0))
+    rows0 = cd.expert["inst"] == 0
+    np.testing.assert_array_equal(cd.expert["policy"][rows0].argmax(1), np.asarray(acts)[0, :n0])
+    assert cd.best_time[0] == pytest.approx(float(final.time[0]), rel=1e-5)
+    scale = float(cd.static.scale[0])
+    assert cd.expert["value"][rows0][0] == pytest.approx((scale - cd.best_time[0]) / scale, rel=1e-4)
+    assert tr.self_imitate(cd) == 0
+
+
 def test_learned_assignments_validate_on_every_in_repo_instance(params):
     """The policy's argmax (batched per shape class) on every manifest instance."""
     groups: dict = {}
@@ -360,6 +384,35 @@ def test_polish_improves_a_game_and_never_makes_it_slower():
         # polishing the polished game again never makes it slower
         (again,), _, _ = agent.polish(batch, acts, passes=1)
         assert validate(inst, again).estimated_time <= v.estimated_time * (1 + 1e-6)
+
+
+def test_policy_seed_starts_the_kept_game_from_a_faster_game(params):
+    """With seed_games (the agent's policy_seed passes the policy's argmax
+    games), the root rule max_kept follows the seed from the first move, so
+    the played game is never slower than it; without the seed the same
+    short search ends slower (the seed here: the heuristic's game polished,
+    faster than anything a 2-simulation search finds)."""
+    inst = random_instance(21, num_ops=20, num_args=4, mode="offload")
+    batch = agent.encode_batch([inst], 16)
+    M = batch.arrays.order.shape[1]
+    sf, g = play.unstack(batch.static, 0), play.unstack(batch.arrays, 0)
+    heur, heur_acts = jax.jit(play.rollout_actions)(sf, game.init(g), jnp.zeros(M, jnp.int32))
+    (sol,), _, seed_acts = agent.polish(batch, heur_acts[None], passes=2)
+    seed_time = float(play.replay_batch(batch.arrays, seed_acts).time[0])
+    assert seed_time < float(heur) * (1 - 1e-3)
+    kw = dict(num_simulations=2, value_mode="rollout", value_scale=1.0, gumbel_scale=0.0,
+              root_rule="max_kept")
+    ends = {}
+    for name, seeds in (("none", None), ("seed", (jnp.array([seed_time], jnp.float32), seed_acts))):
+        final, _, played, kept = play.play_batch(params, batch.arrays, batch.static,
+                                                 jax.random.PRNGKey(0), seed_games=seeds, **kw)
+        ends[name] = float(play.replay_batch(batch.arrays, played).time[0])
+        assert float(kept[0][0]) <= ends[name] * (1 + 1e-5)
+    assert ends["seed"] <= seed_time * (1 + 1e-5) < ends["none"]
+    with pytest.raises(ValueError, match="seed_games"):
+        play.play_batch(params, batch.arrays, batch.static, jax.random.PRNGKey(0),
+                        num_simulations=2, value_mode="rollout",
+                        seed_games=(jnp.array([seed_time]), seed_acts))
 
 
 def test_big_program_encodes_and_plays_one_move(params):

@@ -42,6 +42,9 @@ ROLLOUT_MAX_BUCKET = 256
 DEFAULT_VALUE_SCALE = 1.0
 #: The heuristic's move is always a root candidate (play.search_moves).
 DEFAULT_HINT_ROOT = True
+#: Gumbel MuZero's number of root actions considered (sequential halving
+#: over the prior's top actions; mctx's ``max_num_considered_actions``).
+DEFAULT_MAX_CONSIDERED = 16
 #: Keep the best complete game seen whenever the leaf value is the rollout
 #: (play.play_batch ``best``): the search plays its own moves, and the
 #: agent returns the fastest of the games it saw: the played game, the
@@ -54,6 +57,12 @@ DEFAULT_HINT_ROOT = True
 #: (cnn_train-offload-75: raw 0.780 of the heuristic's time, fortified 1.000).
 DEFAULT_BEST = True
 DEFAULT_FORTIFY = False
+#: Seed the best game kept with the policy's own argmax game (one network
+#: pass per move, no search) beside the heuristic's: the kept game, which
+#: the root rule "max_kept" follows, starts as the faster of the two, so the
+#: search starts from what the network has learned where that beats the
+#: heuristic. Learned prior only (a uniform prior has no policy to play).
+DEFAULT_POLICY_SEED = True
 #: The search's root rule with the rollout value (play.ROOT_RULES): how the
 #: raw search picks its move. mctx's own rule compares the *mean* returns of
 #: the simulations through each move; in this deterministic game with an
@@ -168,6 +177,7 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
                value_scale: float | None = None, hint_root: bool | None = None,
                fortified: bool | None = None, best: bool | None = None,
                root_rule: str | None = None, polish: int | None = None,
+               max_considered: int | None = None, policy_seed: bool | None = None,
                return_actions: bool = False, return_raw: bool = False):
     """Plays every game of the batch; ``(solutions, wall seconds of the play)``
     (with ``return_actions``, also the games' moves [N, M], for ``polish``).
@@ -185,7 +195,8 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     the played game is the best one kept).
     ``polish``: local-improvement passes after the play (default
     ``DEFAULT_POLISH_PASSES`` after a search with the rollout value),
-    starting from the returned game. ``return_raw``: also return the
+    starting from the returned game. ``max_considered``: root actions
+    the search considers (default ``DEFAULT_MAX_CONSIDERED``). ``return_raw``: also return the
     played game's own solutions (before the best-game choice and polish)."""
     from . import play
     if simulations > 0:
@@ -203,12 +214,21 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
                      and not fortified else "mean")
     if polish is None:
         polish = default_polish(batch) if value_mode == "rollout" and simulations > 0 else 0
+    seeding = (best or root_rule == "max_kept") and not uniform and (
+        DEFAULT_POLICY_SEED if policy_seed is None else policy_seed)
+    seed_games = None
+    if seeding:
+        pol, _, pol_actions, _ = play.play_batch(net, batch.arrays, batch.static,
+                                                 jax.random.PRNGKey(seed))
+        seed_games = (pol.time, pol_actions)
     final, _, actions, kept = play.play_batch(
         net, batch.arrays, batch.static, jax.random.PRNGKey(seed), num_simulations=simulations,
         uniform=uniform, gumbel_scale=0.0, value_mode=value_mode,
         value_scale=DEFAULT_VALUE_SCALE if value_scale is None else value_scale,
         hint_root=(DEFAULT_HINT_ROOT and not uniform) if hint_root is None else hint_root,
-        fortified=fortified, best=best, root_rule=root_rule)
+        fortified=fortified, best=best, root_rule=root_rule,
+        max_considered=DEFAULT_MAX_CONSIDERED if max_considered is None else max_considered,
+        seed_games=seed_games)
     method = ("mcts-uniform" if uniform else "learned-mcts") if simulations > 0 else "learned-policy"
     sols = raw = _solutions(batch, final, method)
     if best and kept is not None:

@@ -53,28 +53,51 @@ def _action(spec, b: int, assignment, offs, legal) -> int:
 def replay(spec, solution) -> tuple[dict, float]:
     """Rows (step, choice, offset, live, time, action) of ``solution`` played
     through the game, and the replayed final time."""
-    legal_fn, step_fn = _jitted()
     by_id = {a.id: a for a in solution.buffers}
+    return _play(spec, lambda b, offs, legal: _action(spec, b, by_id[b], offs, legal))
+
+
+def replay_actions(spec, actions) -> tuple[dict, float]:
+    """``replay`` for a game given by its moves (``actions`` [M], in the
+    game's buffer order; an illegal move plays slow)."""
+    return _play(spec, lambda k, offs, legal: int(actions[k]) if legal[int(actions[k])] else 0,
+                 by_move=True)
+
+
+def _play(spec, pick, by_move: bool = False) -> tuple[dict, float]:
+    legal_fn, step_fn = _jitted()
     s = game.init(spec.arrays)
     rows = {k: [] for k in ("step", "choice", "offset", "live", "time", "action")}
-    for b in spec.order:
+    for k, b in enumerate(spec.order):
         legal, offs, _ = legal_fn(s)
-        a = _action(spec, b, by_id[b], np.asarray(offs), np.asarray(legal))
-        for k in ("step", "choice", "offset", "live", "time"):
-            rows[k].append(np.asarray(getattr(s, k)))
+        a = pick(k if by_move else b, np.asarray(offs), np.asarray(legal))
+        for name in ("step", "choice", "offset", "live", "time"):
+            rows[name].append(np.asarray(getattr(s, name)))
         rows["action"].append(a)
         s, _, _ = step_fn(s, jnp.int32(a))
     return {k: np.stack(v) for k, v in rows.items()}, float(s.time)
 
 
-def expert_rows(spec, scale: float, solutions, inst_index: int, num_actions: int) -> dict:
-    """Replay rows of the best (lowest replayed time) of ``solutions``, with
-    the trainer's ``policy`` (one-hot) and ``value`` (fraction of T0 still
-    saved) targets."""
-    games = [replay(spec, sol) for sol in solutions]
-    rows, final = min(games, key=lambda g: g[1])
+def _rows(rows: dict, final: float, scale: float, inst_index: int, num_actions: int) -> dict:
     n = len(rows["action"])
     rows["policy"] = np.eye(num_actions, dtype=np.float32)[rows.pop("action")]
     rows["value"] = ((rows["time"] - final) / scale).astype(np.float32)
     rows["inst"] = np.full(n, inst_index, np.int64)
     return rows
+
+
+def expert_rows(spec, scale: float, solutions, inst_index: int, num_actions: int,
+                return_time: bool = False):
+    """Replay rows of the best (lowest replayed time) of ``solutions``, with
+    the trainer's ``policy`` (one-hot) and ``value`` (fraction of T0 still
+    saved) targets (with ``return_time``, also that game's replayed time)."""
+    games = [replay(spec, sol) for sol in solutions]
+    rows, final = min(games, key=lambda g: g[1])
+    out = _rows(rows, final, scale, inst_index, num_actions)
+    return (out, final) if return_time else out
+
+
+def action_rows(spec, scale: float, actions, inst_index: int, num_actions: int) -> dict:
+    """``expert_rows`` for one game given by its moves (``replay_actions``)."""
+    rows, final = replay_actions(spec, actions)
+    return _rows(rows, final, scale, inst_index, num_actions)

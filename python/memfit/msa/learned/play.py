@@ -379,7 +379,7 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
                record: bool = False, gumbel_scale: float = 1.0, max_considered: int = 16,
                value_mode: str = "network", value_scale: float = 0.1,
                hint_root: bool = False, fortified: bool = False, best: bool = False,
-               root_rule: str = "mean"):
+               root_rule: str = "mean", seed_games=None):
     """Plays every game of the batch to the end. ``num_simulations=0`` plays
     the network's argmax. ``fortified``: keep an incumbent game (``fortify``).
     ``best`` (a search with the rollout value): also keep, beside the game
@@ -388,9 +388,14 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
     the rollouts from their nodes; the last search's tree holds the played
     game itself). ``root_rule`` (``ROOT_RULES``): how a search's move is
     chosen; "max_kept" implies ``best`` (the best games are its memory).
+    ``seed_games`` (with ``best``): complete games ``(estimated time [N],
+    actions [N, M])`` known before the search (the policy's argmax games),
+    kept from the start beside the heuristic's; with "max_kept" the search
+    then follows the faster of them until it finds a faster game.
     Returns ``(final states, trajectory or None, actions played [N, M],
     best games or None)``; the best games: ``(estimated time [N], actions
-    [N, M])``, never slower than the heuristic's game or the played game."""
+    [N, M])``, never slower than the heuristic's game, the seed games or
+    the played game."""
     if root_rule not in ROOT_RULES:
         raise ValueError(f"root_rule {root_rule!r}: expected one of {ROOT_RULES}")
     by_max = root_rule != "mean"
@@ -398,6 +403,8 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
     if (best or by_max) and (num_simulations == 0 or value_mode != "rollout"):
         raise ValueError(f"best=True / root_rule={root_rule!r} needs a search with the "
                          "rollout value (its leaf values are complete games)")
+    if seed_games is not None and not (best or root_rule == "max_kept"):
+        raise ValueError("seed_games needs best=True or root_rule='max_kept'")
     if by_max and fortified:
         raise ValueError("fortified=True plays mctx's own (mean) choice: root_rule='mean'")
     states = jax.vmap(game.init)(arrays)
@@ -410,6 +417,8 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
     if fortified or best:
         inc = jax.vmap(rollout_actions)(static, states, jnp.zeros((M,), jnp.int32)
                                         + jnp.zeros((states.step.shape[0], 1), jnp.int32))
+        if seed_games is not None and best:
+            inc = jax.vmap(keep_best)(*inc, *seed_games)
     else:
         inc = None
 

@@ -14,6 +14,17 @@ to a separate per-class expert buffer; ``learn`` draws ``expert_fraction``
 of every minibatch from it (all of it before any self-play), so that the
 self-play targets cannot make the policy drift far from the experts'.
 
+Big classes (above ``SEARCH_MAX_BUCKET`` buffers, the 1,000-4,000-buffer
+programs) are not played with search: a searched move there costs
+(simulations + 1) network evaluations and game steps at the 1,024-4,096
+bucket (minutes per game per simulation). They learn by *self-imitation*
+(``Trainer.self_imitate``, expert iteration with the argmax policy as the
+improver): the policy's argmax game of every instance is played; where it
+is faster than the best game known for the instance (the heuristic's, or an
+earlier argmax game), its moves join the class's expert buffer. So the
+network is trained at the sizes where the agent plays its argmax by
+default, on targets never slower than the heuristic's.
+
 Loss: cross-entropy to the improved policy + ``value_weight`` x squared error
 of the value, with AdamW.
 """
@@ -58,6 +69,7 @@ class ClassData:
     filled: int = 0
     cursor: int = 0
     expert: dict = field(default_factory=dict)
+    best_time: np.ndarray | None = None   # per instance: the fastest expert game (self-imitation)
 
     @property
     def expert_rows(self) -> int:
@@ -135,6 +147,15 @@ def update(net, opt_state, arrays, static, rows, *, opt, value_weight: float):
     return optax.apply_updates(net, upd), opt_state, loss, parts
 
 
+#: Classes above this buffer bucket learn by self-imitation, not search
+#: (agent.ROLLOUT_MAX_BUCKET: above it the agent's default is the argmax).
+SEARCH_MAX_BUCKET = 256
+
+
+def is_big(cd: ClassData) -> bool:
+    return cd.key[0] > SEARCH_MAX_BUCKET
+
+
 class Trainer:
     """Self-play + learning over a list of ClassData."""
 
@@ -160,6 +181,28 @@ class Trainer:
                                       record=True, value_mode=self.cfg.value_mode)
         targets = play.value_targets(traj, final.time, static.scale)
         return _add_to_replay(cd, idx, traj, targets, self.cfg.replay_size)
+
+    def self_imitate(self, cd: ClassData) -> int:
+        """Plays the policy's argmax game on every instance of the class;
+        each game faster than the best known for its instance (by more than
+        1e-6 of its time) adds its moves to the expert buffer, one-hot
+        targets and its own returns as value targets. Returns rows added."""
+        from . import imitate
+        final, _, actions, _ = play.play_batch(self.net, cd.arrays, cd.static,
+                                               jax.random.PRNGKey(0), record=False)
+        times = np.asarray(final.time)
+        acts = np.asarray(actions)
+        if cd.best_time is None:
+            cd.best_time = np.full(len(cd.specs), np.inf)
+        added = 0
+        for i, spec in enumerate(cd.specs):
+            if times[i] < cd.best_time[i] * (1 - 1e-6):
+                rows = imitate.action_rows(spec, float(cd.static.scale[i]), acts[i], i,
+                                           spec.num_actions)
+                cd.add_expert(rows)
+                cd.best_time[i] = times[i]
+                added += len(rows["step"])
+        return added
 
     def learn(self, cd: ClassData, steps: int | None = None) -> tuple[float, float, float]:
         """Gradient steps on the class's replay; mean (loss, policy, value)."""
