@@ -16,6 +16,15 @@ Gumbel MuZero, half of every minibatch still drawn from the expert games.
 CP-SAT under a wall-time limit is not deterministic: its solutions are
 cached (bench/out/msa_expert_cache) so that reruns repeat.
 
+The manifest's 1,000+-buffer training programs (classes above
+train.SEARCH_MAX_BUCKET) are never searched: their expert games are the
+heuristic's (CP-SAT only up to --cpsat-max-buffers), replaced by the
+policy's own argmax game wherever that is faster (train.Trainer.
+self_imitate, at the start and at the class's self-play turns). The curve's
+held-out score covers held-out instances up to --curve-max-buffers; the big
+training programs are scored before and after only. --init CHECKPOINT
+fine-tunes from a checkpoint (recorded with its sha256 in the meta).
+
     .venv/bin/python bench/train_msa_agent.py [--iterations 100] [--seed 0]
         [--out python/memfit/msa/learned/agent.npz] [--log bench/msa_agent_log.json]
 

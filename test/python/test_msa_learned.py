@@ -179,19 +179,26 @@ def test_imitation_steps_fit_the_expert():
 
 def test_self_imitation_keeps_only_argmax_games_faster_than_the_best_known(params):
     """Big classes learn from the policy's own argmax games (train.Trainer.
-    self_imitate): a game joins the expert buffer only where it beats the
-    best game known for its instance, as one-hot targets of its own moves
-    and its own returns; the same network's games do not join twice."""
+    self_imitate): a game replaces an instance's expert rows only where it
+    beats the best game known for it, as one-hot targets of its own moves
+    and its own returns (the slower game's rows go: conflicting targets);
+    the same network's games do not join twice."""
+    from memfit.msa import heuristic
+    from memfit.msa.learned import imitate
     insts = [random_instance(s, num_ops=12, num_args=3, mode="offload") for s in range(3)]
     classes = train.group_by_class([play.encode_padded(i, 16) for i in insts])
     cd = classes[0]
     assert len(cd.specs) == 3
+    for i in (0, 1):     # earlier expert rows: the heuristic's games
+        cd.add_expert(imitate.expert_rows(cd.specs[i], float(cd.static.scale[i]),
+                                          [heuristic.assign(cd.specs[i].inst)], i,
+                                          cd.specs[i].num_actions))
     tr = train.Trainer(classes, train.Config(seed=0), net=params)
     cd.best_time = np.array([np.inf, 0.0, np.inf])       # instance 1: nothing beats 0
     added = tr.self_imitate(cd)
-    n0, n2 = (cd.specs[k].inst.num_buffers for k in (0, 2))
-    assert added == n0 + n2 == cd.expert_rows
-    assert sorted(set(cd.expert["inst"].tolist())) == [0, 2]
+    n0, n1, n2 = (cd.specs[k].inst.num_buffers for k in (0, 1, 2))
+    assert added == n0 + n2 and cd.expert_rows == n0 + n1 + n2
+    assert sorted(set(cd.expert["inst"].tolist())) == [0, 1, 2]
     final, _, acts, _ = play.play_batch(params, cd.arrays, cd.static, jax.random.PRNGKey(0))
     rows0 = cd.expert["inst"] == 0
     np.testing.assert_array_equal(cd.expert["policy"][rows0].argmax(1), np.asarray(acts)[0, :n0])

@@ -80,6 +80,14 @@ class ClassData:
         self.expert = ({k: np.concatenate([self.expert[k], v]) for k, v in rows.items()}
                        if self.expert else dict(rows))
 
+    def replace_expert(self, inst_index: int, rows: dict) -> None:
+        """The expert rows of one instance replaced by ``rows`` (a faster
+        game: the slower game's moves must not stay as conflicting targets)."""
+        if self.expert:
+            keep = self.expert["inst"] != inst_index
+            self.expert = {k: v[keep] for k, v in self.expert.items()}
+        self.add_expert(rows)
+
 
 def group_by_class(encoded) -> list[ClassData]:
     """``encoded``: ``[(spec, static)]`` -> one ClassData per shape class."""
@@ -185,8 +193,9 @@ class Trainer:
     def self_imitate(self, cd: ClassData) -> int:
         """Plays the policy's argmax game on every instance of the class;
         each game faster than the best known for its instance (by more than
-        1e-6 of its time) adds its moves to the expert buffer, one-hot
-        targets and its own returns as value targets. Returns rows added."""
+        1e-6 of its time) replaces that instance's expert rows (one-hot
+        targets of its moves, its own returns as value targets). Returns the
+        rows added."""
         from . import imitate
         final, _, actions, _ = play.play_batch(self.net, cd.arrays, cd.static,
                                                jax.random.PRNGKey(0), record=False)
@@ -199,7 +208,7 @@ class Trainer:
             if times[i] < cd.best_time[i] * (1 - 1e-6):
                 rows = imitate.action_rows(spec, float(cd.static.scale[i]), acts[i], i,
                                            spec.num_actions)
-                cd.add_expert(rows)
+                cd.replace_expert(i, rows)
                 cd.best_time[i] = times[i]
                 added += len(rows["step"])
         return added
