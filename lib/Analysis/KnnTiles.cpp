@@ -116,7 +116,11 @@ std::optional<KnnTiles> memfit::chooseKnnTiles(mlir::Type et, int64_t m, int64_t
     }
   if (!best)
     return std::nullopt;
-  Pick p = *best;
-  p = pick(balanced(m, p.chunk, 8), static_cast<double>(p.tileBlocks * block * p.chunk));
+  // Even chunks (the last one recomputes least); the same area leaves the
+  // tile a little longer, so keep the uneven pick if that no longer fits.
+  Pick p = pick(balanced(m, best->chunk, 8),
+                static_cast<double>(best->tileBlocks * block * best->chunk));
+  if (!fits(p))
+    p = *best;
   return KnnTiles{p.chunk, block, p.tileBlocks, blocks, kept, p.part, p.bytes};
 }
