@@ -696,6 +696,12 @@ Value memfit::buildReshape(OpBuilder &b, Location loc, RankedTensorType type,
   return buildGenericOp(b, loc, "stablehlo.reshape", {operand}, {type})->getResult(0);
 }
 
+Operation *memfit::buildOptimizationBarrier(OpBuilder &b, Location loc,
+                                            ValueRange operands) {
+  return buildGenericOp(b, loc, "stablehlo.optimization_barrier", operands,
+                        operands.getTypes());
+}
+
 Value memfit::buildTranspose(OpBuilder &b, Location loc, Value operand,
                              llvm::ArrayRef<int64_t> perm) {
   auto in = llvm::cast<RankedTensorType>(operand.getType());

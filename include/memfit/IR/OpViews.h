@@ -330,6 +330,10 @@ mlir::Value buildReshape(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::RankedTensorType type, mlir::Value operand);
 mlir::Value buildTranspose(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value operand, llvm::ArrayRef<int64_t> perm);
+/// `stablehlo.optimization_barrier` of `operands`: its results are the
+/// operands, which XLA computes before the barrier and never fuses across it.
+mlir::Operation *buildOptimizationBarrier(mlir::OpBuilder &b, mlir::Location loc,
+                                          mlir::ValueRange operands);
 mlir::Value buildConvert(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::RankedTensorType type, mlir::Value operand);
 mlir::Value buildElementwise(mlir::OpBuilder &b, mlir::Location loc,

@@ -343,13 +343,6 @@ Value foldedExpanded(OpBuilder &b, Location loc, Value qc, Value xc, Value xn) {
   return bin(b, loc, "stablehlo.subtract", twice, buildBroadcastInDim(b, loc, mn, xn, {1}));
 }
 
-Value barrier(OpBuilder &b, Location loc, ValueRange vs) {
-  SmallVector<Type> types;
-  for (Value v : vs)
-    types.push_back(v.getType());
-  return buildGenericOp(b, loc, "stablehlo.optimization_barrier", vs, types)->getResult(0);
-}
-
 /// Stage 1': the maxima of 2 q.x - |x|^2 (foldedExpanded) over every block
 /// of B points for the centred query chunk qc [C, D], in a loop over point
 /// tiles: [C, N / B] keys, and the largest |x - centre|^2 (the
@@ -377,8 +370,7 @@ std::pair<Value, Value> tileMaxima(OpBuilder &b, Location loc, const KnnTiles &t
   // ynn fusion of the GEMM recomputes them for every row block of its
   // output (1.6x slower, README).
   Value xn = squaredNorm(b, loc, xc, 1);
-  Operation *once = buildGenericOp(b, loc, "stablehlo.optimization_barrier", {xc, xn},
-                                   {xc.getType(), xn.getType()});
+  Operation *once = buildOptimizationBarrier(b, loc, {xc, xn});
   Value s = foldedExpanded(b, loc, arg(2), once->getResult(0), once->getResult(1));
   Value keys = buildReshape(b, loc, tensorOf({c, t.tileBlocks, t.block}, et), s);
   Value mx = buildReduce(b, loc, orderKeys(b, loc, keys), lowestKey(b, loc, kt), {2},
@@ -386,8 +378,9 @@ std::pair<Value, Value> tileMaxima(OpBuilder &b, Location loc, const KnnTiles &t
   // The block maxima made on their own before they are stored: fused with
   // the in-place update, XLA:CPU runs the reduction on one thread (measured
   // 0.89x the loop's time with the barrier, README).
-  Value maxima =
-      buildDynamicUpdateSlice(b, loc, arg(1), barrier(b, loc, {mx}), {scalarI32(b, loc, 0), first});
+  Value maxima = buildDynamicUpdateSlice(b, loc, arg(1),
+                                         buildOptimizationBarrier(b, loc, {mx})->getResult(0),
+                                         {scalarI32(b, loc, 0), first});
   // stablehlo.maximum propagates NaN: a NaN point fails every certificate
   Value maxNorm = bin(b, loc, "stablehlo.maximum", arg(5),
                       buildReduce(b, loc, once->getResult(1), noNorm, {0}, "stablehlo.maximum"));

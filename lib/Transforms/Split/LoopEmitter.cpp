@@ -387,9 +387,7 @@ void LoopEmitter::emitRemainder(OpBuilder &b, Location loc, Operation *loop,
   for (unsigned k = 1; k < state.size(); ++k)
     if (bytesOf(state[k]) < bytesOf(state[tie]))
       tie = k;
-  Operation *barrier = buildGenericOp(
-      b, loc, "stablehlo.optimization_barrier", {loop->getResult(0), state[tie]},
-      {loop->getResult(0).getType(), state[tie].getType()});
+  Operation *barrier = buildOptimizationBarrier(b, loc, {loop->getResult(0), state[tie]});
   Value counter = barrier->getResult(0);
   state[tie] = barrier->getResult(1);
   Value start =

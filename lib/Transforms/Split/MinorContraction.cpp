@@ -41,8 +41,7 @@ SmallVector<int64_t> swapLastTwo(int64_t nb) {
 /// dot's dimension numbers and undo the rewrite.
 Value barrierTranspose(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm) {
   Value t = buildTranspose(b, loc, v, perm);
-  return buildGenericOp(b, loc, "stablehlo.optimization_barrier", {t}, {t.getType()})
-      ->getResult(0);
+  return buildOptimizationBarrier(b, loc, {t})->getResult(0);
 }
 
 /// precision_config lists the operands' precisions in order: swapped with
