@@ -157,6 +157,17 @@ Value column(OpBuilder &b, Location loc, Value m, int64_t col) {
   return buildReshape(b, loc, tensorOf({rows}, t.getElementType()), s);
 }
 
+/// The last (smallest) of each row of top_k's values [n, j], as [n]. A
+/// reduce, not a slice at j - 1: XLA:CPU's TopkRewriter gives a top_k its
+/// TopK kernel only when every user of the sort it decomposes into is a
+/// slice from 0, and a second slice at j - 1 left the candidates' top_k a
+/// full stable sort of each row (31 of 290 ms at bench_race's kNN, README).
+/// Rows holding NaN fail their certificate whatever this returns.
+Value lastOfTopK(OpBuilder &b, Location loc, Value vals) {
+  Type et = elementTypeOf(vals);
+  return buildReduce(b, loc, vals, splat(b, loc, et, {}, INFINITY), {1}, "stablehlo.minimum");
+}
+
 /// The mean row of x [N, D]: centring on it leaves distances unchanged and
 /// shrinks the norms that the expanded form's rounding error grows with.
 Value meanRow(OpBuilder &b, Location loc, Value x) {
@@ -214,7 +225,7 @@ Candidates selectCandidates(OpBuilder &b, Location loc, Value q, Value x,
   Value qc = centred(b, loc, q, centre), xc = centred(b, loc, x, centre);
   Value qn = squaredNorm(b, loc, qc, 1), xn = squaredNorm(b, loc, xc, 1);
   auto [vals, idx] = buildTopK(b, loc, negatedExpanded(b, loc, qc, qn, xc, xn), kp);
-  Value kth = buildGenericOp(b, loc, "stablehlo.negate", {column(b, loc, vals, kp - 1)},
+  Value kth = buildGenericOp(b, loc, "stablehlo.negate", {lastOfTopK(b, loc, vals)},
                              {tensorOf({m}, et)})
                   ->getResult(0);
   Value maxNorm = buildReduce(b, loc, xn, splat(b, loc, et, {}, -INFINITY), {0},
@@ -411,8 +422,8 @@ ChunkResult candidatesOf(OpBuilder &b, Location loc, const KnnTiles &t, Value ma
       k);
   // f32/f64 keys' image is the value itself: the KB-th largest block maximum
   // of 2 q.x - |x|^2, so |q|^2 minus it is the KB-th smallest expanded one.
-  Value kthBlock = bin(b, loc, "stablehlo.subtract", qn, column(b, loc, top, t.keptBlocks - 1));
-  Value kth = buildGenericOp(b, loc, "stablehlo.negate", {column(b, loc, vals, k - 1)},
+  Value kthBlock = bin(b, loc, "stablehlo.subtract", qn, lastOfTopK(b, loc, top));
+  Value kth = buildGenericOp(b, loc, "stablehlo.negate", {lastOfTopK(b, loc, vals)},
                              {tensorOf({c}, et)})
                   ->getResult(0);
   Candidates bound{kthBlock, pos, qn, maxNorm};

@@ -12,7 +12,11 @@
 // CHECK: %[[MEAN:.*]] = "stablehlo.divide"(%[[SUM]]
 // CHECK: "stablehlo.dot_general"
 // CHECK-SAME: -> tensor<16x64xf32>
-// CHECK: "chlo.top_k"({{.*}}) <{k = 18 : i64}>
+// CHECK: %[[CAND:.*]]:2 = "chlo.top_k"({{.*}}) <{k = 18 : i64}>
+// CHECK-NOT: "stablehlo.slice"(%[[CAND]]#0)
+// CHECK: "stablehlo.reduce"(%[[CAND]]#0, %{{.*}})
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: "stablehlo.minimum"
 // CHECK: "stablehlo.gather"(%arg0,
 // CHECK-SAME: -> tensor<16x18x8xf32>
 // CHECK: {memfit.exact_distance}

@@ -38,7 +38,13 @@
 // CHECK: "stablehlo.gather"
 // CHECK-SAME: -> tensor<32x91x4xf32>
 // CHECK: {memfit.exact_distance}
-// CHECK: "chlo.top_k"({{.*}}) <{k = 2 : i64}> {memfit.two_stage} : (tensor<32x91xf32>)
+// CHECK: %[[TOP:.*]]:2 = "chlo.top_k"({{.*}}) <{k = 2 : i64}> {memfit.two_stage} : (tensor<32x91xf32>)
+// The k-th value is the minimum of the top_k's values, not a slice at k - 1
+// (which would keep XLA:CPU from giving this top_k its TopK kernel).
+// CHECK-NOT: "stablehlo.slice"(%[[TOP]]#0)
+// CHECK: "stablehlo.reduce"(%[[TOP]]#0, %{{.*}})
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: "stablehlo.minimum"
 // CHECK: comparison_direction GT
 // CHECK: "stablehlo.dynamic_update_slice"({{.*}}) : (tensor<64x2xi32>, tensor<32x2xi32>
 // CHECK: "stablehlo.while"
