@@ -30,7 +30,9 @@
 //     centred per tile: no centred copy of x) computes the [C, NB] expanded
 //     distances, small enough to stay in L2, and keeps only the maximum of
 //     -expanded of every block of B points (integer keys of lax.top_k's
-//     order); then top_k of a row's N / B maxima picks KB = k + 8 blocks;
+//     order); then top_k of a row's N / B maxima picks KB = k + 8 blocks
+//     (itself in two stages when TwoStageTopK's model says so: XLA:CPU's
+//     TopK runs on one core, the maxima of maxima on both);
 //  2'. every point of the picked blocks (and the last N mod B points) gets
 //     its distance by the program's own formula, and top_k of those, taken
 //     in increasing position, orders them as lax.top_k (ties to the lower
@@ -412,7 +414,7 @@ ChunkResult candidatesOf(OpBuilder &b, Location loc, const KnnTiles &t, Value ma
   int64_t c = qt.getDimSize(0), d = qt.getDimSize(1);
   int64_t n = llvm::cast<RankedTensorType>(x.getType()).getDimSize(0);
   // The KB blocks with the largest maxima, in increasing block order.
-  auto [top, blocks] = markedTopK(b, loc, fastImage(b, loc, maxima, et), t.keptBlocks);
+  auto [top, blocks] = topKOfRows(b, loc, fastImage(b, loc, maxima, et), t.keptBlocks);
   Value picked = buildSort(b, loc, {blocks}, 1)->getResult(0);
   Value pos = blockPositions(b, loc, picked, t.block, t.blocks * t.block,
                              n - t.blocks * t.block);

@@ -34,6 +34,12 @@ mlir::Value fastImage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value keys,
 /// The smallest key of integer type `kt`: a max-reduction's initial value.
 mlir::Value lowestKey(mlir::OpBuilder &b, mlir::Location loc, mlir::Type kt);
 
+/// lax.top_k of rows [P, n]: its values and positions, in the two-stage
+/// form (TwoStageTopK.cpp) when the cost model picks a block for such rows,
+/// else as one marked top_k.
+std::pair<mlir::Value, mlir::Value> topKOfRows(mlir::OpBuilder &b, mlir::Location loc,
+                                               mlir::Value rows, int64_t k);
+
 /// chlo.top_k marked with kTwoStageAttr.
 std::pair<mlir::Value, mlir::Value> markedTopK(mlir::OpBuilder &b, mlir::Location loc,
                                                mlir::Value v, int64_t k);

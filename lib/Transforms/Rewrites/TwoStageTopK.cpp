@@ -98,7 +98,37 @@ std::pair<Value, Value> finishOnCandidates(OpBuilder &b, Location loc, Value can
   return {takeAlongRows(b, loc, cand, at, {}), at};
 }
 
+
+/// Stages 1-3 on rows [P, n]: the values and positions of their top k.
+std::pair<Value, Value> inTwoStages(OpBuilder &b, Location loc, const BlockPlan &p, Value rows) {
+  Type et = llvm::cast<RankedTensorType>(rows.getType()).getElementType();
+  Value main = p.remainder ? sliceColumns(b, loc, rows, 0, p.full * p.block) : rows;
+  Value blocks = buildReshape(b, loc, tensorOf({p.rows, p.full, p.block}, et), main);
+
+  Value picked = pickBlocks(b, loc, p, blockMaxima(b, loc, p, blocks), et);
+  Value cand = buildReshape(b, loc, tensorOf({p.rows, p.k * p.block}, et),
+                            takeAlongRows(b, loc, blocks, picked, {p.block}));
+  if (p.remainder)
+    cand = buildConcatenate(b, loc, {cand, sliceColumns(b, loc, rows, p.full * p.block, p.n)},
+                            1);
+  auto [vals, at] = finishOnCandidates(b, loc, cand, p.k);
+  Value positions =
+      blockPositions(b, loc, picked, p.block, p.full * p.block, p.remainder);
+  return {vals, takeAlongRows(b, loc, positions, at, {})};
+}
+
 } // namespace
+
+std::pair<Value, Value> memfit::topKOfRows(OpBuilder &b, Location loc, Value rows, int64_t k) {
+  auto t = llvm::cast<RankedTensorType>(rows.getType());
+  Type et = t.getElementType();
+  int64_t n = t.getDimSize(1);
+  std::optional<TwoStageBlocks> two = twoStageTopK(et, n, k);
+  if (!two || !hasOrderKeys(et))
+    return markedTopK(b, loc, rows, k);
+  BlockPlan p{t.getDimSize(0), n, k, two->block, n / two->block, n % two->block};
+  return inTwoStages(b, loc, p, rows);
+}
 
 bool memfit::rewriteTwoStageTopK(Operation *op) {
   auto plan = planBlocks(op);
@@ -110,17 +140,7 @@ bool memfit::rewriteTwoStageTopK(Operation *op) {
   Value operand = op->getOperand(0);
   Type et = llvm::cast<RankedTensorType>(operand.getType()).getElementType();
   Value rows = reshapeTo(b, loc, tensorOf({p.rows, p.n}, et), operand);
-  Value main = p.remainder ? sliceColumns(b, loc, rows, 0, p.full * p.block) : rows;
-  Value blocks = buildReshape(b, loc, tensorOf({p.rows, p.full, p.block}, et), main);
-
-  Value picked = pickBlocks(b, loc, p, blockMaxima(b, loc, p, blocks), et);
-  Value cand = buildReshape(b, loc, tensorOf({p.rows, p.k * p.block}, et),
-                            takeAlongRows(b, loc, blocks, picked, {p.block}));
-  if (p.remainder)
-    cand = buildConcatenate(b, loc, {cand, sliceColumns(b, loc, rows, p.full * p.block, p.n)},
-                            1);
-  auto [vals, at] = finishOnCandidates(b, loc, cand, p.k);
-  Value idx = takeAlongRows(b, loc, blockPositions(b, loc, picked, p.block, p.full * p.block, p.remainder), at, {});
+  auto [vals, idx] = inTwoStages(b, loc, p, rows);
 
   auto vt = llvm::cast<RankedTensorType>(op->getResult(0).getType());
   auto it = llvm::cast<RankedTensorType>(op->getResult(1).getType());

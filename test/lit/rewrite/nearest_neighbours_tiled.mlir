@@ -65,6 +65,35 @@ func.func @knn_tiled(%arg0: tensor<4096x4xf32>, %arg1: tensor<64x4xf32>) -> (ten
   return %7#0, %7#1 : tensor<64x2xf32>, tensor<64x2xi32>
 }
 
+// Long rows of block maxima (200,000 points: 6,250 blocks of 32) are picked
+// from in two stages themselves (TwoStageTopK's model): maxima of 32 block
+// maxima, top_k of those, then top_k of the picked groups' maxima and the
+// 10 left over, never a top_k over a row of 6,250.
+// CHECK-LABEL: func.func @knn_tiled_long_rows
+// CHECK: {memfit.knn_loop}
+// CHECK-NOT: "chlo.top_k"{{.*}}(tensor<4x6250xf32>)
+// CHECK: "stablehlo.reduce"
+// CHECK: -> tensor<4x195xi32>
+// CHECK: "chlo.top_k"({{.*}}) <{k = 10 : i64}> {memfit.two_stage} : (tensor<4x195xf32>)
+// CHECK: "chlo.top_k"({{.*}}) <{k = 10 : i64}> {memfit.two_stage} : (tensor<4x330xf32>)
+// CHECK-NOT: "chlo.top_k"{{.*}}(tensor<4x6250xf32>)
+// CHECK: {memfit.exact_distance}
+func.func @knn_tiled_long_rows(%arg0: tensor<200000x4xf32>, %arg1: tensor<64x4xf32>) -> (tensor<64x2xf32>, tensor<64x2xi32>) {
+  %0 = "stablehlo.broadcast_in_dim"(%arg1) <{broadcast_dimensions = array<i64: 0, 2>}> : (tensor<64x4xf32>) -> tensor<64x200000x4xf32>
+  %1 = "stablehlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = array<i64: 1, 2>}> : (tensor<200000x4xf32>) -> tensor<64x200000x4xf32>
+  %2 = "stablehlo.subtract"(%0, %1) : (tensor<64x200000x4xf32>, tensor<64x200000x4xf32>) -> tensor<64x200000x4xf32>
+  %3 = "stablehlo.multiply"(%2, %2) : (tensor<64x200000x4xf32>, tensor<64x200000x4xf32>) -> tensor<64x200000x4xf32>
+  %4 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+  %5 = "stablehlo.reduce"(%3, %4) <{dimensions = array<i64: 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "stablehlo.return"(%s) : (tensor<f32>) -> ()
+  }) : (tensor<64x200000x4xf32>, tensor<f32>) -> tensor<64x200000xf32>
+  %6 = "stablehlo.negate"(%5) : (tensor<64x200000xf32>) -> tensor<64x200000xf32>
+  %7:2 = "chlo.top_k"(%6) <{k = 2 : i64}> : (tensor<64x200000xf32>) -> (tensor<64x2xf32>, tensor<64x2xi32>)
+  return %7#0, %7#1 : tensor<64x2xf32>, tensor<64x2xi32>
+}
+
 // When the tile (52 blocks) does not divide the 410 blocks of 10, the last
 // tile starts at block 358; when the part (32 rows) does not divide the 60
 // queries, the last part starts at row 28: they recompute blocks and rows,
