@@ -107,3 +107,21 @@ def test_memory_limit_bounds_the_query_chunk():
     text = g.lower(q, x).as_text()
     assert text.count("stablehlo.while") >= 3 and "600x20000" not in text
     assert xla_bytes(g.lower(q, x).compile(compiler_options=ACCOUNTING_OPTIONS)) <= limit
+
+
+@pytest.mark.parametrize("kind", ["gaussian32", "offset3", "grid3", "nan_point"])
+def test_long_rows_pick_blocks_in_two_stages(kind):
+    # 200,003 points: 6,250 blocks of 32 and 3 left over, so that a row's
+    # block maxima are themselves picked from in two stages (top_k of the
+    # maxima of groups of maxima, TwoStageTopK's model), never one top_k
+    # over all 6,250 of them; still lax.top_k's values and indices.
+    q, x = (jnp.asarray(a, jnp.float32)
+            for a in _data(kind, np.random.default_rng(4), m=13, n=200_003))
+    g = memfit.jit(_knn(10), passes=TILED)
+    text = g.lower(q, x).as_text()
+    # the k + 8 = 18 blocks' top_k (the repair loop's own rows are others)
+    widths = [int(w) for w in re.findall(r"chlo.top_k\(%\w+, k = 18\).*: tensor<\d+x(\d+)xf32>", text)]
+    assert len(widths) == 2 and max(widths) < 6250, widths
+    want, got = jax.jit(_knn(10))(q, x), g(q, x)
+    np.testing.assert_array_equal(np.asarray(got[1]), np.asarray(want[1]))
+    np.testing.assert_array_equal(np.asarray(got[0]), np.asarray(want[0]))
