@@ -99,8 +99,9 @@ def _exact_row(q0, x, k, nb):
 
 def knn_two_level(k, c, nb, b, kb, part=0):
     """Exact kNN in a two-level loop (module docstring), the structure
-    memfit emits; returns (values, indices) as lax.top_k(-d, k), and the
-    number of uncertified rows. ``part``: rows whose candidates are made at
+    memfit emits (except that memfit picks from long rows of block maxima
+    in two stages, TwoStageTopK's model; here one top_k); returns (values,
+    indices) as lax.top_k(-d, k), and the number of uncertified rows. ``part``: rows whose candidates are made at
     once (0: the whole chunk)."""
     part = part or c
 
@@ -123,8 +124,10 @@ def knn_two_level(k, c, nb, b, kb, part=0):
             pos = (jnp.sort(blocks, 1)[:, :, None] * b + jnp.arange(b)).reshape(-1, kb * b)
             d = jnp.sum((q0[:, None, :] - x[pos]) ** 2, -1)
             v, at = lax.top_k(-d, k)
-            lower = (qq - top[:, -1] - expanded_bound * (qq + max_norm)) * (1.0 - direct_bound)
-            good = (lower > -v[:, -1]) & jnp.all(d == d, 1)
+            # the last of each top_k as a min, not a slice at kb - 1 / k - 1:
+            # with that slice XLA:CPU sorts the whole row instead of its TopK
+            lower = (qq - jnp.min(top, 1) - expanded_bound * (qq + max_norm)) * (1.0 - direct_bound)
+            good = (lower > -jnp.min(v, 1)) & jnp.all(d == d, 1)
             return v, jnp.take_along_axis(pos, at, 1), good
 
         def chunk(i, acc):
