@@ -98,7 +98,6 @@ std::pair<Value, Value> finishOnCandidates(OpBuilder &b, Location loc, Value can
   return {takeAlongRows(b, loc, cand, at, {}), at};
 }
 
-
 /// Stages 1-3 on rows [P, n]: the values and positions of their top k.
 std::pair<Value, Value> inTwoStages(OpBuilder &b, Location loc, const BlockPlan &p, Value rows) {
   Type et = llvm::cast<RankedTensorType>(rows.getType()).getElementType();
@@ -112,8 +111,7 @@ std::pair<Value, Value> inTwoStages(OpBuilder &b, Location loc, const BlockPlan 
     cand = buildConcatenate(b, loc, {cand, sliceColumns(b, loc, rows, p.full * p.block, p.n)},
                             1);
   auto [vals, at] = finishOnCandidates(b, loc, cand, p.k);
-  Value positions =
-      blockPositions(b, loc, picked, p.block, p.full * p.block, p.remainder);
+  Value positions = blockPositions(b, loc, picked, p.block, p.full * p.block, p.remainder);
   return {vals, takeAlongRows(b, loc, positions, at, {})};
 }
 
