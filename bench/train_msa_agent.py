@@ -25,6 +25,15 @@ held-out score covers held-out instances up to --curve-max-buffers; the big
 training programs are scored before and after only. --init CHECKPOINT
 fine-tunes from a checkpoint (recorded with its sha256 in the meta).
 
+Expert iteration (--search-experts R, after imitation): R rounds, each
+playing the agent's own default (the search with the policy seed, root rule
+max_kept, polish) on every training instance up to
+--search-expert-max-bucket buffers; its game replaces the instance's expert
+game where faster (train.imitate_faster_games), then --search-expert-steps
+imitation steps. The prior then imitates games beyond the heuristic's (the
+search's rollout already plays the heuristic's plans); --save-rounds keeps
+each round's network (OUT.roundN.npz) for bench/diag_msa_prior.py.
+
     .venv/bin/python bench/train_msa_agent.py [--iterations 100] [--seed 0]
         [--out python/memfit/msa/learned/agent.npz] [--log bench/msa_agent_log.json]
 
@@ -187,13 +196,13 @@ def add_experts(classes, cpsat_seconds: float, cache: Path | None,
     return n
 
 
-def pretrain(trainer, classes, steps: int, log: list, t_start: float) -> None:
+def pretrain(trainer, classes, steps: int, log: list, t_start: float, round_: int = 0) -> None:
     """Supervised steps on the expert buffers, classes in proportion to their rows."""
     from memfit._optional import require
     tqdm = require("tqdm", "training the learned player").tqdm
     import numpy as np
     w = np.array([cd.expert_rows for cd in classes], float)
-    rng = np.random.default_rng(trainer.cfg.seed + 1)
+    rng = np.random.default_rng(trainer.cfg.seed + 1 + 1000 * round_)
     bar = tqdm(range(steps), desc="imitation")
     for k in bar:
         cd = classes[rng.choice(len(classes), p=w / w.sum())]
@@ -204,6 +213,36 @@ def pretrain(trainer, classes, steps: int, log: list, t_start: float) -> None:
                         "class": list(cd.key), "loss": loss, "policy_loss": pl,
                         "value_loss": vl, "heldout": None, "train_programs": None})
             bar.set_postfix(loss=f"{loss:.3f}", policy=f"{pl:.3f}", value=f"{vl:.4f}")
+
+
+def search_experts(trainer, classes, simulations: int, max_bucket: int) -> tuple[int, int]:
+    """Expert iteration: the agent's own play (agent.play_batch's default:
+    the search with the policy seed, root rule max_kept and polish) on every
+    training instance of the classes up to ``max_bucket`` buffers; where its
+    game is faster than the best expert game known (the heuristic's,
+    CP-SAT's, an earlier round's), it replaces that instance's expert rows
+    (train.imitate_faster_games). The prior then learns moves the search
+    found beyond the heuristic's, which the search's rollout already plays.
+    Returns (rows added, instances improved)."""
+    import numpy as np
+    from memfit.msa.learned import agent, play, train
+    rows = improved = 0
+    for cd in classes:
+        if cd.key[0] > max_bucket:
+            continue
+        t0 = time.process_time()
+        batch = agent.Batch(cd.specs, cd.arrays, cd.static, 0.0)
+        _, _, acts = agent.play_batch(batch, simulations=simulations, params=trainer.net,
+                                      return_actions=True)
+        times = np.asarray(play.replay_batch(cd.arrays, acts).time)
+        before = cd.best_time.copy()
+        rows += train.imitate_faster_games(cd, times, np.asarray(acts))
+        gain = cd.best_time < before * (1 - 1e-6)
+        improved += int(gain.sum())
+        print(f"  search experts {cd.key}: {len(cd.specs)} games, faster than the best known on "
+              f"{int(gain.sum())} (geomean {np.exp(np.mean(np.log(cd.best_time / before))):.4f}), "
+              f"{time.process_time() - t0:.0f} s CPU", file=sys.stderr, flush=True)
+    return rows, improved
 
 
 def main(argv=None) -> int:
@@ -232,6 +271,15 @@ def main(argv=None) -> int:
                          "(the 1,000+-buffer held-out programs take minutes per argmax game)")
     ap.add_argument("--no-big", action="store_true",
                     help="leave out the manifest's 1,000+-buffer training programs")
+    ap.add_argument("--search-experts", type=int, default=0,
+                    help="expert-iteration rounds after imitation: the agent's own searched and "
+                         "polished games join the expert games where faster, then "
+                         "--search-expert-steps imitation steps (search_experts)")
+    ap.add_argument("--search-expert-steps", type=int, default=300)
+    ap.add_argument("--save-rounds", action="store_true",
+                    help="also write each expert-iteration round's network to OUT.roundN.npz")
+    ap.add_argument("--search-expert-sims", type=int, default=16)
+    ap.add_argument("--search-expert-max-bucket", type=int, default=64)
     ap.add_argument("--value-mode", default="network",
                     help="the self-play search's leaf value: network, zero or rollout")
     ap.add_argument("--expert-cache", default=str(ROOT / "bench/out/msa_expert_cache"))
@@ -282,14 +330,33 @@ def main(argv=None) -> int:
     init_score = heldout_score(trainer, val, baseline) if args.init else None
     if args.init:
         print(f"initial checkpoint {args.init}: training programs {init_score:.3f}, big training "
-              f"programs {big_before:.3f} (argmax / heuristic)", file=sys.stderr)
+              f"programs {big_before} (argmax / heuristic)", file=sys.stderr)
     log, steps, moves, score, vscore = [], 0, 0, None, None
     pretrain(trainer, classes, args.pretrain_steps, log, t_start)
     steps = args.pretrain_steps
     score, vscore = heldout_score(trainer, held, baseline), heldout_score(trainer, val, baseline)
-    log[-1].update(heldout=score, train_programs=vscore)
+    if log:
+        log[-1].update(heldout=score, train_programs=vscore)
     print(f"after imitation: held-out argmax / heuristic {score:.3f}, training programs "
           f"{vscore:.3f}", file=sys.stderr)
+    rounds = []
+    for r in range(args.search_experts):
+        added, improved = search_experts(trainer, classes, args.search_expert_sims,
+                                         args.search_expert_max_bucket)
+        pretrain(trainer, classes, args.search_expert_steps, log, t_start, r + 1)
+        steps += args.search_expert_steps
+        score, vscore = heldout_score(trainer, held, baseline), heldout_score(trainer, val, baseline)
+        if log:
+            log[-1].update(heldout=score, train_programs=vscore, phase="expert iteration",
+                           iteration=0, grad_steps=steps)
+        if args.save_rounds:
+            checkpoint.save(f"{args.out}.round{r + 1}.npz", trainer.net,
+                            {"training": {"search_expert_round": r + 1, "init": args.init}})
+        rounds.append({"round": r + 1, "rows_added": added, "instances_improved": improved,
+                       "train_programs": vscore, "minutes": (time.time() - t_start) / 60})
+        print(f"expert iteration round {r + 1}: {improved} instances improved ({added} rows); "
+              f"held-out argmax / heuristic {score:.3f}, training programs {vscore:.3f}",
+              file=sys.stderr, flush=True)
     best = (vscore, trainer.net, 0)
     bar = tqdm(range(args.iterations), desc="train")
     for it in bar:
@@ -331,6 +398,9 @@ def main(argv=None) -> int:
                          "big_train_programs_argmax_over_heuristic":
                              {"before": big_before, "kept": big_after},
                          "cpsat_max_buffers": args.cpsat_max_buffers,
+                         "search_experts": {"rounds": rounds, "steps": args.search_expert_steps,
+                                            "simulations": args.search_expert_sims,
+                                            "max_bucket": args.search_expert_max_bucket},
                          "curve_max_buffers": args.curve_max_buffers,"iterations": sum(r["phase"] == "self-play" for r in log),
                          "seed": args.seed,
                          "pretrain_steps": args.pretrain_steps, "expert_moves": n_expert,

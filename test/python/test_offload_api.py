@@ -23,7 +23,12 @@ def _args():
 
 
 @pytest.mark.parametrize("method", ["heuristic", "learned"])
-def test_offload_keeps_results_and_annotates(method):
+def test_offload_keeps_results_and_annotates(method, monkeypatch):
+    if method == "learned":
+        from memfit.msa.learned import agent
+        # the learned player end to end with the 4-simulation search the
+        # learned tests compile (the default's 16 only cost time here)
+        monkeypatch.setattr(agent, "DEFAULT_SIMULATIONS", 4)
     args = _args()
     need = xla_bytes(jax.jit(chain).lower(*args).compile())
     f = memfit.jit(chain, memory_limit=need // 2, offload=method)

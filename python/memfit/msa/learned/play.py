@@ -220,6 +220,7 @@ def legal_actions_played(g, acts):
     return jax.lax.while_loop(lambda c: ~c[0].done, body, (game.init(g), acts))[1]
 
 
+@jax.jit
 def replay_batch(arrays, actions):
     """The final states of playing ``actions`` [N, M] from the start (time estimated)."""
     def one(g, acts):
@@ -371,10 +372,6 @@ def _record(traj: Trajectory, i, states, policy) -> Trajectory:
                       active=put(traj.active, ~states.done))
 
 
-@functools.partial(jax.jit, static_argnames=("num_simulations", "uniform", "record",
-                                             "gumbel_scale", "max_considered", "value_mode",
-                                             "value_scale", "hint_root", "fortified",
-                                             "best", "root_rule"))
 def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: bool = False,
                record: bool = False, gumbel_scale: float = 1.0, max_considered: int = 16,
                value_mode: str = "network", value_scale: float = 0.1,
@@ -395,7 +392,11 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
     Returns ``(final states, trajectory or None, actions played [N, M],
     best games or None)``; the best games: ``(estimated time [N], actions
     [N, M])``, never slower than the heuristic's game, the seed games or
-    the played game."""
+    the played game.
+
+    ``fortified``, ``best``, ``root_rule`` and whether seed games are given
+    are traced, not compile-time, choices (``_play_batch``): a search
+    compiles once for all of them (bench and tests compare the rules)."""
     if root_rule not in ROOT_RULES:
         raise ValueError(f"root_rule {root_rule!r}: expected one of {ROOT_RULES}")
     by_max = root_rule != "mean"
@@ -407,6 +408,34 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
         raise ValueError("seed_games needs best=True or root_rule='max_kept'")
     if by_max and fortified:
         raise ValueError("fortified=True plays mctx's own (mean) choice: root_rule='mean'")
+    # every search carries a complete game from move to move (the incumbent
+    # of ``fortify`` or the best game kept; unused by mctx's own rule), so
+    # that the rules share one compile
+    carried = bool(num_simulations > 0 or fortified)
+    if carried and seed_games is None:
+        N, M = arrays.order.shape
+        seed_games = (jnp.full((N,), jnp.inf, jnp.float32), jnp.zeros((N, M), jnp.int32))
+    states, traj, played, inc = _play_batch(
+        net, arrays, static, key, seed_games, jnp.bool_(fortified), jnp.bool_(best),
+        jnp.int32(ROOT_RULES.index(root_rule)), num_simulations=num_simulations,
+        uniform=uniform, record=record, gumbel_scale=gumbel_scale,
+        max_considered=max_considered, value_mode=value_mode, value_scale=value_scale,
+        hint_root=hint_root, carried=carried)
+    return states, traj, played, inc if best else None
+
+
+@functools.partial(jax.jit, static_argnames=("num_simulations", "uniform", "record",
+                                             "gumbel_scale", "max_considered", "value_mode",
+                                             "value_scale", "hint_root", "carried"))
+def _play_batch(net, arrays, static, key, seed_games, fortified, best, rule, *,
+                num_simulations: int, uniform: bool, record: bool, gumbel_scale: float,
+                max_considered: int, value_mode: str, value_scale: float, hint_root: bool,
+                carried: bool):
+    """``play_batch`` with ``fortified``, ``best`` (bools) and ``rule`` (the
+    root rule's index in ``ROOT_RULES``) traced: each move's branches are
+    chosen by ``lax.cond`` / ``where`` on them. ``carried``: a complete game
+    (``seed_games``: the first candidates beside the heuristic's) is carried
+    from move to move."""
     states = jax.vmap(game.init)(arrays)
     M = arrays.order.shape[1]
     A = 1 + (game.NUM_PLANS - 1) * game.NUM_OFFSETS
@@ -414,17 +443,20 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
     # the argmax policy needs no reward per move: the time is estimated once,
     # at the end (one cost-model pass per game, not one per move)
     lazy_time = num_simulations == 0 and not record
-    if fortified or best:
+    # tree_best_game needs leaf values that are complete games (the rollout)
+    trees = num_simulations > 0 and value_mode == "rollout"
+    if carried:
         inc = jax.vmap(rollout_actions)(static, states, jnp.zeros((M,), jnp.int32)
                                         + jnp.zeros((states.step.shape[0], 1), jnp.int32))
-        if seed_games is not None and best:
-            inc = jax.vmap(keep_best)(*inc, *seed_games)
+        seeded = jax.vmap(keep_best)(*inc, *seed_games)
+        inc = jax.tree.map(lambda a, b: jnp.where(best, a, b), seeded, inc)
     else:
         inc = None
 
     def body(carry):
         i, states, key, traj, inc, played = carry
         key, sub = jax.random.split(key)
+        tree = None
         if num_simulations > 0:
             action, policy, tree = search_moves(
                 net, arrays, static, states, sub, num_simulations=num_simulations,
@@ -433,18 +465,9 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
                 return_tree=True)
         else:
             action, policy = greedy_moves(net, static, states)
-        if best or by_max:
-            t, acts = jax.vmap(tree_best_game)(static, arrays, states, tree, played)
-            if root_rule == "max":
-                action = _move_at(acts, states, M)
-        if best:
-            t, acts = jax.vmap(keep_best)(*inc, t, acts)
-            inc = (jnp.where(states.done, inc[0], t), jnp.where(states.done[:, None], inc[1], acts))
-            if root_rule == "max_kept":
-                action = _move_at(inc[1], states, M)
-        elif inc is not None:
-            action, t, acts = jax.vmap(fortify)(static, states, action, *inc)
-            inc = (t, acts)
+        if carried:
+            action, inc = _carry_games(static, arrays, states, tree if trees else None,
+                                       played, action, inc, fortified, best, rule, M)
         if record:
             traj = _record(traj, i, states, policy)
         played = played.at[:, jnp.minimum(i, M - 1)].set(
@@ -464,7 +487,30 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
         cond, body, (jnp.int32(0), states, key, traj, inc, played))
     if lazy_time:
         states = states._replace(time=jax.vmap(game.estimated_time)(arrays, states.choice))
-    return states, traj, played, inc if best else None
+    return states, traj, played, inc
+
+
+def _carry_games(static, arrays, states, tree, played, action, inc, fortified, best, rule, M):
+    """One move's root rule and carried game (``play_batch``): with a tree,
+    the search's best evaluated game (``tree_best_game``; "max" plays its
+    move), kept when faster (``best``; "max_kept" plays the kept game's
+    move); else (``fortified`` without ``best``) the incumbent's rule (``fortify``).
+    Returns ``(action, carried game)``; branches not taken are skipped."""
+    if tree is not None:
+        t, acts = jax.lax.cond(best | (rule > 0),
+                               lambda: jax.vmap(tree_best_game)(static, arrays, states, tree,
+                                                                played),
+                               lambda: inc)
+        action = jnp.where(rule == ROOT_RULES.index("max"), _move_at(acts, states, M), action)
+        t, acts = jax.vmap(keep_best)(*inc, t, acts)
+        kept = (jnp.where(states.done, inc[0], t), jnp.where(states.done[:, None], inc[1], acts))
+        inc = jax.tree.map(lambda a, b: jnp.where(best, a, b), kept, inc)
+        action = jnp.where(rule == ROOT_RULES.index("max_kept"), _move_at(inc[1], states, M),
+                           action)
+    action, t, acts = jax.lax.cond(fortified & ~best,
+                                   lambda: jax.vmap(fortify)(static, states, action, *inc),
+                                   lambda: (action, *inc))
+    return action, (t, acts)
 
 
 def stack(items):

@@ -141,6 +141,9 @@ def loss_fn(net, arrays, static, rows, value_weight: float = 1.0):
     return policy_loss + value_weight * value_loss, (policy_loss, value_loss)
 
 
+jitted_loss = jax.jit(loss_fn, static_argnames=("value_weight",))
+
+
 def make_optimizer(cfg: Config):
     optax = require("optax", "training the learned player")
     return optax.adamw(cfg.learning_rate, weight_decay=cfg.weight_decay)
@@ -196,22 +199,9 @@ class Trainer:
         1e-6 of its time) replaces that instance's expert rows (one-hot
         targets of its moves, its own returns as value targets). Returns the
         rows added."""
-        from . import imitate
         final, _, actions, _ = play.play_batch(self.net, cd.arrays, cd.static,
                                                jax.random.PRNGKey(0), record=False)
-        times = np.asarray(final.time)
-        acts = np.asarray(actions)
-        if cd.best_time is None:
-            cd.best_time = np.full(len(cd.specs), np.inf)
-        added = 0
-        for i, spec in enumerate(cd.specs):
-            if times[i] < cd.best_time[i] * (1 - 1e-6):
-                rows = imitate.action_rows(spec, float(cd.static.scale[i]), acts[i], i,
-                                           spec.num_actions)
-                cd.replace_expert(i, rows)
-                cd.best_time[i] = times[i]
-                added += len(rows["step"])
-        return added
+        return imitate_faster_games(cd, np.asarray(final.time), np.asarray(actions))
 
     def learn(self, cd: ClassData, steps: int | None = None) -> tuple[float, float, float]:
         """Gradient steps on the class's replay; mean (loss, policy, value)."""
@@ -243,4 +233,27 @@ class Trainer:
     def fixed_loss(self, cd: ClassData) -> float:
         """Loss over the class's whole replay (for tests and logs)."""
         rows = {k: jnp.asarray(v[:cd.filled]) for k, v in cd.replay.items()}
-        return float(loss_fn(self.net, cd.arrays, cd.static, rows, self.cfg.value_weight)[0])
+        return float(jitted_loss(self.net, cd.arrays, cd.static, rows, self.cfg.value_weight)[0])
+
+
+def imitate_faster_games(cd: ClassData, times, actions) -> int:
+    """Expert iteration's update of the targets: the games ``actions`` [N, M]
+    (one per instance of the class, in the game's move order; ``times`` [N]
+    their estimated times) replace an instance's expert rows where they are
+    faster than the best game known for it (by more than 1e-6 of its time),
+    as one-hot targets of their moves and their own returns as value
+    targets. Used with the policy's argmax games (``Trainer.self_imitate``)
+    and with the agent's searched and polished games
+    (bench/train_msa_agent.py --search-experts). Returns the rows added."""
+    from . import imitate
+    if cd.best_time is None:
+        cd.best_time = np.full(len(cd.specs), np.inf)
+    added = 0
+    for i, spec in enumerate(cd.specs):
+        if times[i] < cd.best_time[i] * (1 - 1e-6):
+            rows = imitate.action_rows(spec, float(cd.static.scale[i]), actions[i], i,
+                                       spec.num_actions)
+            cd.replace_expert(i, rows)
+            cd.best_time[i] = times[i]
+            added += len(rows["step"])
+    return added
