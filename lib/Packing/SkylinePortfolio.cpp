@@ -257,8 +257,11 @@ SearchOutcome SkylineSolver::runStrategy(size_t index, int64_t nodes) {
       int64_t runNo = ++lubyRuns[index];
       uint64_t shuffle =
           splitmix64(uint64_t(index) * 0x10001ULL + 0x51ULL * uint64_t(runNo)) | 1;
+      valleyRun = cfg.valleyRuns && (runNo & 1) == 0 &&
+                  (cfg.valleyRuns > 1 || !st.leftmost);
       o = dive(st, shuffle,
                std::min(turnEnd, budget.nodesUsed + cfg.restartUnit * luby(runNo)));
+      valleyRun = false;
       if (o != SearchOutcome::Limit || outOfBudget())
         return o;
     } while (budget.nodesUsed < turnEnd);

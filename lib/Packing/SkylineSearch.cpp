@@ -322,43 +322,65 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
       return e;
     }
 
-    // Any active segment at the lowest floor may be branched on; take the
-    // one with the fewest children (fail first), leftmost on ties.
+    // Any active segment at the lowest floor may be branched on; with
+    // `valleys`, any segment of a valley (Strategy::valleys). Take the one
+    // with the fewest children (fail first; lower floor, then leftmost, on
+    // ties), or the leftmost one.
     int t = -1;
-    const bool failFirst = cfg.failFirstSegment &&
-                           !cfg.portfolio[strategyIndex].leftmost;
+    const Strategy &st = cfg.portfolio[strategyIndex];
+    const bool failFirst = cfg.failFirstSegment && !st.leftmost;
     const int begin = int(pool.size());
     int bestChildren = std::numeric_limits<int>::max();
-    for (int s = r.a; s < r.c; ++s) {
-      if (rem[s] == 0 || floor_[s] != m)
+    int64_t bestFloor = kInf;
+    bool stop = false;
+    for (int p = r.a; p < r.c && !stop; ++p) {
+      if (rem[p] == 0)
         continue;
-      int mark = int(pool.size());
-      int children = (m + rem[s] < C) ? 1 : 0;
-      budget.work += int64_t(live[s].size());
-      for (int b : live[s]) {
-        if (isCandidate(b, m)) {
-          pool.push_back(b);
-          if (++children >= bestChildren)
+      // The plateau [p, q]: a run of active segments at one floor.
+      const int64_t fs = floor_[p];
+      int q = p;
+      while (q + 1 < r.c && rem[q + 1] > 0 && floor_[q + 1] == fs)
+        ++q;
+      const bool eligible =
+          (st.valleys || valleyRun)
+              ? (p == r.a || rem[p - 1] == 0 || floor_[p - 1] > fs) &&
+                    (q + 1 == r.c || rem[q + 1] == 0 || floor_[q + 1] > fs)
+              : fs == m;
+      for (int s = p; s <= q && eligible; ++s) {
+        int mark = int(pool.size());
+        int children = (fs + rem[s] < C) ? 1 : 0;
+        budget.work += int64_t(live[s].size());
+        for (int b : live[s]) {
+          if (isCandidate(b, fs)) {
+            pool.push_back(b);
+            if (++children > bestChildren ||
+                (children == bestChildren && fs >= bestFloor))
+              break;
+          }
+        }
+        if (children < bestChildren ||
+            (children == bestChildren && fs < bestFloor)) {
+          bestChildren = children;
+          bestFloor = fs;
+          t = s;
+          // Keep this segment's candidates at the front of the frame's range.
+          std::copy(pool.begin() + mark, pool.end(), pool.begin() + begin);
+          pool.resize(begin + (pool.size() - mark));
+          if (children == 0 || !failFirst) {
+            stop = true;
             break;
+          }
+        } else {
+          pool.resize(mark);
         }
       }
-      if (children < bestChildren) {
-        bestChildren = children;
-        t = s;
-        // Keep this segment's candidates at the front of the frame's range.
-        std::copy(pool.begin() + mark, pool.end(), pool.begin() + begin);
-        pool.resize(begin + (pool.size() - mark));
-        if (children == 0 || !failFirst)
-          break;
-      } else {
-        pool.resize(mark);
-      }
+      p = q;
     }
     if (bestChildren == 0)
       return fail();
     if (int(pool.size()) == begin && cfg.compressForcedRaises) {
       // Only the raise: take it now.
-      int64_t level = raiseLevel(t, m);
+      int64_t level = raiseLevel(t, bestFloor);
       if (level >= kInf || level + rem[t] > C)
         return fail();
       if (limitReached())
@@ -368,7 +390,7 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
     }
     Frame f;
     f.seg = t;
-    f.m = m;
+    f.m = bestFloor;
     f.candBegin = begin;
     f.candEnd = int(pool.size());
     f.next = f.candBegin;

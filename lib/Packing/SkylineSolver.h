@@ -184,6 +184,7 @@ private:
   std::vector<int64_t> turnsRun; // per strategy: turns taken so far
   std::vector<int64_t> lubyRuns; // per strategy: restarts within turns
   int64_t runLimit = 0;          // node count at which this run stops
+  bool valleyRun = false;        // this run branches in valleys
   // Limited discrepancy search: taking any child but the first of a node is
   // a discrepancy; a pass allows at most discLimit on a path (-1: any).
   int64_t discLimit = -1;
