@@ -292,12 +292,18 @@ def _plan_static(spec: game.GameSpec, T0: float, saving: np.ndarray, kinds: np.n
     return out
 
 
+#: The game's cost model, compiled once per bucket (called eagerly, its
+#: ``lax.scan`` was compiled anew for every instance encoded: 0.2 s each).
+#: Same times bit for bit (checked on 86 instances).
+_estimated_time = jax.jit(game.estimated_time)
+
+
 def static_features(spec: game.GameSpec) -> Static:
     """The instance's static features, padded to the game's bucket."""
     g = spec.arrays
     B = g.order.shape[0]
     inst = spec.inst
-    T0 = float(game.estimated_time(g, jnp.zeros(B, jnp.int32)))
+    T0 = float(_estimated_time(g, jnp.zeros(B, jnp.int32)))
     T0 = max(T0, 1e-30)
     times = isolated_times(g)
     saving = np.where(np.asarray(g.plan_valid), T0 - times, 0.0)
