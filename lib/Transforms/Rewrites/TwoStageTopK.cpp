@@ -48,19 +48,24 @@ struct BlockPlan {
   int64_t rows, n, k, block, full, remainder;
 };
 
+/// The plan for `rows` rows of n elements of `et`, when the cost model
+/// picks a block for them.
+std::optional<BlockPlan> planRows(Type et, int64_t rows, int64_t n, int64_t k) {
+  std::optional<TwoStageBlocks> two = twoStageTopK(et, n, k);
+  if (!two || !hasOrderKeys(et))
+    return std::nullopt;
+  return BlockPlan{rows, n, k, two->block, n / two->block, n % two->block};
+}
+
 std::optional<BlockPlan> planBlocks(Operation *op) {
   auto topK = TopKView::match(op);
   if (!topK || op->hasAttr(kTwoStageAttr))
     return std::nullopt;
   auto t = llvm::cast<RankedTensorType>(op->getOperand(0).getType());
-  if (!t.hasStaticShape() || t.getRank() < 1 || !hasOrderKeys(t.getElementType()))
+  if (!t.hasStaticShape() || t.getRank() < 1)
     return std::nullopt;
-  int64_t n = t.getShape().back(), k = topK->getK();
-  std::optional<TwoStageBlocks> two = twoStageTopK(t.getElementType(), n, k);
-  if (!two)
-    return std::nullopt;
-  int64_t rows = t.getNumElements() / n, block = two->block;
-  return BlockPlan{rows, n, k, block, n / block, n % block};
+  int64_t n = t.getShape().back();
+  return planRows(t.getElementType(), t.getNumElements() / n, n, topK->getK());
 }
 
 /// `v` as `t`, without a reshape when it already is.
@@ -119,13 +124,9 @@ std::pair<Value, Value> inTwoStages(OpBuilder &b, Location loc, const BlockPlan 
 
 std::pair<Value, Value> memfit::topKOfRows(OpBuilder &b, Location loc, Value rows, int64_t k) {
   auto t = llvm::cast<RankedTensorType>(rows.getType());
-  Type et = t.getElementType();
-  int64_t n = t.getDimSize(1);
-  std::optional<TwoStageBlocks> two = twoStageTopK(et, n, k);
-  if (!two || !hasOrderKeys(et))
-    return markedTopK(b, loc, rows, k);
-  BlockPlan p{t.getDimSize(0), n, k, two->block, n / two->block, n % two->block};
-  return inTwoStages(b, loc, p, rows);
+  if (auto plan = planRows(t.getElementType(), t.getDimSize(0), t.getDimSize(1), k))
+    return inTwoStages(b, loc, *plan, rows);
+  return markedTopK(b, loc, rows, k);
 }
 
 bool memfit::rewriteTwoStageTopK(Operation *op) {
