@@ -94,6 +94,81 @@ private:
   int64_t maxEntries;
 };
 
+/// Open-addressing map from 128-bit keys to a 32-bit value, bounded like
+/// KeySet (inserts beyond the bound are dropped; a later insert of a key
+/// overwrites its value).
+class KeyMap {
+public:
+  explicit KeyMap(int64_t limit) : maxEntries(limit) {}
+
+  /// The value of the key, or `absent`.
+  uint32_t find(uint64_t a, uint64_t b, uint32_t absent) const {
+    if (table.empty())
+      return absent;
+    a = fix(a);
+    size_t mask = table.size() - 1;
+    for (size_t i = a & mask;; i = (i + 1) & mask) {
+      const Entry &e = table[i];
+      if (e.a == 0)
+        return absent;
+      if (e.a == a && e.b == b)
+        return e.v;
+    }
+  }
+
+  void insert(uint64_t a, uint64_t b, uint32_t v) {
+    if (maxEntries <= 0)
+      return;
+    if ((count + 1) * 2 > int64_t(table.size())) {
+      if (int64_t(table.size()) >= 2 * maxEntries)
+        return;
+      grow();
+    }
+    a = fix(a);
+    size_t mask = table.size() - 1;
+    for (size_t i = a & mask;; i = (i + 1) & mask) {
+      Entry &e = table[i];
+      if (e.a == 0) {
+        e = {a, b, v};
+        ++count;
+        return;
+      }
+      if (e.a == a && e.b == b) {
+        e.v = v;
+        return;
+      }
+    }
+  }
+
+private:
+  struct Entry {
+    uint64_t a = 0, b = 0;
+    uint32_t v = 0;
+  };
+  static uint64_t fix(uint64_t a) { return a == 0 ? 1 : a; }
+
+  void grow() {
+    std::vector<Entry> old;
+    old.swap(table);
+    table.assign(old.empty() ? 1024 : old.size() * 2, Entry());
+    size_t mask = table.size() - 1;
+    for (const Entry &e : old) {
+      if (e.a == 0)
+        continue;
+      for (size_t i = e.a & mask;; i = (i + 1) & mask) {
+        if (table[i].a == 0) {
+          table[i] = e;
+          break;
+        }
+      }
+    }
+  }
+
+  std::vector<Entry> table;
+  int64_t count = 0;
+  int64_t maxEntries;
+};
+
 } // namespace detail
 } // namespace packing
 } // namespace memfit

@@ -36,6 +36,9 @@
 #include "SkylineSolver.h"
 
 #include <algorithm>
+#ifdef MF_BJDEBUG
+#include <cstdio>
+#endif
 
 namespace memfit {
 namespace packing {
@@ -191,17 +194,80 @@ bool SkylineSolver::releaseBoundFits(const Range &r) {
   for (int s = r.a; s < r.c; ++s)
     acc[s] = 0;
   budget.work += 2 * int64_t(sortBuf.size()) + (r.c - r.a);
-  for (const auto &e : sortBuf) {
-    int b = e.second;
+  for (size_t i = 0; i < sortBuf.size(); ++i) {
+    int b = sortBuf[i].second;
     budget.work += P.segHi[b] - P.segLo[b];
-    int64_t limit = C - e.first;
+    int64_t limit = C - sortBuf[i].first;
     for (int s = P.segLo[b], end = P.segHi[b]; s < end; ++s) {
       acc[s] += P.size[b];
-      if (acc[s] > limit)
+      if (acc[s] > limit) {
+        // The bound read the buffers taken so far that live at s (their
+        // release dates: the floors over their lives).
+        lastWhy = Why();
+        if (explaining())
+          for (size_t k = 0; k <= i; ++k) {
+            int o = sortBuf[k].second;
+            if (P.segLo[o] <= s && s < P.segHi[o])
+              addLifetime(lastWhy, o);
+          }
         return false;
+      }
     }
   }
   return true;
+}
+
+// What branching at t (floor m) reads: t's plateau and the segments on
+// either side (that t lies in a valley, which keeps the branching complete
+// in any state that agrees there), the lives of the unplaced buffers of t
+// (which are candidates), and, when the raise was considered, the lives of
+// the buffers that raiseLevel looked at.
+void SkylineSolver::branchReads(const Range &r, int t, int64_t m,
+                                bool raiseRead, Why &w) {
+  int p = t, q = t;
+  while (p > r.a && rem[p - 1] > 0 && floor_[p - 1] == m)
+    --p;
+  while (q + 1 < r.c && rem[q + 1] > 0 && floor_[q + 1] == m)
+    ++q;
+  w.add(std::max(r.a, p - 1), std::min(r.c, q + 2));
+  budget.work += int64_t(live[t].size());
+  for (int b : live[t]) {
+    if (placed[b])
+      continue;
+    addLifetime(w, b);
+    if (!raiseRead || mf[b] > m)
+      continue;
+    budget.work += int64_t(neighbors[b].size());
+    for (int j : neighbors[b])
+      if (!placed[j])
+        addLifetime(w, j);
+  }
+}
+
+// Frame fi failed, and its refutation read only the segments of w. Every
+// ancestor frame whose state agrees with it there (nothing placed over
+// those segments, no floor raised in them since) is refuted by the same
+// argument. Returns the highest such frame (fi itself if none above).
+size_t SkylineSolver::backjumpTarget(size_t base, size_t fi, const Why &w) {
+  if (w.all || fi == base)
+    return fi;
+  size_t k = stack[fi].trailMark;
+  const size_t stop = stack[base].trailMark;
+  while (k > stop) {
+    const Undo &u = trail[k - 1];
+    ++budget.work;
+    bool touches = u.idx >= 0 ? (P.segLo[u.idx] < w.c && w.a < P.segHi[u.idx])
+                              : (w.a <= ~u.idx && ~u.idx < w.c);
+    if (touches)
+      break;
+    --k;
+  }
+  // Frame i's state is trail[0, trailMark_i): it agrees on w when every
+  // entry from trailMark_i on leaves w alone, i.e. trailMark_i >= k.
+  size_t i = fi;
+  while (i > base && stack[i - 1].trailMark >= k)
+    --i;
+  return i;
 }
 
 bool SkylineSolver::limitReached() {
@@ -243,7 +309,8 @@ SkylineSolver::Enter SkylineSolver::solveParts(const Range &r, uint64_t key1,
     if (failMemo.contains(k1, k2)) {
       if (discLimit >= 0)
         discCut = true;
-      failMemo.insert(key1, key2);
+      partWhy(r, p.a, p.c);
+      failed(key1, key2, lastWhy);
       return Enter::Failed;
     }
     p.knownOk = okMemo.contains(k1, k2);
@@ -265,7 +332,8 @@ SkylineSolver::Enter SkylineSolver::solveParts(const Range &r, uint64_t key1,
       return Enter::Limit;
     if (o == SearchOutcome::Infeasible) {
       rollback(mark);
-      failMemo.insert(key1, key2);
+      partWhy(r, p.a, p.c);
+      failed(key1, key2, lastWhy);
       return Enter::Failed;
     }
   }
@@ -276,10 +344,12 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
   const uint64_t entry1 = h1 ^ r.ctx1 ^ salt1();
   const uint64_t entry2 = h2 ^ r.ctx2 ^ salt2();
   uint64_t key1 = entry1, key2 = entry2;
+  // What the forced raises taken below read (see Why).
+  Why forced;
   auto fail = [&]() {
-    failMemo.insert(key1, key2);
+    failed(key1, key2, lastWhy);
     if (key1 != entry1 || key2 != entry2)
-      failMemo.insert(entry1, entry2);
+      failed(entry1, entry2, lastWhy);
     return Enter::Failed;
   };
   // Segments with nothing to place at their floor are raised on the spot
@@ -292,6 +362,9 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
       // A failure under a discrepancy limit may have been cut short.
       if (discLimit >= 0)
         discCut = true;
+      lastWhy = explaining() ? unpackWhy(whyMemo.find(key1, key2, kAllWhy))
+                             : Why();
+      lastWhy.add(forced);
       key1 = entry1;
       key2 = entry2;
       return fail();
@@ -313,12 +386,16 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
     }
     if (numParts == 0)
       return Enter::Found;
-    if (r.releaseBound && !releaseBoundFits(r))
+    if (r.releaseBound && !releaseBoundFits(r)) {
+      lastWhy.add(forced);
       return fail();
+    }
     if (numParts > 1 && cfg.useDecomposition && nesting < kMaxNesting) {
       Enter e = solveParts(r, key1, key2);
-      if (e == Enter::Failed)
+      if (e == Enter::Failed) {
+        lastWhy.add(forced);
         return fail();
+      }
       return e;
     }
 
@@ -376,13 +453,27 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
       }
       p = q;
     }
-    if (bestChildren == 0)
+    if (bestChildren == 0) {
+      // Nothing starts at the floor of t and t has no slack: this reads
+      // only t and the lives of its unplaced buffers.
+      lastWhy = forced;
+      if (explaining()) {
+        lastWhy.add(t, t + 1);
+        for (int b : live[t])
+          if (!placed[b])
+            addLifetime(lastWhy, b);
+      }
       return fail();
+    }
     if (int(pool.size()) == begin && cfg.compressForcedRaises) {
       // Only the raise: take it now.
       int64_t level = raiseLevel(t, bestFloor);
-      if (level >= kInf || level + rem[t] > C)
+      if (explaining())
+        branchReads(r, t, bestFloor, true, forced);
+      if (level >= kInf || level + rem[t] > C) {
+        lastWhy = forced;
         return fail();
+      }
       if (limitReached())
         return Enter::Limit;
       raise(t, level);
@@ -401,6 +492,7 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
     f.key2 = key2;
     f.entry1 = entry1;
     f.entry2 = entry2;
+    f.before = forced;
     stack.push_back(f);
     return Enter::Pushed;
   }
@@ -478,6 +570,7 @@ SearchOutcome SkylineSolver::solveRange(int a, int c) {
         descended = true;
         break;
       }
+      stack[fi].why.add(lastWhy);
       rollback(stack[fi].trailMark);
     }
     if (descended)
@@ -504,16 +597,64 @@ SearchOutcome SkylineSolver::solveRange(int a, int c) {
             return done(SearchOutcome::Limit);
           if (e == Enter::Pushed)
             continue;
+          stack[fi].why.add(lastWhy);
           rollback(stack[fi].trailMark);
         }
       }
     }
     // Every child failed.
-    Frame &f = stack[fi];
-    failMemo.insert(f.key1, f.key2);
-    failMemo.insert(f.entry1, f.entry2);
-    pool.resize(f.candBegin);
-    stack.pop_back();
+    Why why;
+    size_t top = fi;
+    if (explaining()) {
+      why = stack[fi].why;
+      branchReads(r, stack[fi].seg, stack[fi].m,
+                  stack[fi].m + rem[stack[fi].seg] < C, why);
+      top = backjumpTarget(base, fi, why);
+#ifdef MF_BJDEBUG
+      {
+        static long cnt = 0, all = 0, hist[12] = {0}, segh[400] = {0};
+        ++cnt;
+        if (why.all) ++all; else hist[std::min(11, (why.c - why.a) * 10 / S)]++;
+        segh[std::min(399, stack[fi].seg)]++;
+        if (stack[fi].seg >= 55 && !why.all && (cnt % 997) == 0) {
+          size_t k = stack[fi].trailMark, stop = stack[base].trailMark;
+          while (k > stop) { const Undo &u = trail[k - 1];
+            bool t = u.idx >= 0 ? (P.segLo[u.idx] < why.c && why.a < P.segHi[u.idx]) : (why.a <= ~u.idx && ~u.idx < why.c);
+            if (t) break; --k; }
+          fprintf(stderr, "seg %d why [%d,%d) depth %zu jump %zu touch ", stack[fi].seg, why.a, why.c, fi - base, fi - top);
+          if (k > stop) { const Undo &u = trail[k - 1]; if (u.idx >= 0) fprintf(stderr, "buf [%d,%d)\n", P.segLo[u.idx], P.segHi[u.idx]); else fprintf(stderr, "raise %d\n", ~u.idx); } else fprintf(stderr, "none\n");
+        }
+        if ((cnt & ((1 << 15) - 1)) == 0) {
+          fprintf(stderr, "S=%d exhausted %ld all %ld width-decile:", S, cnt, all);
+          for (int i = 0; i < 12; ++i) fprintf(stderr, " %ld", hist[i]);
+          fprintf(stderr, "\n top segs:");
+          for (int i = 0; i < 400; ++i) if (segh[i] > cnt / 50) fprintf(stderr, " %d:%ld", i, segh[i]);
+          fprintf(stderr, "\n");
+        }
+      }
+#endif
+      if (top < fi) {
+        ++backjumps;
+        framesSkipped += int64_t(fi - top);
+      }
+    } else {
+      why.all = true;
+    }
+    // Frames top..fi fail alike (backjumpTarget).
+    for (size_t k = fi + 1; k-- > top;) {
+      Frame &f = stack[k];
+      failed(f.key1, f.key2, why);
+      Why entryWhy = why;
+      entryWhy.add(f.before);
+      failed(f.entry1, f.entry2, entryWhy);
+    }
+    why.add(stack[top].before);
+    rollback(stack[top].trailMark);
+    pool.resize(stack[top].candBegin);
+    stack.resize(top);
+    lastWhy = why;
+    if (stack.size() > base)
+      stack.back().why.add(why);
   }
   return done(SearchOutcome::Infeasible);
 }

@@ -126,6 +126,10 @@ struct SearchConfig {
   /// against 56, none lost; with 2, 37 of 48 against 38; valleys in every
   /// turn of the fail-first members, 56 of 72 (docs/packing.md).
   int valleyRuns = 1;
+  /// Local backjumps: a depth-first refutation that read only a range of
+  /// segments refutes every ancestor whose state agrees with it there
+  /// (docs/packing.md, "Local backjumps").
+  bool localBackjumps = true;
   /// Skip "raise" children that a "place" child dominates.
   bool useDominance = true;
   /// Solve independent parts separately.

@@ -13,6 +13,7 @@
 #include "KeySet.h"
 #include "SkylineSearch.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -33,11 +34,30 @@ public:
       : P(problem), C(capacity), cfg(config), budget(searchBudget),
         n(int(problem.size.size())), S(problem.numSegs),
         failMemo(config.useMemo ? config.memoMaxEntries : 0),
-        okMemo(config.useMemo ? config.memoMaxEntries / 4 : 0) {}
+        okMemo(config.useMemo ? config.memoMaxEntries / 4 : 0),
+        whyMemo(config.useMemo && config.localBackjumps
+                    ? config.memoMaxEntries / 2
+                    : 0) {}
 
   SearchOutcome run(std::vector<int64_t> &offsets);
 
 private:
+  // Why a node failed: the segments [a, c) whose floors, placed buffers and
+  // unplaced buffers its refutation read (empty when a > c), or the whole
+  // state (`all`). See "Local backjumps" in docs/packing.md.
+  struct Why {
+    int a = std::numeric_limits<int>::max();
+    int c = std::numeric_limits<int>::min();
+    bool all = false;
+    void add(int x, int y) {
+      a = std::min(a, x);
+      c = std::max(c, y);
+    }
+    void add(const Why &w) {
+      all = all || w.all;
+      add(w.a, w.c);
+    }
+  };
   struct Frame {
     int seg;
     int64_t m;
@@ -47,6 +67,8 @@ private:
     size_t trailMark;
     uint64_t key1, key2;     // state of the frame
     uint64_t entry1, entry2; // state before forced raises led to it
+    Why why;    // what the refutations of the children tried so far read
+    Why before; // what the forced raises that led to the frame read
   };
   struct Undo {
     int idx;       // buffer (place) or ~segment (raise)
@@ -80,6 +102,17 @@ private:
   void rollback(size_t mark);
   void localHash(int a, int c, uint64_t &k1, uint64_t &k2) const;
   int64_t raiseLevel(int t, int64_t m);
+  // Local backjumps (SearchConfig::localBackjumps).
+  bool explaining() const { return cfg.localBackjumps && discLimit < 0; }
+  void addLifetime(Why &w, int b) const { w.add(P.segLo[b], P.segHi[b]); }
+  void branchReads(const Range &r, int t, int64_t m, bool raiseRead, Why &w);
+  size_t backjumpTarget(size_t base, size_t fi, const Why &w);
+  // An independent part [a, c) of r failed: that reads the part and where
+  // it ends on either side.
+  void partWhy(const Range &r, int a, int c) {
+    lastWhy = Why();
+    lastWhy.add(std::max(r.a, a - 1), std::min(r.c, c + 1));
+  }
   bool releaseBoundFits(const Range &r);
 
   // Symmetry: two buffers with the same lifetime stacked directly on each
@@ -159,6 +192,29 @@ private:
   uint64_t h1 = 0, h2 = 0;
   std::vector<uint64_t> bufSalt1, bufSalt2, segSalt1, segSalt2;
   KeySet failMemo, okMemo;
+  // For failed states whose refutation read only a range of segments, that
+  // range (packed by packWhy), so that a later hit explains itself too.
+  KeyMap whyMemo;
+  static constexpr uint32_t kAllWhy = 0xFFFFFFFFu;
+  static uint32_t packWhy(const Why &w) {
+    if (w.all || w.a < 0 || w.c > 0xFFFF || w.a >= w.c)
+      return kAllWhy;
+    return uint32_t(w.a) << 16 | uint32_t(w.c);
+  }
+  static Why unpackWhy(uint32_t v) {
+    Why w;
+    if (v == kAllWhy)
+      w.all = true;
+    else
+      w.add(int(v >> 16), int(v & 0xFFFF));
+    return w;
+  }
+  // Remembers a failed state with what its refutation read.
+  void failed(uint64_t k1, uint64_t k2, const Why &w) {
+    failMemo.insert(k1, k2);
+    if (explaining() && !w.all)
+      whyMemo.insert(k1, k2, packWhy(w));
+  }
 
   std::vector<Frame> stack;
   std::vector<int> pool;
@@ -177,6 +233,8 @@ private:
   std::vector<std::pair<int64_t, int>> sortBuf;
 
   int nesting = 0; // solveRange calls on the C++ stack
+  Why lastWhy;     // set by enterNode and solveParts when they fail
+  int64_t backjumps = 0, framesSkipped = 0;
 
   // Portfolio state.
   size_t strategyIndex = 0;
