@@ -105,6 +105,7 @@ void SkylineSolver::setup() {
       h2 ^= segHash2(s, 0);
     }
   acc.assign(S, 0);
+  patternsAt.assign(S, {});
   mf.assign(n, 0);
   mfTrail.clear();
 

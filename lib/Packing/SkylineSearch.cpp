@@ -36,8 +36,10 @@
 #include "SkylineSolver.h"
 
 #include <algorithm>
+#include <cstdlib>
 #ifdef MF_BJDEBUG
 #include <cstdio>
+#include <unordered_map>
 #endif
 
 namespace memfit {
@@ -201,14 +203,16 @@ bool SkylineSolver::releaseBoundFits(const Range &r) {
     for (int s = P.segLo[b], end = P.segHi[b]; s < end; ++s) {
       acc[s] += P.size[b];
       if (acc[s] > limit) {
-        // The bound read the buffers taken so far that live at s (their
-        // release dates: the floors over their lives).
+        // The bound read the release dates of the buffers taken so far
+        // that live at s. In a state that agrees on one segment of each
+        // life where its floor is that high, and has these buffers (and
+        // maybe more) unplaced, the same level overflows s.
         lastWhy = Why();
         if (explaining())
           for (size_t k = 0; k <= i; ++k) {
             int o = sortBuf[k].second;
             if (P.segLo[o] <= s && s < P.segHi[o])
-              addLifetime(lastWhy, o);
+              addRelease(lastWhy, o);
           }
         return false;
       }
@@ -217,11 +221,98 @@ bool SkylineSolver::releaseBoundFits(const Range &r) {
   return true;
 }
 
+// Unplaced b lives at t, whose floor is m. A state that agrees with this
+// one on t has b unplaced, with a release date of at most mf(b) and at
+// least m there. For the branching there to have no more children, b must
+// stay out when it is out here: a release date above m (one segment where
+// the floor is that high keeps it so), or gravity (the placed tops over its
+// life). The other rules read buffers with b's lifetime, which agree.
+// Candidates read nothing: in such a state they are candidates or not.
+void SkylineSolver::addCandidateReads(Why &w, int b, int64_t m) const {
+  if (mf[b] > m)
+    addRelease(w, b);
+  else if (classPrev[b] >= 0 && !placed[classPrev[b]])
+    return;
+  else if (stackedOutOfOrder(b, m) || floating(b, m))
+    addLifetime(w, b);
+}
+
+// The state restricted to a pattern's segments: floors (or that nothing is
+// left there), placed tops, and which buffers living there are unplaced.
+void SkylineSolver::localKey(int pattern, uint64_t &k1, uint64_t &k2) {
+  const Pattern &pt = patterns[pattern];
+  k1 = splitmix64(uint64_t(pattern) + 0x10CA1ULL);
+  k2 = splitmix64(k1 ^ 0x5A5A5A5AULL);
+  budget.work += int64_t(pt.segs.size() + pt.bufs.size());
+  for (int s : pt.segs) {
+    int64_t f = rem[s] > 0 ? floor_[s] : int64_t(1) << 50;
+    int64_t top = realTop[s] + (int64_t(1) << 52);
+    k1 ^= segHash1(s, f) ^ segHash1(s, top);
+    k2 ^= segHash2(s, f) ^ segHash2(s, top);
+  }
+  for (int b : pt.bufs)
+    if (!placed[b]) {
+      k1 ^= bufSalt1[b];
+      k2 ^= bufSalt2[b];
+    }
+}
+
+// A frame at segment t failed and its refutation read only w: remember its
+// state there.
+void SkylineSolver::rememberLocal(int t, const Why &w) {
+  if (!cfg.localNogoods || w.all)
+    return;
+  int id = -1;
+  for (int k : patternsAt[t])
+    if (std::equal(w.bits, w.bits + kWhyWords, patterns[k].segsRead.bits)) {
+      id = k;
+      break;
+    }
+  if (id < 0) {
+    if (int(patterns.size()) >= cfg.maxPatterns ||
+        int(patternsAt[t].size()) >= cfg.maxPatternsPerSegment)
+      return;
+    Pattern pt;
+    pt.segsRead = w;
+    for (int s = 0; s < S; ++s)
+      if (w.has(s))
+        pt.segs.push_back(s);
+    for (int b = 0; b < n; ++b)
+      if (w.meets(P.segLo[b], P.segHi[b]))
+        pt.bufs.push_back(b);
+    budget.work += S + n;
+    id = int(patterns.size());
+    patterns.push_back(std::move(pt));
+    patternsAt[t].push_back(id);
+  }
+  uint64_t k1, k2;
+  localKey(id, k1, k2);
+  localMemo.insert(k1, k2);
+}
+
+// Whether the state agrees, on the segments of a pattern of t, with a frame
+// refuted there (lastWhy: that pattern).
+bool SkylineSolver::knownLocalFailure(int t) {
+  if (!cfg.localNogoods)
+    return false;
+  for (int k : patternsAt[t]) {
+    uint64_t k1, k2;
+    localKey(k, k1, k2);
+    ++localChecks;
+    if (localMemo.contains(k1, k2)) {
+      ++localHits;
+      lastWhy = patterns[k].segsRead;
+      return true;
+    }
+  }
+  return false;
+}
+
 // What branching at t (floor m) reads: t's plateau and the segments on
 // either side (that t lies in a valley, which keeps the branching complete
-// in any state that agrees there), the lives of the unplaced buffers of t
-// (which are candidates), and, when the raise was considered, the lives of
-// the buffers that raiseLevel looked at.
+// in any state that agrees there), which unplaced buffers of t are
+// candidates, and, when the raise was considered, the lives of the buffers
+// that raiseLevel looked at.
 void SkylineSolver::branchReads(const Range &r, int t, int64_t m,
                                 bool raiseRead, Why &w) {
   int p = t, q = t;
@@ -229,14 +320,19 @@ void SkylineSolver::branchReads(const Range &r, int t, int64_t m,
     --p;
   while (q + 1 < r.c && rem[q + 1] > 0 && floor_[q + 1] == m)
     ++q;
-  w.add(std::max(r.a, p - 1), std::min(r.c, q + 2));
+  w.add(std::max(0, p - 1), std::min(S, q + 2));
   budget.work += int64_t(live[t].size());
   for (int b : live[t]) {
     if (placed[b])
       continue;
-    addLifetime(w, b);
-    if (!raiseRead || mf[b] > m)
+    addCandidateReads(w, b, m);
+    if (!raiseRead)
       continue;
+    // The raise's level reads these release dates exactly.
+    if (mf[b] > m) {
+      addLifetime(w, b);
+      continue;
+    }
     budget.work += int64_t(neighbors[b].size());
     for (int j : neighbors[b])
       if (!placed[j])
@@ -256,8 +352,8 @@ size_t SkylineSolver::backjumpTarget(size_t base, size_t fi, const Why &w) {
   while (k > stop) {
     const Undo &u = trail[k - 1];
     ++budget.work;
-    bool touches = u.idx >= 0 ? (P.segLo[u.idx] < w.c && w.a < P.segHi[u.idx])
-                              : (w.a <= ~u.idx && ~u.idx < w.c);
+    bool touches = u.idx >= 0 ? w.meets(P.segLo[u.idx], P.segHi[u.idx])
+                              : w.has(~u.idx);
     if (touches)
       break;
     --k;
@@ -458,10 +554,10 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
       // only t and the lives of its unplaced buffers.
       lastWhy = forced;
       if (explaining()) {
-        lastWhy.add(t, t + 1);
+        lastWhy.seg(t);
         for (int b : live[t])
           if (!placed[b])
-            addLifetime(lastWhy, b);
+            addCandidateReads(lastWhy, b, bestFloor);
       }
       return fail();
     }
@@ -479,6 +575,11 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
       raise(t, level);
       continue;
     }
+    if (explaining() && knownLocalFailure(t)) {
+      pool.resize(begin);
+      lastWhy.add(forced);
+      return fail();
+    }
     Frame f;
     f.seg = t;
     f.m = bestFloor;
@@ -493,6 +594,7 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
     f.entry1 = entry1;
     f.entry2 = entry2;
     f.before = forced;
+    f.nodesAtPush = budget.nodesUsed;
     stack.push_back(f);
     return Enter::Pushed;
   }
@@ -609,26 +711,34 @@ SearchOutcome SkylineSolver::solveRange(int a, int c) {
       why = stack[fi].why;
       branchReads(r, stack[fi].seg, stack[fi].m,
                   stack[fi].m + rem[stack[fi].seg] < C, why);
+      rememberLocal(stack[fi].seg, why);
       top = backjumpTarget(base, fi, why);
 #ifdef MF_BJDEBUG
       {
-        static long cnt = 0, all = 0, hist[12] = {0}, segh[400] = {0};
+        static long cnt = 0, all = 0, hist[12] = {0}, jumps[8] = {0};
         ++cnt;
-        if (why.all) ++all; else hist[std::min(11, (why.c - why.a) * 10 / S)]++;
-        segh[std::min(399, stack[fi].seg)]++;
-        if (stack[fi].seg >= 55 && !why.all && (cnt % 997) == 0) {
-          size_t k = stack[fi].trailMark, stop = stack[base].trailMark;
-          while (k > stop) { const Undo &u = trail[k - 1];
-            bool t = u.idx >= 0 ? (P.segLo[u.idx] < why.c && why.a < P.segHi[u.idx]) : (why.a <= ~u.idx && ~u.idx < why.c);
-            if (t) break; --k; }
-          fprintf(stderr, "seg %d why [%d,%d) depth %zu jump %zu touch ", stack[fi].seg, why.a, why.c, fi - base, fi - top);
-          if (k > stop) { const Undo &u = trail[k - 1]; if (u.idx >= 0) fprintf(stderr, "buf [%d,%d)\n", P.segLo[u.idx], P.segHi[u.idx]); else fprintf(stderr, "raise %d\n", ~u.idx); } else fprintf(stderr, "none\n");
+        int nseg = 0;
+        for (int q = 0; q < S; ++q) nseg += why.has(q);
+        if (why.all) ++all; else hist[std::min(11, nseg * 10 / S)]++;
+        jumps[std::min<size_t>(7, fi - top)]++;
+        static std::unordered_map<uint64_t, int> seen; static std::unordered_map<uint64_t,int> pats; static long rep = 0;
+        if (!why.all) {
+          uint64_t hb = 0;
+          for (int q = 0; q < kWhyWords; ++q) hb = splitmix64(hb ^ why.bits[q]);
+          uint64_t h = hb;
+          for (int q = 0; q < S; ++q) if (why.has(q)) h = splitmix64(h ^ (uint64_t(rem[q] > 0 ? floor_[q] : -1) * 31 + uint64_t(realTop[q]) * 7 + q));
+          for (int b = 0; b < n; ++b) if (!placed[b] && why.meets(P.segLo[b], P.segHi[b])) h ^= bufSalt1[b];
+          static long repNodes = 0, allNodes = 0; long sub = budget.nodesUsed - stack[fi].nodesAtPush; allNodes += sub;
+          if (seen[h]++) { ++rep; repNodes += sub; }
+          if ((cnt & ((1 << 16) - 1)) == 0) fprintf(stderr, "subtree nodes of repeats %ld of all refuted %ld, nodes %lld\n", repNodes, allNodes, (long long)budget.nodesUsed);
+          pats[hb]++;
         }
-        if ((cnt & ((1 << 15) - 1)) == 0) {
-          fprintf(stderr, "S=%d exhausted %ld all %ld width-decile:", S, cnt, all);
+        if ((cnt & ((1 << 16) - 1)) == 0) fprintf(stderr, "E-states distinct %zu repeats %ld patterns %zu\n", seen.size(), rep, pats.size());
+        if ((cnt & ((1 << 16) - 1)) == 0) {
+          fprintf(stderr, "S=%d exhausted %ld all %ld size-decile:", S, cnt, all);
           for (int i = 0; i < 12; ++i) fprintf(stderr, " %ld", hist[i]);
-          fprintf(stderr, "\n top segs:");
-          for (int i = 0; i < 400; ++i) if (segh[i] > cnt / 50) fprintf(stderr, " %d:%ld", i, segh[i]);
+          fprintf(stderr, " jumps:");
+          for (int i = 0; i < 8; ++i) fprintf(stderr, " %ld", jumps[i]);
           fprintf(stderr, "\n");
         }
       }

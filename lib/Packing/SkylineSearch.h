@@ -130,6 +130,14 @@ struct SearchConfig {
   /// segments refutes every ancestor whose state agrees with it there
   /// (docs/packing.md, "Local backjumps").
   bool localBackjumps = true;
+  /// Local nogoods: a refuted frame's state restricted to the segments its
+  /// refutation read is remembered; a later frame at the same segment whose
+  /// state agrees there fails at once (docs/packing.md, "Local nogoods").
+  /// Needs localBackjumps (the explanations).
+  bool localNogoods = true;
+  /// Bounds on the segment patterns of local nogoods: in all, per segment.
+  int maxPatterns = 256;
+  int maxPatternsPerSegment = 1;
   /// Skip "raise" children that a "place" child dominates.
   bool useDominance = true;
   /// Solve independent parts separately.

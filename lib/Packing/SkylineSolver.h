@@ -37,25 +37,46 @@ public:
         okMemo(config.useMemo ? config.memoMaxEntries / 4 : 0),
         whyMemo(config.useMemo && config.localBackjumps
                     ? config.memoMaxEntries / 2
-                    : 0) {}
+                    : 0),
+        localMemo(config.useMemo && config.localNogoods
+                      ? config.memoMaxEntries / 2
+                      : 0) {}
 
   SearchOutcome run(std::vector<int64_t> &offsets);
 
 private:
-  // Why a node failed: the segments [a, c) whose floors, placed buffers and
-  // unplaced buffers its refutation read (empty when a > c), or the whole
-  // state (`all`). See "Local backjumps" in docs/packing.md.
+  // Why a node failed: the segments whose floors, placed buffers and
+  // unplaced buffers its refutation read, or the whole state (`all`). See
+  // "Local backjumps" in docs/packing.md. A set of at most kWhySegs
+  // segments (explaining() is off on larger problems).
+  static constexpr int kWhyWords = 8, kWhySegs = 64 * kWhyWords;
   struct Why {
-    int a = std::numeric_limits<int>::max();
-    int c = std::numeric_limits<int>::min();
+    uint64_t bits[kWhyWords] = {0};
     bool all = false;
-    void add(int x, int y) {
-      a = std::min(a, x);
-      c = std::max(c, y);
+    void seg(int s) { bits[s >> 6] |= uint64_t(1) << (s & 63); }
+    // Bits [x, y) of word i, as a mask.
+    static uint64_t mask(int i, int x, int y) {
+      int lo = std::max(x - 64 * i, 0), hi = std::min(y - 64 * i, 64);
+      if (lo >= hi)
+        return 0;
+      uint64_t m = hi == 64 ? ~uint64_t(0) : (uint64_t(1) << hi) - 1;
+      return m & ~((uint64_t(1) << lo) - 1);
+    }
+    void add(int x, int y) { // segments [x, y)
+      for (int i = x >> 6; i < kWhyWords && 64 * i < y; ++i)
+        bits[i] |= mask(i, x, y);
     }
     void add(const Why &w) {
       all = all || w.all;
-      add(w.a, w.c);
+      for (int i = 0; i < kWhyWords; ++i)
+        bits[i] |= w.bits[i];
+    }
+    bool has(int s) const { return bits[s >> 6] >> (s & 63) & 1; }
+    bool meets(int x, int y) const { // any segment of [x, y)
+      for (int i = x >> 6; i < kWhyWords && 64 * i < y; ++i)
+        if (bits[i] & mask(i, x, y))
+          return true;
+      return false;
     }
   };
   struct Frame {
@@ -69,6 +90,7 @@ private:
     uint64_t entry1, entry2; // state before forced raises led to it
     Why why;    // what the refutations of the children tried so far read
     Why before; // what the forced raises that led to the frame read
+    int64_t nodesAtPush;
   };
   struct Undo {
     int idx;       // buffer (place) or ~segment (raise)
@@ -103,15 +125,39 @@ private:
   void localHash(int a, int c, uint64_t &k1, uint64_t &k2) const;
   int64_t raiseLevel(int t, int64_t m);
   // Local backjumps (SearchConfig::localBackjumps).
-  bool explaining() const { return cfg.localBackjumps && discLimit < 0; }
+  bool explaining() const {
+    return cfg.localBackjumps && discLimit < 0 && S <= kWhySegs;
+  }
+  // Adds to w a segment of b's life where the floor is mf(b): b's release
+  // date stays as high in any state that agrees there.
+  void addRelease(Why &w, int b) const {
+    for (int s = P.segLo[b]; s < P.segHi[b]; ++s)
+      if (floor_[s] >= mf[b]) {
+        w.seg(s);
+        return;
+      }
+    addLifetime(w, b);
+  }
+  // Adds why unplaced b, live at t, is not a candidate at floor m (or is).
+  void addCandidateReads(Why &w, int b, int64_t m) const;
   void addLifetime(Why &w, int b) const { w.add(P.segLo[b], P.segHi[b]); }
   void branchReads(const Range &r, int t, int64_t m, bool raiseRead, Why &w);
   size_t backjumpTarget(size_t base, size_t fi, const Why &w);
+  // Local nogoods (SearchConfig::localNogoods): a refuted frame's state
+  // restricted to the segments its refutation read, remembered per pattern
+  // of segments, and looked up where a frame at the same segment is made.
+  struct Pattern {
+    Why segsRead;
+    std::vector<int> segs, bufs; // the segments; the buffers living there
+  };
+  void localKey(int pattern, uint64_t &k1, uint64_t &k2);
+  void rememberLocal(int t, const Why &w);
+  bool knownLocalFailure(int t);
   // An independent part [a, c) of r failed: that reads the part and where
   // it ends on either side.
-  void partWhy(const Range &r, int a, int c) {
+  void partWhy(const Range &, int a, int c) {
     lastWhy = Why();
-    lastWhy.add(std::max(r.a, a - 1), std::min(r.c, c + 1));
+    lastWhy.add(a, c);
   }
   bool releaseBoundFits(const Range &r);
 
@@ -195,11 +241,21 @@ private:
   // For failed states whose refutation read only a range of segments, that
   // range (packed by packWhy), so that a later hit explains itself too.
   KeyMap whyMemo;
+  KeySet localMemo;
+  std::vector<Pattern> patterns;
+  std::vector<std::vector<int>> patternsAt; // per segment: pattern ids
   static constexpr uint32_t kAllWhy = 0xFFFFFFFFu;
-  static uint32_t packWhy(const Why &w) {
-    if (w.all || w.a < 0 || w.c > 0xFFFF || w.a >= w.c)
+  static uint32_t packWhy(const Why &w) { // the segments' hull
+    int a = -1, c = -1;
+    for (int s = 0; s < kWhySegs && !w.all; ++s)
+      if (w.has(s)) {
+        if (a < 0)
+          a = s;
+        c = s + 1;
+      }
+    if (w.all || a < 0)
       return kAllWhy;
-    return uint32_t(w.a) << 16 | uint32_t(w.c);
+    return uint32_t(a) << 16 | uint32_t(c);
   }
   static Why unpackWhy(uint32_t v) {
     Why w;
@@ -234,7 +290,7 @@ private:
 
   int nesting = 0; // solveRange calls on the C++ stack
   Why lastWhy;     // set by enterNode and solveParts when they fail
-  int64_t backjumps = 0, framesSkipped = 0;
+  int64_t backjumps = 0, framesSkipped = 0, localChecks = 0, localHits = 0;
 
   // Portfolio state.
   size_t strategyIndex = 0;
