@@ -106,6 +106,7 @@ void SkylineSolver::setup() {
     }
   acc.assign(S, 0);
   patternsAt.assign(S, {});
+  activity.assign(S, 0);
   mf.assign(n, 0);
   mfTrail.clear();
 

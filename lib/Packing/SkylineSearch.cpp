@@ -36,11 +36,6 @@
 #include "SkylineSolver.h"
 
 #include <algorithm>
-#include <cstdlib>
-#ifdef MF_BJDEBUG
-#include <cstdio>
-#include <unordered_map>
-#endif
 
 namespace memfit {
 namespace packing {
@@ -203,6 +198,7 @@ bool SkylineSolver::releaseBoundFits(const Range &r) {
     for (int s = P.segLo[b], end = P.segHi[b]; s < end; ++s) {
       acc[s] += P.size[b];
       if (acc[s] > limit) {
+        bump(s);
         // The bound read the release dates of the buffers taken so far
         // that live at s. In a state that agrees on one segment of each
         // life where its floor is that high, and has these buffers (and
@@ -298,9 +294,7 @@ bool SkylineSolver::knownLocalFailure(int t) {
   for (int k : patternsAt[t]) {
     uint64_t k1, k2;
     localKey(k, k1, k2);
-    ++localChecks;
     if (localMemo.contains(k1, k2)) {
-      ++localHits;
       lastWhy = patterns[k].segsRead;
       return true;
     }
@@ -505,6 +499,10 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
     const int begin = int(pool.size());
     int bestChildren = std::numeric_limits<int>::max();
     int64_t bestFloor = kInf;
+    // Fail-first members that branch by activity: among the segments with
+    // two or more children, the most active one (SearchConfig::activity).
+    const bool byActivity = cfg.activityBranching && failFirst;
+    double bestActivity = -1;
     bool stop = false;
     for (int p = r.a; p < r.c && !stop; ++p) {
       if (rem[p] == 0)
@@ -526,13 +524,18 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
         for (int b : live[s]) {
           if (isCandidate(b, fs)) {
             pool.push_back(b);
-            if (++children > bestChildren ||
-                (children == bestChildren && fs >= bestFloor))
+            ++children;
+            if (byActivity ? std::min(children, 2) > std::min(bestChildren, 2)
+                           : (children > bestChildren ||
+                              (children == bestChildren && fs >= bestFloor)))
               break;
           }
         }
-        if (children < bestChildren ||
-            (children == bestChildren && fs < bestFloor)) {
+        if (byActivity ? activityBetter(children, fs, activity[s], bestChildren,
+                                        bestFloor, bestActivity)
+                       : (children < bestChildren ||
+                          (children == bestChildren && fs < bestFloor))) {
+          bestActivity = activity[s];
           bestChildren = children;
           bestFloor = fs;
           t = s;
@@ -550,6 +553,7 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
       p = q;
     }
     if (bestChildren == 0) {
+      bump(t);
       // Nothing starts at the floor of t and t has no slack: this reads
       // only t and the lives of its unplaced buffers.
       lastWhy = forced;
@@ -567,6 +571,7 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
       if (explaining())
         branchReads(r, t, bestFloor, true, forced);
       if (level >= kInf || level + rem[t] > C) {
+        bump(t);
         lastWhy = forced;
         return fail();
       }
@@ -594,7 +599,6 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
     f.entry1 = entry1;
     f.entry2 = entry2;
     f.before = forced;
-    f.nodesAtPush = budget.nodesUsed;
     stack.push_back(f);
     return Enter::Pushed;
   }
@@ -713,40 +717,6 @@ SearchOutcome SkylineSolver::solveRange(int a, int c) {
                   stack[fi].m + rem[stack[fi].seg] < C, why);
       rememberLocal(stack[fi].seg, why);
       top = backjumpTarget(base, fi, why);
-#ifdef MF_BJDEBUG
-      {
-        static long cnt = 0, all = 0, hist[12] = {0}, jumps[8] = {0};
-        ++cnt;
-        int nseg = 0;
-        for (int q = 0; q < S; ++q) nseg += why.has(q);
-        if (why.all) ++all; else hist[std::min(11, nseg * 10 / S)]++;
-        jumps[std::min<size_t>(7, fi - top)]++;
-        static std::unordered_map<uint64_t, int> seen; static std::unordered_map<uint64_t,int> pats; static long rep = 0;
-        if (!why.all) {
-          uint64_t hb = 0;
-          for (int q = 0; q < kWhyWords; ++q) hb = splitmix64(hb ^ why.bits[q]);
-          uint64_t h = hb;
-          for (int q = 0; q < S; ++q) if (why.has(q)) h = splitmix64(h ^ (uint64_t(rem[q] > 0 ? floor_[q] : -1) * 31 + uint64_t(realTop[q]) * 7 + q));
-          for (int b = 0; b < n; ++b) if (!placed[b] && why.meets(P.segLo[b], P.segHi[b])) h ^= bufSalt1[b];
-          static long repNodes = 0, allNodes = 0; long sub = budget.nodesUsed - stack[fi].nodesAtPush; allNodes += sub;
-          if (seen[h]++) { ++rep; repNodes += sub; }
-          if ((cnt & ((1 << 16) - 1)) == 0) fprintf(stderr, "subtree nodes of repeats %ld of all refuted %ld, nodes %lld\n", repNodes, allNodes, (long long)budget.nodesUsed);
-          pats[hb]++;
-        }
-        if ((cnt & ((1 << 16) - 1)) == 0) fprintf(stderr, "E-states distinct %zu repeats %ld patterns %zu\n", seen.size(), rep, pats.size());
-        if ((cnt & ((1 << 16) - 1)) == 0) {
-          fprintf(stderr, "S=%d exhausted %ld all %ld size-decile:", S, cnt, all);
-          for (int i = 0; i < 12; ++i) fprintf(stderr, " %ld", hist[i]);
-          fprintf(stderr, " jumps:");
-          for (int i = 0; i < 8; ++i) fprintf(stderr, " %ld", jumps[i]);
-          fprintf(stderr, "\n");
-        }
-      }
-#endif
-      if (top < fi) {
-        ++backjumps;
-        framesSkipped += int64_t(fi - top);
-      }
     } else {
       why.all = true;
     }

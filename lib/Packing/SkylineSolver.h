@@ -90,7 +90,6 @@ private:
     uint64_t entry1, entry2; // state before forced raises led to it
     Why why;    // what the refutations of the children tried so far read
     Why before; // what the forced raises that led to the frame read
-    int64_t nodesAtPush;
   };
   struct Undo {
     int idx;       // buffer (place) or ~segment (raise)
@@ -289,8 +288,36 @@ private:
   std::vector<std::pair<int64_t, int>> sortBuf;
 
   int nesting = 0; // solveRange calls on the C++ stack
+
+  // Activity (SearchConfig::activityBranching): per segment, the dead ends
+  // found there (a segment with no child, a raise that cannot fit, the
+  // release-date bound overflowing it), each counted with a weight that
+  // grows by 0.1% per dead end, so recent ones count more (as the variable
+  // activity of conflict-driven SAT solvers). Kept across turns.
+  std::vector<double> activity;
+  double activityInc = 1;
+  void bump(int s) {
+    activity[s] += activityInc;
+    activityInc *= 1.001;
+    if (activityInc > 1e100) {
+      for (double &a : activity)
+        a *= 1e-100;
+      activityInc *= 1e-100;
+    }
+  }
+  // Branching by activity: a segment with no child fails the node and one
+  // with one child is forced, so those go first (lower floor, then
+  // leftmost, on ties); among the others, the most active (leftmost on
+  // ties).
+  static bool activityBetter(int children, int64_t floor, double act,
+                             int bestChildren, int64_t bestFloor,
+                             double bestAct) {
+    const int c = std::min(children, 2), cb = std::min(bestChildren, 2);
+    if (c != cb)
+      return c < cb;
+    return c < 2 ? floor < bestFloor : act > bestAct;
+  }
   Why lastWhy;     // set by enterNode and solveParts when they fail
-  int64_t backjumps = 0, framesSkipped = 0, localChecks = 0, localHits = 0;
 
   // Portfolio state.
   size_t strategyIndex = 0;
