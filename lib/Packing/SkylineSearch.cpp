@@ -499,9 +499,10 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
     const int begin = int(pool.size());
     int bestChildren = std::numeric_limits<int>::max();
     int64_t bestFloor = kInf;
-    // Fail-first members that branch by activity: among the segments with
-    // two or more children, the most active one (SearchConfig::activity).
-    const bool byActivity = cfg.activityBranching && failFirst;
+    // Valley runs of the fail-first members branch by activity: among the
+    // segments with two or more children, the most active one
+    // (SearchConfig::activityBranching).
+    const bool byActivity = cfg.activityBranching && failFirst && valleyRun;
     double bestActivity = -1;
     bool stop = false;
     for (int p = r.a; p < r.c && !stop; ++p) {

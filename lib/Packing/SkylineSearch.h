@@ -138,10 +138,11 @@ struct SearchConfig {
   /// Bounds on the segment patterns of local nogoods: in all, per segment.
   int maxPatterns = 256;
   int maxPatternsPerSegment = 1;
-  /// The fail-first members branch, among the segments where they may
-  /// branch that have two or more children, at the one where the most dead
-  /// ends were found lately (activity, SkylineSolver::bump), not at the one
-  /// with the fewest children (docs/packing.md, "Activity branching").
+  /// The valley runs of the fail-first members (valleyRuns) branch, among
+  /// the valley segments with two or more children, at the one where the
+  /// most dead ends were found lately (activity, SkylineSolver::bump), not
+  /// at the one with the fewest children (docs/packing.md, "Activity in
+  /// valley runs"). Their plain turns are unchanged.
   bool activityBranching = true;
   /// Skip "raise" children that a "place" child dominates.
   bool useDominance = true;
