@@ -105,8 +105,6 @@ void SkylineSolver::setup() {
       h2 ^= segHash2(s, 0);
     }
   acc.assign(S, 0);
-  patternsAt.assign(S, {});
-  activity.assign(S, 0);
   mf.assign(n, 0);
   mfTrail.clear();
 

@@ -191,173 +191,17 @@ bool SkylineSolver::releaseBoundFits(const Range &r) {
   for (int s = r.a; s < r.c; ++s)
     acc[s] = 0;
   budget.work += 2 * int64_t(sortBuf.size()) + (r.c - r.a);
-  for (size_t i = 0; i < sortBuf.size(); ++i) {
-    int b = sortBuf[i].second;
+  for (const auto &e : sortBuf) {
+    int b = e.second;
     budget.work += P.segHi[b] - P.segLo[b];
-    int64_t limit = C - sortBuf[i].first;
+    int64_t limit = C - e.first;
     for (int s = P.segLo[b], end = P.segHi[b]; s < end; ++s) {
       acc[s] += P.size[b];
-      if (acc[s] > limit) {
-        bump(s);
-        // The bound read the release dates of the buffers taken so far
-        // that live at s. In a state that agrees on one segment of each
-        // life where its floor is that high, and has these buffers (and
-        // maybe more) unplaced, the same level overflows s.
-        lastWhy = Why();
-        if (explaining())
-          for (size_t k = 0; k <= i; ++k) {
-            int o = sortBuf[k].second;
-            if (P.segLo[o] <= s && s < P.segHi[o])
-              addRelease(lastWhy, o);
-          }
+      if (acc[s] > limit)
         return false;
-      }
     }
   }
   return true;
-}
-
-// Unplaced b lives at t, whose floor is m. A state that agrees with this
-// one on t has b unplaced, with a release date of at most mf(b) and at
-// least m there. For the branching there to have no more children, b must
-// stay out when it is out here: a release date above m (one segment where
-// the floor is that high keeps it so), or gravity (the placed tops over its
-// life). The other rules read buffers with b's lifetime, which agree.
-// Candidates read nothing: in such a state they are candidates or not.
-void SkylineSolver::addCandidateReads(Why &w, int b, int64_t m) const {
-  if (mf[b] > m)
-    addRelease(w, b);
-  else if (classPrev[b] >= 0 && !placed[classPrev[b]])
-    return;
-  else if (stackedOutOfOrder(b, m) || floating(b, m))
-    addLifetime(w, b);
-}
-
-// The state restricted to a pattern's segments: floors (or that nothing is
-// left there), placed tops, and which buffers living there are unplaced.
-void SkylineSolver::localKey(int pattern, uint64_t &k1, uint64_t &k2) {
-  const Pattern &pt = patterns[pattern];
-  k1 = splitmix64(uint64_t(pattern) + 0x10CA1ULL);
-  k2 = splitmix64(k1 ^ 0x5A5A5A5AULL);
-  budget.work += int64_t(pt.segs.size() + pt.bufs.size());
-  for (int s : pt.segs) {
-    int64_t f = rem[s] > 0 ? floor_[s] : int64_t(1) << 50;
-    int64_t top = realTop[s] + (int64_t(1) << 52);
-    k1 ^= segHash1(s, f) ^ segHash1(s, top);
-    k2 ^= segHash2(s, f) ^ segHash2(s, top);
-  }
-  for (int b : pt.bufs)
-    if (!placed[b]) {
-      k1 ^= bufSalt1[b];
-      k2 ^= bufSalt2[b];
-    }
-}
-
-// A frame at segment t failed and its refutation read only w: remember its
-// state there.
-void SkylineSolver::rememberLocal(int t, const Why &w) {
-  if (!cfg.localNogoods || w.all)
-    return;
-  int id = -1;
-  for (int k : patternsAt[t])
-    if (std::equal(w.bits, w.bits + kWhyWords, patterns[k].segsRead.bits)) {
-      id = k;
-      break;
-    }
-  if (id < 0) {
-    if (int(patterns.size()) >= cfg.maxPatterns ||
-        int(patternsAt[t].size()) >= cfg.maxPatternsPerSegment)
-      return;
-    Pattern pt;
-    pt.segsRead = w;
-    for (int s = 0; s < S; ++s)
-      if (w.has(s))
-        pt.segs.push_back(s);
-    for (int b = 0; b < n; ++b)
-      if (w.meets(P.segLo[b], P.segHi[b]))
-        pt.bufs.push_back(b);
-    budget.work += S + n;
-    id = int(patterns.size());
-    patterns.push_back(std::move(pt));
-    patternsAt[t].push_back(id);
-  }
-  uint64_t k1, k2;
-  localKey(id, k1, k2);
-  localMemo.insert(k1, k2);
-}
-
-// Whether the state agrees, on the segments of a pattern of t, with a frame
-// refuted there (lastWhy: that pattern).
-bool SkylineSolver::knownLocalFailure(int t) {
-  if (!cfg.localNogoods)
-    return false;
-  for (int k : patternsAt[t]) {
-    uint64_t k1, k2;
-    localKey(k, k1, k2);
-    if (localMemo.contains(k1, k2)) {
-      lastWhy = patterns[k].segsRead;
-      return true;
-    }
-  }
-  return false;
-}
-
-// What branching at t (floor m) reads: t's plateau and the segments on
-// either side (that t lies in a valley, which keeps the branching complete
-// in any state that agrees there), which unplaced buffers of t are
-// candidates, and, when the raise was considered, the lives of the buffers
-// that raiseLevel looked at.
-void SkylineSolver::branchReads(const Range &r, int t, int64_t m,
-                                bool raiseRead, Why &w) {
-  int p = t, q = t;
-  while (p > r.a && rem[p - 1] > 0 && floor_[p - 1] == m)
-    --p;
-  while (q + 1 < r.c && rem[q + 1] > 0 && floor_[q + 1] == m)
-    ++q;
-  w.add(std::max(0, p - 1), std::min(S, q + 2));
-  budget.work += int64_t(live[t].size());
-  for (int b : live[t]) {
-    if (placed[b])
-      continue;
-    addCandidateReads(w, b, m);
-    if (!raiseRead)
-      continue;
-    // The raise's level reads these release dates exactly.
-    if (mf[b] > m) {
-      addLifetime(w, b);
-      continue;
-    }
-    budget.work += int64_t(neighbors[b].size());
-    for (int j : neighbors[b])
-      if (!placed[j])
-        addLifetime(w, j);
-  }
-}
-
-// Frame fi failed, and its refutation read only the segments of w. Every
-// ancestor frame whose state agrees with it there (nothing placed over
-// those segments, no floor raised in them since) is refuted by the same
-// argument. Returns the highest such frame (fi itself if none above).
-size_t SkylineSolver::backjumpTarget(size_t base, size_t fi, const Why &w) {
-  if (w.all || fi == base)
-    return fi;
-  size_t k = stack[fi].trailMark;
-  const size_t stop = stack[base].trailMark;
-  while (k > stop) {
-    const Undo &u = trail[k - 1];
-    ++budget.work;
-    bool touches = u.idx >= 0 ? w.meets(P.segLo[u.idx], P.segHi[u.idx])
-                              : w.has(~u.idx);
-    if (touches)
-      break;
-    --k;
-  }
-  // Frame i's state is trail[0, trailMark_i): it agrees on w when every
-  // entry from trailMark_i on leaves w alone, i.e. trailMark_i >= k.
-  size_t i = fi;
-  while (i > base && stack[i - 1].trailMark >= k)
-    --i;
-  return i;
 }
 
 bool SkylineSolver::limitReached() {
@@ -399,8 +243,7 @@ SkylineSolver::Enter SkylineSolver::solveParts(const Range &r, uint64_t key1,
     if (failMemo.contains(k1, k2)) {
       if (discLimit >= 0)
         discCut = true;
-      partWhy(r, p.a, p.c);
-      failed(key1, key2, lastWhy);
+      failMemo.insert(key1, key2);
       return Enter::Failed;
     }
     p.knownOk = okMemo.contains(k1, k2);
@@ -422,8 +265,7 @@ SkylineSolver::Enter SkylineSolver::solveParts(const Range &r, uint64_t key1,
       return Enter::Limit;
     if (o == SearchOutcome::Infeasible) {
       rollback(mark);
-      partWhy(r, p.a, p.c);
-      failed(key1, key2, lastWhy);
+      failMemo.insert(key1, key2);
       return Enter::Failed;
     }
   }
@@ -434,12 +276,10 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
   const uint64_t entry1 = h1 ^ r.ctx1 ^ salt1();
   const uint64_t entry2 = h2 ^ r.ctx2 ^ salt2();
   uint64_t key1 = entry1, key2 = entry2;
-  // What the forced raises taken below read (see Why).
-  Why forced;
   auto fail = [&]() {
-    failed(key1, key2, lastWhy);
+    failMemo.insert(key1, key2);
     if (key1 != entry1 || key2 != entry2)
-      failed(entry1, entry2, lastWhy);
+      failMemo.insert(entry1, entry2);
     return Enter::Failed;
   };
   // Segments with nothing to place at their floor are raised on the spot
@@ -452,9 +292,6 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
       // A failure under a discrepancy limit may have been cut short.
       if (discLimit >= 0)
         discCut = true;
-      lastWhy = explaining() ? unpackWhy(whyMemo.find(key1, key2, kAllWhy))
-                             : Why();
-      lastWhy.add(forced);
       key1 = entry1;
       key2 = entry2;
       return fail();
@@ -476,16 +313,12 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
     }
     if (numParts == 0)
       return Enter::Found;
-    if (r.releaseBound && !releaseBoundFits(r)) {
-      lastWhy.add(forced);
+    if (r.releaseBound && !releaseBoundFits(r))
       return fail();
-    }
     if (numParts > 1 && cfg.useDecomposition && nesting < kMaxNesting) {
       Enter e = solveParts(r, key1, key2);
-      if (e == Enter::Failed) {
-        lastWhy.add(forced);
+      if (e == Enter::Failed)
         return fail();
-      }
       return e;
     }
 
@@ -499,11 +332,6 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
     const int begin = int(pool.size());
     int bestChildren = std::numeric_limits<int>::max();
     int64_t bestFloor = kInf;
-    // Valley runs of the fail-first members branch by activity: among the
-    // segments with two or more children, the most active one
-    // (SearchConfig::activityBranching).
-    const bool byActivity = cfg.activityBranching && failFirst && valleyRun;
-    double bestActivity = -1;
     bool stop = false;
     for (int p = r.a; p < r.c && !stop; ++p) {
       if (rem[p] == 0)
@@ -525,18 +353,13 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
         for (int b : live[s]) {
           if (isCandidate(b, fs)) {
             pool.push_back(b);
-            ++children;
-            if (byActivity ? std::min(children, 2) > std::min(bestChildren, 2)
-                           : (children > bestChildren ||
-                              (children == bestChildren && fs >= bestFloor)))
+            if (++children > bestChildren ||
+                (children == bestChildren && fs >= bestFloor))
               break;
           }
         }
-        if (byActivity ? activityBetter(children, fs, activity[s], bestChildren,
-                                        bestFloor, bestActivity)
-                       : (children < bestChildren ||
-                          (children == bestChildren && fs < bestFloor))) {
-          bestActivity = activity[s];
+        if (children < bestChildren ||
+            (children == bestChildren && fs < bestFloor)) {
           bestChildren = children;
           bestFloor = fs;
           t = s;
@@ -553,38 +376,17 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
       }
       p = q;
     }
-    if (bestChildren == 0) {
-      bump(t);
-      // Nothing starts at the floor of t and t has no slack: this reads
-      // only t and the lives of its unplaced buffers.
-      lastWhy = forced;
-      if (explaining()) {
-        lastWhy.seg(t);
-        for (int b : live[t])
-          if (!placed[b])
-            addCandidateReads(lastWhy, b, bestFloor);
-      }
+    if (bestChildren == 0)
       return fail();
-    }
     if (int(pool.size()) == begin && cfg.compressForcedRaises) {
       // Only the raise: take it now.
       int64_t level = raiseLevel(t, bestFloor);
-      if (explaining())
-        branchReads(r, t, bestFloor, true, forced);
-      if (level >= kInf || level + rem[t] > C) {
-        bump(t);
-        lastWhy = forced;
+      if (level >= kInf || level + rem[t] > C)
         return fail();
-      }
       if (limitReached())
         return Enter::Limit;
       raise(t, level);
       continue;
-    }
-    if (explaining() && knownLocalFailure(t)) {
-      pool.resize(begin);
-      lastWhy.add(forced);
-      return fail();
     }
     Frame f;
     f.seg = t;
@@ -599,7 +401,6 @@ SkylineSolver::Enter SkylineSolver::enterNode(const Range &r) {
     f.key2 = key2;
     f.entry1 = entry1;
     f.entry2 = entry2;
-    f.before = forced;
     stack.push_back(f);
     return Enter::Pushed;
   }
@@ -677,7 +478,6 @@ SearchOutcome SkylineSolver::solveRange(int a, int c) {
         descended = true;
         break;
       }
-      stack[fi].why.add(lastWhy);
       rollback(stack[fi].trailMark);
     }
     if (descended)
@@ -704,38 +504,16 @@ SearchOutcome SkylineSolver::solveRange(int a, int c) {
             return done(SearchOutcome::Limit);
           if (e == Enter::Pushed)
             continue;
-          stack[fi].why.add(lastWhy);
           rollback(stack[fi].trailMark);
         }
       }
     }
     // Every child failed.
-    Why why;
-    size_t top = fi;
-    if (explaining()) {
-      why = stack[fi].why;
-      branchReads(r, stack[fi].seg, stack[fi].m,
-                  stack[fi].m + rem[stack[fi].seg] < C, why);
-      rememberLocal(stack[fi].seg, why);
-      top = backjumpTarget(base, fi, why);
-    } else {
-      why.all = true;
-    }
-    // Frames top..fi fail alike (backjumpTarget).
-    for (size_t k = fi + 1; k-- > top;) {
-      Frame &f = stack[k];
-      failed(f.key1, f.key2, why);
-      Why entryWhy = why;
-      entryWhy.add(f.before);
-      failed(f.entry1, f.entry2, entryWhy);
-    }
-    why.add(stack[top].before);
-    rollback(stack[top].trailMark);
-    pool.resize(stack[top].candBegin);
-    stack.resize(top);
-    lastWhy = why;
-    if (stack.size() > base)
-      stack.back().why.add(why);
+    Frame &f = stack[fi];
+    failMemo.insert(f.key1, f.key2);
+    failMemo.insert(f.entry1, f.entry2);
+    pool.resize(f.candBegin);
+    stack.pop_back();
   }
   return done(SearchOutcome::Infeasible);
 }

@@ -126,24 +126,6 @@ struct SearchConfig {
   /// against 56, none lost; with 2, 37 of 48 against 38; valleys in every
   /// turn of the fail-first members, 56 of 72 (docs/packing.md).
   int valleyRuns = 1;
-  /// Local backjumps: a depth-first refutation that read only a range of
-  /// segments refutes every ancestor whose state agrees with it there
-  /// (docs/packing.md, "Local backjumps").
-  bool localBackjumps = true;
-  /// Local nogoods: a refuted frame's state restricted to the segments its
-  /// refutation read is remembered; a later frame at the same segment whose
-  /// state agrees there fails at once (docs/packing.md, "Local nogoods").
-  /// Needs localBackjumps (the explanations).
-  bool localNogoods = true;
-  /// Bounds on the segment patterns of local nogoods: in all, per segment.
-  int maxPatterns = 256;
-  int maxPatternsPerSegment = 1;
-  /// The valley runs of the fail-first members (valleyRuns) branch, among
-  /// the valley segments with two or more children, at the one where the
-  /// most dead ends were found lately (activity, SkylineSolver::bump), not
-  /// at the one with the fewest children (docs/packing.md, "Activity in
-  /// valley runs"). Their plain turns are unchanged.
-  bool activityBranching = true;
   /// Skip "raise" children that a "place" child dominates.
   bool useDominance = true;
   /// Solve independent parts separately.

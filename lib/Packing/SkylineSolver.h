@@ -13,7 +13,6 @@
 #include "KeySet.h"
 #include "SkylineSearch.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -34,51 +33,11 @@ public:
       : P(problem), C(capacity), cfg(config), budget(searchBudget),
         n(int(problem.size.size())), S(problem.numSegs),
         failMemo(config.useMemo ? config.memoMaxEntries : 0),
-        okMemo(config.useMemo ? config.memoMaxEntries / 4 : 0),
-        whyMemo(config.useMemo && config.localBackjumps
-                    ? config.memoMaxEntries / 2
-                    : 0),
-        localMemo(config.useMemo && config.localNogoods
-                      ? config.memoMaxEntries / 2
-                      : 0) {}
+        okMemo(config.useMemo ? config.memoMaxEntries / 4 : 0) {}
 
   SearchOutcome run(std::vector<int64_t> &offsets);
 
 private:
-  // Why a node failed: the segments whose floors, placed buffers and
-  // unplaced buffers its refutation read, or the whole state (`all`). See
-  // "Local backjumps" in docs/packing.md. A set of at most kWhySegs
-  // segments (explaining() is off on larger problems).
-  static constexpr int kWhyWords = 8, kWhySegs = 64 * kWhyWords;
-  struct Why {
-    uint64_t bits[kWhyWords] = {0};
-    bool all = false;
-    void seg(int s) { bits[s >> 6] |= uint64_t(1) << (s & 63); }
-    // Bits [x, y) of word i, as a mask.
-    static uint64_t mask(int i, int x, int y) {
-      int lo = std::max(x - 64 * i, 0), hi = std::min(y - 64 * i, 64);
-      if (lo >= hi)
-        return 0;
-      uint64_t m = hi == 64 ? ~uint64_t(0) : (uint64_t(1) << hi) - 1;
-      return m & ~((uint64_t(1) << lo) - 1);
-    }
-    void add(int x, int y) { // segments [x, y)
-      for (int i = x >> 6; i < kWhyWords && 64 * i < y; ++i)
-        bits[i] |= mask(i, x, y);
-    }
-    void add(const Why &w) {
-      all = all || w.all;
-      for (int i = 0; i < kWhyWords; ++i)
-        bits[i] |= w.bits[i];
-    }
-    bool has(int s) const { return bits[s >> 6] >> (s & 63) & 1; }
-    bool meets(int x, int y) const { // any segment of [x, y)
-      for (int i = x >> 6; i < kWhyWords && 64 * i < y; ++i)
-        if (bits[i] & mask(i, x, y))
-          return true;
-      return false;
-    }
-  };
   struct Frame {
     int seg;
     int64_t m;
@@ -88,8 +47,6 @@ private:
     size_t trailMark;
     uint64_t key1, key2;     // state of the frame
     uint64_t entry1, entry2; // state before forced raises led to it
-    Why why;    // what the refutations of the children tried so far read
-    Why before; // what the forced raises that led to the frame read
   };
   struct Undo {
     int idx;       // buffer (place) or ~segment (raise)
@@ -123,41 +80,6 @@ private:
   void rollback(size_t mark);
   void localHash(int a, int c, uint64_t &k1, uint64_t &k2) const;
   int64_t raiseLevel(int t, int64_t m);
-  // Local backjumps (SearchConfig::localBackjumps).
-  bool explaining() const {
-    return cfg.localBackjumps && discLimit < 0 && S <= kWhySegs;
-  }
-  // Adds to w a segment of b's life where the floor is mf(b): b's release
-  // date stays as high in any state that agrees there.
-  void addRelease(Why &w, int b) const {
-    for (int s = P.segLo[b]; s < P.segHi[b]; ++s)
-      if (floor_[s] >= mf[b]) {
-        w.seg(s);
-        return;
-      }
-    addLifetime(w, b);
-  }
-  // Adds why unplaced b, live at t, is not a candidate at floor m (or is).
-  void addCandidateReads(Why &w, int b, int64_t m) const;
-  void addLifetime(Why &w, int b) const { w.add(P.segLo[b], P.segHi[b]); }
-  void branchReads(const Range &r, int t, int64_t m, bool raiseRead, Why &w);
-  size_t backjumpTarget(size_t base, size_t fi, const Why &w);
-  // Local nogoods (SearchConfig::localNogoods): a refuted frame's state
-  // restricted to the segments its refutation read, remembered per pattern
-  // of segments, and looked up where a frame at the same segment is made.
-  struct Pattern {
-    Why segsRead;
-    std::vector<int> segs, bufs; // the segments; the buffers living there
-  };
-  void localKey(int pattern, uint64_t &k1, uint64_t &k2);
-  void rememberLocal(int t, const Why &w);
-  bool knownLocalFailure(int t);
-  // An independent part [a, c) of r failed: that reads the part and where
-  // it ends on either side.
-  void partWhy(const Range &, int a, int c) {
-    lastWhy = Why();
-    lastWhy.add(a, c);
-  }
   bool releaseBoundFits(const Range &r);
 
   // Symmetry: two buffers with the same lifetime stacked directly on each
@@ -237,39 +159,6 @@ private:
   uint64_t h1 = 0, h2 = 0;
   std::vector<uint64_t> bufSalt1, bufSalt2, segSalt1, segSalt2;
   KeySet failMemo, okMemo;
-  // For failed states whose refutation read only a range of segments, that
-  // range (packed by packWhy), so that a later hit explains itself too.
-  KeyMap whyMemo;
-  KeySet localMemo;
-  std::vector<Pattern> patterns;
-  std::vector<std::vector<int>> patternsAt; // per segment: pattern ids
-  static constexpr uint32_t kAllWhy = 0xFFFFFFFFu;
-  static uint32_t packWhy(const Why &w) { // the segments' hull
-    int a = -1, c = -1;
-    for (int s = 0; s < kWhySegs && !w.all; ++s)
-      if (w.has(s)) {
-        if (a < 0)
-          a = s;
-        c = s + 1;
-      }
-    if (w.all || a < 0)
-      return kAllWhy;
-    return uint32_t(a) << 16 | uint32_t(c);
-  }
-  static Why unpackWhy(uint32_t v) {
-    Why w;
-    if (v == kAllWhy)
-      w.all = true;
-    else
-      w.add(int(v >> 16), int(v & 0xFFFF));
-    return w;
-  }
-  // Remembers a failed state with what its refutation read.
-  void failed(uint64_t k1, uint64_t k2, const Why &w) {
-    failMemo.insert(k1, k2);
-    if (explaining() && !w.all)
-      whyMemo.insert(k1, k2, packWhy(w));
-  }
 
   std::vector<Frame> stack;
   std::vector<int> pool;
@@ -288,36 +177,6 @@ private:
   std::vector<std::pair<int64_t, int>> sortBuf;
 
   int nesting = 0; // solveRange calls on the C++ stack
-
-  // Activity (SearchConfig::activityBranching): per segment, the dead ends
-  // found there (a segment with no child, a raise that cannot fit, the
-  // release-date bound overflowing it), each counted with a weight that
-  // grows by 0.1% per dead end, so recent ones count more (as the variable
-  // activity of conflict-driven SAT solvers). Kept across turns.
-  std::vector<double> activity;
-  double activityInc = 1;
-  void bump(int s) {
-    activity[s] += activityInc;
-    activityInc *= 1.001;
-    if (activityInc > 1e100) {
-      for (double &a : activity)
-        a *= 1e-100;
-      activityInc *= 1e-100;
-    }
-  }
-  // Branching by activity: a segment with no child fails the node and one
-  // with one child is forced, so those go first (lower floor, then
-  // leftmost, on ties); among the others, the most active (leftmost on
-  // ties).
-  static bool activityBetter(int children, int64_t floor, double act,
-                             int bestChildren, int64_t bestFloor,
-                             double bestAct) {
-    const int c = std::min(children, 2), cb = std::min(bestChildren, 2);
-    if (c != cb)
-      return c < cb;
-    return c < 2 ? floor < bestFloor : act > bestAct;
-  }
-  Why lastWhy;     // set by enterNode and solveParts when they fail
 
   // Portfolio state.
   size_t strategyIndex = 0;
