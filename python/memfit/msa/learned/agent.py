@@ -73,11 +73,12 @@ DEFAULT_POLICY_SEED = True
 DEFAULT_ROOT_RULE = "max_kept"
 #: Local improvement after the search (play.polish_batch): up to this many
 #: passes of 1-opt over the played game, each move tried with every legal
-#: action and the game completed three ways; on after a search with the
-#: rollout value up to POLISH_MAX_BUCKET buffers, 0 = off.
+#: action and the game completed four ways (play.COMPLETIONS); on after a
+#: search with the rollout value up to POLISH_MAX_BUCKET buffers, 0 = off.
 DEFAULT_POLISH_PASSES = 2
-#: A polish pass tries 29 actions x 3 completions per move where the search
-#: plays 16 simulations: measured 2.8x the search's own wall time on the
+#: A polish pass tries 29 actions x 4 completions per move where the search
+#: plays 16 simulations: measured (with 3 completions; the fourth,
+#: "reserved", adds a third) 2.8x the search's own wall time on the
 #: 64-buffer bucket (bench_msa_learned.py, 12 held-out instances, loaded
 #: machine), so at 256 buffers (73 s per 188-buffer game already) it is off
 #: by default; ``polish=N`` still polishes there.
@@ -178,6 +179,7 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
                fortified: bool | None = None, best: bool | None = None,
                root_rule: str | None = None, polish: int | None = None,
                max_considered: int | None = None, policy_seed: bool | None = None,
+               completions: tuple | None = None,
                return_actions: bool = False, return_raw: bool = False):
     """Plays every game of the batch; ``(solutions, wall seconds of the play)``
     (with ``return_actions``, also the games' moves [N, M], for ``polish``).
@@ -195,7 +197,8 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     the played game is the best one kept).
     ``polish``: local-improvement passes after the play (default
     ``DEFAULT_POLISH_PASSES`` after a search with the rollout value),
-    starting from the returned game. ``max_considered``: root actions
+    starting from the returned game (``completions``: its completions,
+    default ``play.COMPLETIONS``). ``max_considered``: root actions
     the search considers (default ``DEFAULT_MAX_CONSIDERED``). ``return_raw``: also return the
     played game's own solutions (before the best-game choice and polish)."""
     from . import play
@@ -236,7 +239,8 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
                                          (_solutions(batch, play.replay_batch(batch.arrays, kept[1]),
                                                      method), kept[1])])
     if polish > 0:
-        final, actions = play.polish_batch(batch.arrays, batch.static, actions, jnp.int32(polish))
+        final, actions = play.polish_batch(batch.arrays, batch.static, actions, jnp.int32(polish),
+                                           completions=completions or play.COMPLETIONS)
         sols = _solutions(batch, final, method)
     wall = time.perf_counter() - t0
     out = (sols, wall) + ((actions,) if return_actions else ()) + ((raw,) if return_raw else ())
@@ -268,14 +272,16 @@ def _solutions(batch: Batch, final, method: str) -> list:
             for i, spec in enumerate(batch.specs)]
 
 
-def polish(batch: Batch, actions, passes: int = DEFAULT_POLISH_PASSES):
+def polish(batch: Batch, actions, passes: int = DEFAULT_POLISH_PASSES,
+           completions: tuple | None = None):
     """Local improvement (``play.polish_batch``) of games already played
     (``actions`` from ``play_batch(..., return_actions=True)``):
     ``(solutions, wall seconds, polished actions)``. A polished game is
     never slower than the game it starts from."""
     from . import play
     t0 = time.perf_counter()
-    final, actions = play.polish_batch(batch.arrays, batch.static, actions, jnp.int32(passes))
+    final, actions = play.polish_batch(batch.arrays, batch.static, actions, jnp.int32(passes),
+                                       completions=completions or play.COMPLETIONS)
     jax.block_until_ready(final.time)
     return _solutions(batch, final, "learned-polish"), time.perf_counter() - t0, actions
 
