@@ -118,20 +118,37 @@ def replay_suffix(s: game.State, actions: jax.Array, sf: F.Static | None = None,
     displacing later moves (the greedy upgrade gives the first slow buffer
     the freed space, and the repairs it forces can cost more than it saves).
     Returns ``(estimated time at the end, actions as played)``."""
+    if sf is None:
+        return _replay_suffix(s, actions, None, None, jnp.int32(REPLAY_OWN))
+    later = _own_residency(s.inst, actions) if reserve else None
+    return _replay_suffix(s, actions, sf, later,
+                          jnp.int32(REPLAY_RESERVED if reserve else REPLAY_UPGRADE))
+
+
+#: ``_replay_suffix``'s modes: own moves repaired, slow ones upgraded
+#: greedily, upgraded only beside the later own moves' residency.
+REPLAY_OWN, REPLAY_UPGRADE, REPLAY_RESERVED = 0, 1, 2
+
+
+def _replay_suffix(s: game.State, actions, sf, later, mode):
+    """``replay_suffix`` with the mode traced (``REPLAY_*``), so that polish
+    runs its three own-move completions as one vmapped loop (one compile).
+    ``later``: ``_own_residency`` (or None when no mode reserves)."""
     last = actions.shape[0] - 1
     g = s.inst
-    later = _own_residency(g, actions) if reserve else None
 
     def body(carry):
         st, acts = carry
         i = jnp.minimum(st.step, last)
-        up = None if sf is None else sf.plan[F.current_buffer(st), :, F.SAVING]
-        if later is not None:
+        up = None
+        if sf is not None:
             b = F.current_buffer(st)
-            size = g.size_units[b]
-            res = game.plan_residency(g, b)                             # [P, T]
-            fits = ~jnp.any(res & (st.live + later[i] + size > g.capacity)[None, :], axis=1)
-            up = jnp.where(fits, up, 0.0)
+            up = jnp.where(mode >= REPLAY_UPGRADE, sf.plan[b, :, F.SAVING], 0.0)
+            if later is not None:
+                res = game.plan_residency(g, b)                             # [P, T]
+                over = st.live + later[i] + g.size_units[b] > g.capacity
+                fits = ~jnp.any(res & over[None, :], axis=1)
+                up = jnp.where((mode == REPLAY_RESERVED) & ~fits, 0.0, up)
         nxt, a = game.advance_repaired(st, acts[i], up)
         return nxt, acts.at[i].set(a)
 
@@ -162,6 +179,7 @@ POLISH_MIN_GAIN = 1e-6
 #: own moves with slow ones upgraded greedily ("upgrade") or only into
 #: capacity the later own moves leave free ("reserved").
 COMPLETIONS = ("own", "heuristic", "upgrade", "reserved")
+_REPLAY_CODES = {"own": REPLAY_OWN, "upgrade": REPLAY_UPGRADE, "reserved": REPLAY_RESERVED}
 
 
 def polish_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array,
@@ -189,11 +207,13 @@ def polish_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Arr
         def try_action(a):
             nxt, played = game.advance_repaired(s, a)
             base = acts.at[i].set(played)
-            runs = {"own": lambda: replay_suffix(nxt, base),
-                    "heuristic": lambda: rollout_actions(sf, nxt, base),
-                    "upgrade": lambda: replay_suffix(nxt, base, sf),
-                    "reserved": lambda: replay_suffix(nxt, base, sf, reserve=True)}
-            done = [runs[c]() for c in completions]
+            modes = [m for m in completions if m != "heuristic"]
+            codes = jnp.array([_REPLAY_CODES[m] for m in modes], jnp.int32)
+            later = _own_residency(g, base) if "reserved" in modes else None
+            t_own, a_own = (jax.vmap(lambda c: _replay_suffix(nxt, base, sf, later, c))(codes)
+                            if modes else (None, None))
+            done = [rollout_actions(sf, nxt, base) if c == "heuristic"
+                    else (t_own[modes.index(c)], a_own[modes.index(c)]) for c in completions]
             ts = jnp.stack([d[0] for d in done])
             j = jnp.argmin(ts)
             return ts[j], jnp.stack([d[1] for d in done])[j]
