@@ -20,7 +20,8 @@ within 2%, geomeans and the CPU seconds of each column.
 
 Method columns: ``default`` (the agent's defaults), or ``default:polish=P;
 sims=N;mc=K;completions=own+heuristic+upgrade`` overriding play_batch's
-arguments. Columns with the same settings but polish's share the search:
+arguments; ``then=own+heuristic+upgrade+reserved``: after the polish, as
+many passes again with these completions. Columns with the same settings but polish's share the search:
 it is played once (polish=0) and each column polishes that game.
 """
 from __future__ import annotations
@@ -90,8 +91,8 @@ def parse(text: str):
     kw = {}
     for k, v in opts.items():
         key = {"sims": "simulations", "mc": "max_considered"}.get(k, k)
-        kw[key] = (v if key == "root_rule" else tuple(v.split("+")) if key == "completions"
-                   else int(v))
+        kw[key] = (v if key == "root_rule" else tuple(v.split("+"))
+                   if key in ("completions", "then") else int(v))
     return name, kw
 
 
@@ -144,6 +145,7 @@ def main(argv=None) -> int:
             _, kw = parse(m)
             passes = kw.pop("polish", agent.default_polish(batch))
             comps = kw.pop("completions", None)
+            then = kw.pop("then", None)
             key = tuple(sorted(kw.items()))
             c0 = time.process_time()
             if key not in searched:
@@ -155,6 +157,8 @@ def main(argv=None) -> int:
             c1 = time.process_time()
             if passes > 0:
                 cols[m], _, acts[m] = agent.polish(batch, searched[key][1], passes, comps)
+                if then:      # more passes with other completions, from that game
+                    cols[m], _, acts[m] = agent.polish(batch, acts[m], passes, then)
             else:
                 cols[m], acts[m] = searched[key]
             cpu[m] += time.process_time() - c0

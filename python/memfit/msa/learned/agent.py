@@ -73,12 +73,11 @@ DEFAULT_POLICY_SEED = True
 DEFAULT_ROOT_RULE = "max_kept"
 #: Local improvement after the search (play.polish_batch): up to this many
 #: passes of 1-opt over the played game, each move tried with every legal
-#: action and the game completed four ways (play.COMPLETIONS); on after a
-#: search with the rollout value up to POLISH_MAX_BUCKET buffers, 0 = off.
+#: action and the game completed three ways (play.DEFAULT_COMPLETIONS); on
+#: after a search with the rollout value up to POLISH_MAX_BUCKET buffers, 0 = off.
 DEFAULT_POLISH_PASSES = 2
-#: A polish pass tries 29 actions x 4 completions per move where the search
-#: plays 16 simulations: measured (with 3 completions; the fourth,
-#: "reserved", adds a third) 2.8x the search's own wall time on the
+#: A polish pass tries 29 actions x 3 completions per move where the search
+#: plays 16 simulations: measured 2.8x the search's own wall time on the
 #: 64-buffer bucket (bench_msa_learned.py, 12 held-out instances, loaded
 #: machine), so at 256 buffers (73 s per 188-buffer game already) it is off
 #: by default; ``polish=N`` still polishes there.
@@ -198,7 +197,7 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     ``polish``: local-improvement passes after the play (default
     ``DEFAULT_POLISH_PASSES`` after a search with the rollout value),
     starting from the returned game (``completions``: its completions,
-    default ``play.COMPLETIONS``). ``max_considered``: root actions
+    default ``play.DEFAULT_COMPLETIONS``). ``max_considered``: root actions
     the search considers (default ``DEFAULT_MAX_CONSIDERED``). ``return_raw``: also return the
     played game's own solutions (before the best-game choice and polish)."""
     from . import play
@@ -240,11 +239,23 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
                                                      method), kept[1])])
     if polish > 0:
         final, actions = play.polish_batch(batch.arrays, batch.static, actions, jnp.int32(polish),
-                                           completions=completions or play.COMPLETIONS)
+                                           completions=_completions(completions))
         sols = _solutions(batch, final, method)
     wall = time.perf_counter() - t0
     out = (sols, wall) + ((actions,) if return_actions else ()) + ((raw,) if return_raw else ())
     return out
+
+
+def _completions(names) -> tuple:
+    """polish's completions (``play.COMPLETIONS``; None: the default ones)."""
+    from . import play
+    if names is None:
+        return play.DEFAULT_COMPLETIONS
+    bad = [n for n in names if n not in play.COMPLETIONS]
+    if bad or not names:
+        raise ValueError(f"polish completions {tuple(names)!r}: expected a non-empty subset "
+                         f"of {play.COMPLETIONS}")
+    return tuple(names)
 
 
 def _fastest(batch: Batch, candidates):
@@ -281,7 +292,7 @@ def polish(batch: Batch, actions, passes: int = DEFAULT_POLISH_PASSES,
     from . import play
     t0 = time.perf_counter()
     final, actions = play.polish_batch(batch.arrays, batch.static, actions, jnp.int32(passes),
-                                       completions=completions or play.COMPLETIONS)
+                                       completions=_completions(completions))
     jax.block_until_ready(final.time)
     return _solutions(batch, final, "learned-polish"), time.perf_counter() - t0, actions
 
