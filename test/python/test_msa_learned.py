@@ -402,6 +402,11 @@ def test_polish_improves_a_game_and_never_makes_it_slower():
         # polishing the polished game again never makes it slower
         (again,), _, _ = agent.polish(batch, acts, passes=1)
         assert validate(inst, again).estimated_time <= v.estimated_time * (1 + 1e-6)
+        # the default's second stage (agent.DEFAULT_POLISH_THEN, with the
+        # "reserved" completion) starts from the first stage's game
+        (first,), _, _ = agent.polish(batch, slow, passes=2,
+                                      completions=play.DEFAULT_COMPLETIONS)
+        assert v.estimated_time <= validate(inst, first).estimated_time * (1 + 1e-6)
 
 
 def test_reserved_upgrades_never_displace_the_games_own_later_moves():
