@@ -170,11 +170,19 @@ def main(argv=None) -> int:
     ap.add_argument("--methods", default=None,
                     help="learned methods to play (default: all; with --big: uniform,policy,learned)")
     ap.add_argument("--big-methods", default=None, help="(old name of --methods with --big)")
+    ap.add_argument("--checkpoint", default=None,
+                    help="the learned methods play with this checkpoint instead of the packaged "
+                         "one (to judge a candidate before it is shipped)")
     ap.add_argument("--no-same-wall", action="store_true",
                     help="skip CP-SAT at the agent's wall time (its rows from an earlier run "
                          "can be merged)")
     args = ap.parse_args(argv)
     global LEARNED
+    if args.checkpoint:
+        import functools as _ft
+        from memfit.msa.learned import agent as _agent
+        # agent.play_batch loads its default parameters through this name
+        _agent.load_params = _ft.partial(_agent.load_params, args.checkpoint)
     if args.merge:
         # rows of the same instance from several parts (e.g. different
         # --methods) are combined; a later file's values win

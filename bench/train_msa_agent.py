@@ -215,7 +215,61 @@ def pretrain(trainer, classes, steps: int, log: list, t_start: float, round_: in
             bar.set_postfix(loss=f"{loss:.3f}", policy=f"{pl:.3f}", value=f"{vl:.4f}")
 
 
-def search_experts(trainer, classes, simulations: int, max_bucket: int) -> tuple[int, int]:
+def _params_digest(net) -> str:
+    """sha256 of a network's parameters (keys the search-expert cache)."""
+    import jax
+    import numpy as np
+    h = hashlib.sha256()
+    for leaf in jax.tree.leaves(net):
+        h.update(np.asarray(leaf).tobytes())
+    return h.hexdigest()[:16]
+
+
+def _search_games(trainer, cd, simulations: int, chunk: int, cache: Path | None):
+    """The agent's default games ``[N, M]`` on one class, played ``chunk``
+    instances at a time (sorted by game length: a vmapped while loop runs to
+    its longest lane, so one batch of the whole class plays every lane as
+    long as the longest game; the last chunk is padded by repeating an
+    instance, so every chunk shares one compile). ``cache``: each game's
+    moves on disk, keyed by the network's parameters, the instance and the
+    simulations (a rerun with other imitation settings replays them)."""
+    import jax
+    import numpy as np
+    from memfit.msa.learned import agent
+    N, M = cd.arrays.order.shape
+    digest = _params_digest(trainer.net)
+    keys = [f"{s.inst.program}-{s.inst.mode}-{s.inst.capacity}-{s.inst.num_buffers}"
+            f"-s{simulations}-{digest}".replace("/", "_") for s in cd.specs]
+    acts = np.zeros((N, M), np.int32)
+    todo = []
+    for i, k in enumerate(keys):
+        path = cache / f"{k}.json" if cache is not None else None
+        if path is not None and path.exists():
+            acts[i] = json.loads(path.read_text())
+        else:
+            todo.append(i)
+    todo.sort(key=lambda i: cd.specs[i].inst.num_buffers)
+    chunk = max(1, min(chunk or len(todo), len(todo) or 1))
+    for lo in range(0, len(todo), chunk):
+        idx = todo[lo:lo + chunk]
+        idx = idx + [idx[-1]] * (chunk - len(idx))
+        sel = np.asarray(idx)
+        batch = agent.Batch([cd.specs[i] for i in idx],
+                            jax.tree.map(lambda x: x[sel], cd.arrays),
+                            jax.tree.map(lambda x: x[sel], cd.static), 0.0)
+        _, _, a = agent.play_batch(batch, simulations=simulations, params=trainer.net,
+                                   return_actions=True)
+        a = np.asarray(a)
+        for j, i in enumerate(idx):
+            acts[i] = a[j]
+            if cache is not None:
+                cache.mkdir(parents=True, exist_ok=True)
+                (cache / f"{keys[i]}.json").write_text(json.dumps([int(x) for x in a[j]]))
+    return acts
+
+
+def search_experts(trainer, classes, simulations: int, max_bucket: int, chunk: int = 0,
+                   cache: Path | None = None) -> tuple[int, int]:
     """Expert iteration: the agent's own play (agent.play_batch's default:
     the search with the policy seed, root rule max_kept and polish) on every
     training instance of the classes up to ``max_bucket`` buffers; where its
@@ -223,20 +277,19 @@ def search_experts(trainer, classes, simulations: int, max_bucket: int) -> tuple
     CP-SAT's, an earlier round's), it replaces that instance's expert rows
     (train.imitate_faster_games). The prior then learns moves the search
     found beyond the heuristic's, which the search's rollout already plays.
+    ``chunk``, ``cache``: see _search_games.
     Returns (rows added, instances improved)."""
     import numpy as np
-    from memfit.msa.learned import agent, play, train
+    from memfit.msa.learned import play, train
     rows = improved = 0
     for cd in classes:
         if cd.key[0] > max_bucket:
             continue
         t0 = time.process_time()
-        batch = agent.Batch(cd.specs, cd.arrays, cd.static, 0.0)
-        _, _, acts = agent.play_batch(batch, simulations=simulations, params=trainer.net,
-                                      return_actions=True)
+        acts = _search_games(trainer, cd, simulations, chunk, cache)
         times = np.asarray(play.replay_batch(cd.arrays, acts).time)
         before = cd.best_time.copy()
-        rows += train.imitate_faster_games(cd, times, np.asarray(acts))
+        rows += train.imitate_faster_games(cd, times, acts)
         gain = cd.best_time < before * (1 - 1e-6)
         improved += int(gain.sum())
         print(f"  search experts {cd.key}: {len(cd.specs)} games, faster than the best known on "
@@ -280,6 +333,10 @@ def main(argv=None) -> int:
                     help="also write each expert-iteration round's network to OUT.roundN.npz")
     ap.add_argument("--search-expert-sims", type=int, default=16)
     ap.add_argument("--search-expert-max-bucket", type=int, default=64)
+    ap.add_argument("--search-expert-batch", type=int, default=16,
+                    help="instances per searched batch (0: a whole class at once)")
+    ap.add_argument("--search-expert-cache", default=str(ROOT / "bench/out/msa_search_expert_cache"),
+                    help="the agent's searched games, keyed by network and instance ('': none)")
     ap.add_argument("--value-mode", default="network",
                     help="the self-play search's leaf value: network, zero or rollout")
     ap.add_argument("--expert-cache", default=str(ROOT / "bench/out/msa_expert_cache"))
@@ -341,8 +398,10 @@ def main(argv=None) -> int:
           f"{vscore:.3f}", file=sys.stderr)
     rounds = []
     for r in range(args.search_experts):
-        added, improved = search_experts(trainer, classes, args.search_expert_sims,
-                                         args.search_expert_max_bucket)
+        added, improved = search_experts(
+            trainer, classes, args.search_expert_sims, args.search_expert_max_bucket,
+            args.search_expert_batch,
+            Path(args.search_expert_cache) if args.search_expert_cache else None)
         pretrain(trainer, classes, args.search_expert_steps, log, t_start, r + 1)
         steps += args.search_expert_steps
         score, vscore = heldout_score(trainer, held, baseline), heldout_score(trainer, val, baseline)

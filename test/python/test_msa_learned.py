@@ -402,6 +402,42 @@ def test_polish_improves_a_game_and_never_makes_it_slower():
         # polishing the polished game again never makes it slower
         (again,), _, _ = agent.polish(batch, acts, passes=1)
         assert validate(inst, again).estimated_time <= v.estimated_time * (1 + 1e-6)
+        # the default's second stage (agent.DEFAULT_POLISH_THEN, with the
+        # "reserved" completion) starts from the first stage's game
+        (first,), _, _ = agent.polish(batch, slow, passes=2,
+                                      completions=play.DEFAULT_COMPLETIONS)
+        assert v.estimated_time <= validate(inst, first).estimated_time * (1 + 1e-6)
+
+
+def test_reserved_upgrades_never_displace_the_games_own_later_moves():
+    """polish's "reserved" completion (play.replay_suffix with reserve=True):
+    after a move is made slow, the freed capacity goes only to slow buffers
+    whose plan fits beside what the game's own later moves keep resident, so
+    (offload mode: capacity per op, exact) every later non-slow move is
+    played as in the game (an upgrade can still cost time through the copy
+    queues: polish keeps the fastest of its completions)."""
+    inst = random_instance(21, num_ops=20, num_args=4, mode="offload")
+    batch = agent.encode_batch([inst], 16)
+    M = batch.arrays.order.shape[1]
+    sf, g = play.unstack(batch.static, 0), play.unstack(batch.arrays, 0)
+    _, heur = jax.jit(play.rollout_actions)(sf, game.init(g), jnp.zeros(M, jnp.int32))
+    suffix = jax.jit(play.replay_suffix, static_argnames=("reserve",))
+    n = int(g.n_buffers)
+    moves = [k for k in range(n) if int(heur[k]) != 0][:3]
+    assert moves
+    upgraded = 0
+    for k in moves:
+        s = game.init(g)
+        for j in range(k):
+            s = game.advance(s, heur[j])
+        nxt = game.advance(s, jnp.int32(0))
+        base = heur.at[k].set(0)
+        _, acts = suffix(nxt, base, sf, reserve=True)
+        for j in range(k + 1, n):
+            if int(heur[j]) != 0:
+                assert int(acts[j]) == int(heur[j]), (k, j)
+            upgraded += int(heur[j]) == 0 and int(acts[j]) != 0
+    assert upgraded > 0     # the freed capacity was used
 
 
 def test_policy_seed_starts_the_kept_game_from_a_faster_game(params):

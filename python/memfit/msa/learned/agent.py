@@ -73,9 +73,19 @@ DEFAULT_POLICY_SEED = True
 DEFAULT_ROOT_RULE = "max_kept"
 #: Local improvement after the search (play.polish_batch): up to this many
 #: passes of 1-opt over the played game, each move tried with every legal
-#: action and the game completed three ways; on after a search with the
-#: rollout value up to POLISH_MAX_BUCKET buffers, 0 = off.
+#: action and the game completed three ways (play.DEFAULT_COMPLETIONS); on
+#: after a search with the rollout value up to POLISH_MAX_BUCKET buffers, 0 = off.
 DEFAULT_POLISH_PASSES = 2
+#: After those passes, as many again from their game with these
+#: completions (None: off): play.COMPLETIONS adds "reserved" (slow moves
+#: upgraded only into capacity the game's own later moves leave free).
+#: Reserved from the start of the polish reached CP-SAT's optimum on 2 more
+#: validation instances but, first-improvement 1-opt being path dependent,
+#: ended slower on 1 (synthetic-70008-placement 0.9730 vs 0.9680); as a
+#: second stage it starts from the default's polished game, so it is never
+#: slower than it (validation misses: the same 2 reach the optimum,
+#: bench/msa_optgap_validation.txt).
+DEFAULT_POLISH_THEN = ("own", "heuristic", "upgrade", "reserved")
 #: A polish pass tries 29 actions x 3 completions per move where the search
 #: plays 16 simulations: measured 2.8x the search's own wall time on the
 #: 64-buffer bucket (bench_msa_learned.py, 12 held-out instances, loaded
@@ -178,6 +188,7 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
                fortified: bool | None = None, best: bool | None = None,
                root_rule: str | None = None, polish: int | None = None,
                max_considered: int | None = None, policy_seed: bool | None = None,
+               completions: tuple | None = None,
                return_actions: bool = False, return_raw: bool = False):
     """Plays every game of the batch; ``(solutions, wall seconds of the play)``
     (with ``return_actions``, also the games' moves [N, M], for ``polish``).
@@ -195,7 +206,8 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     the played game is the best one kept).
     ``polish``: local-improvement passes after the play (default
     ``DEFAULT_POLISH_PASSES`` after a search with the rollout value),
-    starting from the returned game. ``max_considered``: root actions
+    starting from the returned game (``completions``: its completions,
+    default ``play.DEFAULT_COMPLETIONS``). ``max_considered``: root actions
     the search considers (default ``DEFAULT_MAX_CONSIDERED``). ``return_raw``: also return the
     played game's own solutions (before the best-game choice and polish)."""
     from . import play
@@ -236,11 +248,37 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
                                          (_solutions(batch, play.replay_batch(batch.arrays, kept[1]),
                                                      method), kept[1])])
     if polish > 0:
-        final, actions = play.polish_batch(batch.arrays, batch.static, actions, jnp.int32(polish))
+        final, actions = _polish_stages(batch, actions, polish, completions)
         sols = _solutions(batch, final, method)
     wall = time.perf_counter() - t0
     out = (sols, wall) + ((actions,) if return_actions else ()) + ((raw,) if return_raw else ())
     return out
+
+
+def _polish_stages(batch: Batch, actions, passes: int, completions):
+    """``passes`` polish passes with ``completions`` (default: play.
+    DEFAULT_COMPLETIONS, then as many again with DEFAULT_POLISH_THEN from
+    that game). Returns (final states, actions)."""
+    from . import play
+    final, actions = play.polish_batch(batch.arrays, batch.static, actions, jnp.int32(passes),
+                                       completions=_completions(completions))
+    if completions is None and DEFAULT_POLISH_THEN:
+        final, actions = play.polish_batch(batch.arrays, batch.static, actions,
+                                           jnp.int32(passes),
+                                           completions=_completions(DEFAULT_POLISH_THEN))
+    return final, actions
+
+
+def _completions(names) -> tuple:
+    """polish's completions (``play.COMPLETIONS``; None: the default ones)."""
+    from . import play
+    if names is None:
+        return play.DEFAULT_COMPLETIONS
+    bad = [n for n in names if n not in play.COMPLETIONS]
+    if bad or not names:
+        raise ValueError(f"polish completions {tuple(names)!r}: expected a non-empty subset "
+                         f"of {play.COMPLETIONS}")
+    return tuple(names)
 
 
 def _fastest(batch: Batch, candidates):
@@ -268,14 +306,15 @@ def _solutions(batch: Batch, final, method: str) -> list:
             for i, spec in enumerate(batch.specs)]
 
 
-def polish(batch: Batch, actions, passes: int = DEFAULT_POLISH_PASSES):
+def polish(batch: Batch, actions, passes: int = DEFAULT_POLISH_PASSES,
+           completions: tuple | None = None):
     """Local improvement (``play.polish_batch``) of games already played
     (``actions`` from ``play_batch(..., return_actions=True)``):
     ``(solutions, wall seconds, polished actions)``. A polished game is
     never slower than the game it starts from."""
     from . import play
     t0 = time.perf_counter()
-    final, actions = play.polish_batch(batch.arrays, batch.static, actions, jnp.int32(passes))
+    final, actions = _polish_stages(batch, actions, passes, completions)
     jax.block_until_ready(final.time)
     return _solutions(batch, final, "learned-polish"), time.perf_counter() - t0, actions
 

@@ -106,18 +106,49 @@ def fortify(sf: F.Static, s: game.State, action, inc_time, inc_actions):
             jnp.where(better, acts, inc_actions))
 
 
-def replay_suffix(s: game.State, actions: jax.Array, sf: F.Static | None = None):
+def replay_suffix(s: game.State, actions: jax.Array, sf: F.Static | None = None,
+                  reserve: bool = False):
     """Plays ``actions[s.step:]`` from ``s`` to the end of the game, each
     move repaired where it became illegal (``game.advance_repaired``); with
     ``sf``, a slow move is upgraded to the legal plan with the largest
-    isolated saving (so capacity an earlier change freed gets used).
+    isolated saving (so capacity an earlier change freed gets used). With
+    ``reserve`` (and ``sf``), only to a plan that also fits beside the
+    bytes the game's own later moves keep resident (``_own_residency``): an
+    upgrade then takes only capacity nobody after it claims, instead of
+    displacing later moves (the greedy upgrade gives the first slow buffer
+    the freed space, and the repairs it forces can cost more than it saves).
     Returns ``(estimated time at the end, actions as played)``."""
+    if sf is None:
+        return _replay_suffix(s, actions, None, None, jnp.int32(REPLAY_OWN))
+    later = _own_residency(s.inst, actions) if reserve else None
+    return _replay_suffix(s, actions, sf, later,
+                          jnp.int32(REPLAY_RESERVED if reserve else REPLAY_UPGRADE))
+
+
+#: ``_replay_suffix``'s modes: own moves repaired, slow ones upgraded
+#: greedily, upgraded only beside the later own moves' residency.
+REPLAY_OWN, REPLAY_UPGRADE, REPLAY_RESERVED = 0, 1, 2
+
+
+def _replay_suffix(s: game.State, actions, sf, later, mode):
+    """``replay_suffix`` with the mode traced (``REPLAY_*``), so that polish
+    runs its three own-move completions as one vmapped loop (one compile).
+    ``later``: ``_own_residency`` (or None when no mode reserves)."""
     last = actions.shape[0] - 1
+    g = s.inst
 
     def body(carry):
         st, acts = carry
         i = jnp.minimum(st.step, last)
-        up = None if sf is None else sf.plan[F.current_buffer(st), :, F.SAVING]
+        up = None
+        if sf is not None:
+            b = F.current_buffer(st)
+            up = jnp.where(mode >= REPLAY_UPGRADE, sf.plan[b, :, F.SAVING], 0.0)
+            if later is not None:
+                res = game.plan_residency(g, b)                             # [P, T]
+                over = st.live + later[i] + g.size_units[b] > g.capacity
+                fits = ~jnp.any(res & over[None, :], axis=1)
+                up = jnp.where((mode == REPLAY_RESERVED) & ~fits, 0.0, up)
         nxt, a = game.advance_repaired(st, acts[i], up)
         return nxt, acts.at[i].set(a)
 
@@ -125,19 +156,52 @@ def replay_suffix(s: game.State, actions: jax.Array, sf: F.Static | None = None)
     return game.estimated_time(s.inst, end.choice), acts
 
 
+def _own_residency(g: game.GameArrays, actions: jax.Array) -> jax.Array:
+    """[M, T] int: per move index ``k``, the bytes (units) the game's moves
+    after ``k`` keep resident at each op, by their plans in ``actions``."""
+    K = game.NUM_OFFSETS
+    M = actions.shape[0]
+    plan = jnp.where(actions == 0, 0, 1 + (actions - 1) // K)
+    b = g.order[:M]
+    res = jax.vmap(lambda bb, p: game.plan_residency(g, bb)[p])(b, plan)   # [M, T]
+    units = jnp.where(res & (jnp.arange(M) < g.n_buffers)[:, None], g.size_units[b][:, None], 0)
+    total = jnp.cumsum(units[::-1], axis=0)[::-1]                        # moves k.. end
+    return jnp.concatenate([total[1:], jnp.zeros_like(total[:1])], axis=0)
+
+
 #: A polish move must save more than this fraction of the game's time (so
 #: float32 noise cannot make the pass cycle).
 POLISH_MIN_GAIN = 1e-6
 
 
-def polish_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array):
+#: The completions a polish move can be tried with (``polish_pass``): the
+#: game's own later moves repaired ("own"), the heuristic's rollout
+#: ("heuristic"), own moves with slow ones upgraded greedily ("upgrade") or
+#: only into capacity the later own moves leave free ("reserved").
+COMPLETIONS = ("own", "heuristic", "upgrade", "reserved")
+#: polish's default: without "reserved". With it, validation instances got
+#: closer to CP-SAT's optimum (2 of 10 misses reached it, docs/msa.md), but
+#: the held-out run ended one instance further from it (cnn_train-offload-50
+#: 0.698 vs 0.583 of the heuristic's time: a different first improvement
+#: led the 1-opt into a worse local optimum), so it is an option, not the
+#: default (2026-12-05).
+DEFAULT_COMPLETIONS = ("own", "heuristic", "upgrade")
+_REPLAY_CODES = {"own": REPLAY_OWN, "upgrade": REPLAY_UPGRADE, "reserved": REPLAY_RESERVED}
+
+
+def polish_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array,
+                completions: tuple = DEFAULT_COMPLETIONS):
     """One pass of local improvement over a complete game (1-opt in the
     game's move order): at every move, every legal action is tried, the
-    game completed three ways: the rest of the current game's moves
-    (repaired where they became illegal), the same with its slow moves
-    upgraded where a plan now fits (``replay_suffix`` with ``sf``), and the
-    heuristic's rollout; the fastest completion replaces the game when it
-    saves time. The state then advances by the (possibly new) move.
+    game completed by each of ``completions`` (of ``COMPLETIONS``): the rest of
+    the current game's moves (repaired where they became illegal), the
+    heuristic's rollout, the own moves with slow ones upgraded where a plan
+    now fits (``replay_suffix`` with ``sf``), and the same with upgrades
+    only into capacity the later own moves leave free (``reserve``: the
+    greedy upgrade hands freed capacity to the first slow buffer in move
+    order, and the repairs of the moves it displaces can cost more than the
+    change saved); the fastest completion replaces the game when it saves
+    time. The state then advances by the (possibly new) move.
     Returns ``(actions, time)``; the time never increases."""
     A = 1 + (game.NUM_PLANS - 1) * game.NUM_OFFSETS
     last = actions.shape[0] - 1
@@ -150,12 +214,16 @@ def polish_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Arr
         def try_action(a):
             nxt, played = game.advance_repaired(s, a)
             base = acts.at[i].set(played)
-            t1, a1 = replay_suffix(nxt, base)
-            t2, a2 = rollout_actions(sf, nxt, base)
-            t3, a3 = replay_suffix(nxt, base, sf)
-            ts = jnp.stack([t1, t2, t3])
+            modes = [m for m in completions if m != "heuristic"]
+            codes = jnp.array([_REPLAY_CODES[m] for m in modes], jnp.int32)
+            later = _own_residency(g, base) if "reserved" in modes else None
+            t_own, a_own = (jax.vmap(lambda c: _replay_suffix(nxt, base, sf, later, c))(codes)
+                            if modes else (None, None))
+            done = [rollout_actions(sf, nxt, base) if c == "heuristic"
+                    else (t_own[modes.index(c)], a_own[modes.index(c)]) for c in completions]
+            ts = jnp.stack([d[0] for d in done])
             j = jnp.argmin(ts)
-            return ts[j], jnp.stack([a1, a2, a3])[j]
+            return ts[j], jnp.stack([d[1] for d in done])[j]
 
         ts, alts = jax.vmap(try_action)(jnp.arange(A))
         ts = jnp.where(legal, ts, jnp.inf)
@@ -170,8 +238,8 @@ def polish_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Arr
     return actions, t
 
 
-@jax.jit
-def polish_batch(arrays, static, actions, passes=2):
+@functools.partial(jax.jit, static_argnames=("completions",))
+def polish_batch(arrays, static, actions, passes=2, completions: tuple = DEFAULT_COMPLETIONS):
     """Up to ``passes`` polish passes (``polish_pass``) over every game of
     the batch (``actions`` [N, M]: the games' moves), stopping early where
     a pass found nothing (``passes`` is traced: one compile for any count). Returns the final states of the polished games
@@ -186,7 +254,7 @@ def polish_batch(arrays, static, actions, passes=2):
 
         def body(c):
             k, acts, t, _ = c
-            acts2, t2 = polish_pass(sf, g, acts, t)
+            acts2, t2 = polish_pass(sf, g, acts, t, completions)
             return k + 1, acts2, t2, t2 < t
 
         _, acts, t, _ = jax.lax.while_loop(cond, body, (jnp.int32(0), acts, t0, jnp.bool_(True)))

@@ -1,0 +1,202 @@
+"""Where does the default agent end above CP-SAT's proven optimum? (validation/training only)
+
+For every validation instance (bench/diag_msa_prior.py's set: random jax
+programs with seeds outside training's range and synthetic instances outside
+training's ids; or, with --set train, the manifest's training instances;
+never the held-out ones) up to --max-buffers buffers:
+
+1. CP-SAT at --time-limit (hinted with the heuristic), cached with its status
+   and solution under bench/out/msa_optgap/ so that reruns compare against
+   the same optimum;
+2. the agent's default play (agent.play_batch with its defaults: search,
+   policy seed, max_kept, polish), or the columns of --methods.
+
+Prints time / heuristic of each, time / CP-SAT where CP-SAT proved
+optimality, the instances more than 2% above the optimum, the fraction
+within 2%, geomeans and the CPU seconds of each column.
+
+    nice -n 19 .venv/bin/python bench/diag_msa_optgap.py [--set validation|train]
+        [--time-limit 60] [--num-workers 2] [--methods default] [--json out.json]
+
+Method columns: ``default`` (the agent's defaults), or ``default:polish=P;
+sims=N;mc=K;completions=own+heuristic+upgrade`` overriding play_batch's
+arguments; ``then=own+heuristic+upgrade+reserved``: after the polish, as
+many passes again with these completions. Columns with the same settings but polish's share the search:
+it is played once (polish=0) and each column polishes that game.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type=")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+CACHE = ROOT / "bench/out/msa_optgap"
+
+
+def cpsat(name: str, inst, time_limit: float, workers: int) -> dict:
+    """CP-SAT's result on ``inst`` (cached per name and time limit)."""
+    from memfit.msa import exact
+    from memfit.msa.solution import Solution
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / f"{name}-{time_limit:g}s.json"
+    if path.exists():
+        d = json.loads(path.read_text())
+        d["solution"] = Solution.from_dict(d["solution"])
+        return d
+    c0 = time.process_time()
+    r = exact.solve(inst, time_limit=time_limit, num_workers=workers)
+    d = {"status": r.status, "time": r.verdict.estimated_time, "bound": r.bound,
+         "wall": r.wall_time, "cpu": time.process_time() - c0,
+         "solution": r.solution.to_dict()}
+    path.write_text(json.dumps(d))
+    print(f"  CP-SAT {name}: {r.status} {r.wall_time:.1f} s", file=sys.stderr, flush=True)
+    d["solution"] = r.solution
+    return d
+
+
+def diagnose(spec, sol, t_opt: float, games: dict) -> dict:
+    """Why a game misses the optimum: CP-SAT's solution replayed through the
+    game (its plans at the game's candidate offsets, imitate.replay), that
+    replay's time / the optimum (> 1: the game's action space cannot play
+    CP-SAT's solution as is), and per agent game the moves (buffer: agent's
+    action -> replay's action) where the two differ."""
+    import numpy as np
+    from memfit.msa import game
+    from memfit.msa.learned import imitate
+    rows, t_game = imitate.replay(spec, sol)
+    opt_acts = np.asarray(rows["action"])
+    K = game.NUM_OFFSETS
+    plan = lambda a: 0 if a == 0 else 1 + (int(a) - 1) // K
+    out = {"replay_over_opt": t_game / t_opt}
+    for m, a in games.items():
+        a = np.asarray(a)[:len(opt_acts)]
+        diff = [(int(spec.order[k]), int(a[k]), int(opt_acts[k])) for k in range(len(opt_acts))
+                if a[k] != opt_acts[k]]
+        out[m] = {"moves_differ": len(diff),
+                  "plans_differ": sum(plan(x) != plan(y) for _, x, y in diff),
+                  "first": diff[:8]}
+    return out
+
+
+def parse(text: str):
+    name, _, rest = text.partition(":")
+    opts = dict(kv.split("=") for kv in rest.split(";") if kv) if rest else {}
+    kw = {}
+    for k, v in opts.items():
+        key = {"sims": "simulations", "mc": "max_considered"}.get(k, k)
+        kw[key] = (v if key == "root_rule" else tuple(v.split("+"))
+                   if key in ("completions", "then") else int(v))
+    return name, kw
+
+
+def main(argv=None) -> int:
+    from diag_msa_prior import manifest_train, validation_instances
+    from memfit.msa import game
+    from memfit.msa.heuristic import assign as heuristic
+    from memfit.msa.learned import agent
+    from memfit.msa.validator import validate
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--set", choices=("validation", "train"), default="validation")
+    ap.add_argument("--seeds", default="1000-1011")
+    ap.add_argument("--synthetic", type=int, default=12)
+    ap.add_argument("--max-buffers", type=int, default=64)
+    ap.add_argument("--time-limit", type=float, default=60.0)
+    ap.add_argument("--num-workers", type=int, default=2)
+    ap.add_argument("--methods", default="default")
+    ap.add_argument("--only", default=None, help="comma-separated name substrings")
+    ap.add_argument("--cpsat-only", action="store_true")
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--diagnose", action="store_true",
+                    help="for every miss: CP-SAT's solution replayed through the game, and "
+                         "the moves where the agent's game and that replay differ")
+    args = ap.parse_args(argv)
+    lo, _, hi = args.seeds.partition("-")
+    insts = (validation_instances(range(int(lo), int(hi or lo) + 1), args.synthetic,
+                                  args.max_buffers)
+             if args.set == "validation" else manifest_train(args.max_buffers))
+    if args.only:
+        keys = args.only.split(",")
+        insts = [(n, i) for n, i in insts if any(k in n for k in keys)]
+    ref = {n: cpsat(n, i, args.time_limit, args.num_workers) for n, i in insts}
+    if args.cpsat_only:
+        print(f"{sum(r['status'] == 'OPTIMAL' for r in ref.values())}/{len(ref)} proven optimal")
+        return 0
+    methods = [m for m in args.methods.split(",") if m]
+    groups: dict = {}
+    for k, (_, inst) in enumerate(insts):
+        spec = game.encode(inst)
+        groups.setdefault((spec.arrays.order.shape[0], spec.arrays.op_valid.shape[0]),
+                          []).append(k)
+    rows: dict = {}
+    cpu = {m: 0.0 for m in methods}
+    search_cpu: dict = {}
+    for idx in groups.values():
+        batch = agent.encode_batch([insts[k][1] for k in idx])
+        cols, acts, searched = {}, {}, {}
+        for m in methods:
+            _, kw = parse(m)
+            passes = kw.pop("polish", agent.default_polish(batch))
+            comps = kw.pop("completions", None)
+            then = kw.pop("then", None)
+            key = tuple(sorted(kw.items()))
+            c0 = time.process_time()
+            if key not in searched:
+                sols, _, a = agent.play_batch(batch, return_actions=True, polish=0, **kw)
+                searched[key] = (sols, a)
+                search_cpu[key] = time.process_time() - c0
+                print(f"  search {dict(key)}: {len(idx)} instances, {search_cpu[key]:.0f} s CPU",
+                      file=sys.stderr, flush=True)
+            c1 = time.process_time()
+            if passes > 0:
+                cols[m], _, acts[m] = agent.polish(batch, searched[key][1], passes, comps)
+                if then:      # more passes with other completions, from that game
+                    cols[m], _, acts[m] = agent.polish(batch, acts[m], passes, then)
+            else:
+                cols[m], acts[m] = searched[key]
+            cpu[m] += time.process_time() - c0
+            print(f"  {m}: polish {time.process_time() - c1:.0f} s CPU", file=sys.stderr,
+                  flush=True)
+        for i, k in enumerate(idx):
+            name, inst = insts[k]
+            h = validate(inst, heuristic(inst)).estimated_time
+            r = ref[name]
+            row = {"buffers": inst.num_buffers, "status": r["status"], "cpsat": r["time"] / h}
+            for m, sols in cols.items():
+                v = validate(inst, sols[i])
+                if not v.valid:
+                    raise SystemExit(f"BUG: {m} on {name} is invalid: {v.summary()}")
+                row[m] = v.estimated_time / h
+            if args.diagnose and r["status"] == "OPTIMAL" and any(
+                    row[m] > 1.02 * row["cpsat"] for m in methods):
+                row["diagnosis"] = diagnose(batch.specs[i], r["solution"], r["time"],
+                                            {m: acts[m][i] for m in methods})
+                print(f"    {name}: {row['diagnosis']}", flush=True)
+            rows[name] = row
+            opt = "opt" if r["status"] == "OPTIMAL" else "   "
+            print(f"{name:40} {inst.num_buffers:4d} {opt} cpsat {row['cpsat']:.4f} "
+                  + " ".join(f"{m} {row[m]:.4f} ({row[m] / row['cpsat']:.3f})"
+                             for m in methods), flush=True)
+    geo = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+    opt = {n: r for n, r in rows.items() if r["status"] == "OPTIMAL"}
+    print(f"{len(rows)} {args.set} instances, CP-SAT ({args.time_limit:g} s) proved optimal "
+          f"on {len(opt)}; geomean time / heuristic: cpsat {geo([r['cpsat'] for r in rows.values()]):.4f}")
+    for m in methods:
+        miss = [n for n, r in opt.items() if r[m] > 1.02 * r["cpsat"]]
+        print(f"  {m:30} {geo([r[m] for r in rows.values()]):.4f}  within 2% of the optimum "
+              f"on {len(opt) - len(miss)}/{len(opt)}; {cpu[m]:.0f} s CPU; misses: "
+              + ", ".join(f"{n} {opt[n][m] / opt[n]['cpsat']:.3f}" for n in miss))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
