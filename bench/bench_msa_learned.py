@@ -95,8 +95,9 @@ def _checked_time(inst, sol, what):
     return v.estimated_time
 
 
-def learned_rows(insts, sims: int, methods, passes: int):
-    """{instance index: {method: (time, wall)}} for the learned methods."""
+def learned_rows(insts, sims: int, methods, passes: int, params=None):
+    """{instance index: {method: (time, wall)}} for the learned methods
+    (``params``: the network's, None for the packaged checkpoint)."""
     from memfit.msa import game
     from memfit.msa.learned import agent
     groups: dict = {}
@@ -129,7 +130,7 @@ def learned_rows(insts, sims: int, methods, passes: int):
                 sols, (acts, wall) = games["raw"]
             else:
                 n = 0 if name == "policy" else sims
-                sols, wall, acts, raw = agent.play_batch(batch, simulations=n,
+                sols, wall, acts, raw = agent.play_batch(batch, simulations=n, params=params,
                                                          return_actions=True, return_raw=True,
                                                          **SETTINGS[name])
                 games[name] = (acts, wall)
@@ -178,11 +179,6 @@ def main(argv=None) -> int:
                          "can be merged)")
     args = ap.parse_args(argv)
     global LEARNED
-    if args.checkpoint:
-        import functools as _ft
-        from memfit.msa.learned import agent as _agent
-        # agent.play_batch loads its default parameters through this name
-        _agent.load_params = _ft.partial(_agent.load_params, args.checkpoint)
     if args.merge:
         # rows of the same instance from several parts (e.g. different
         # --methods) are combined; a later file's values win
@@ -218,7 +214,11 @@ def main(argv=None) -> int:
     methods = set(chosen.split(",")) if chosen else {n for n, _ in LEARNED}
     LEARNED = tuple((n, lab) for n, lab in LEARNED if n in methods)
     t0 = time.time()
-    learned = learned_rows(insts, args.simulations, methods, passes)
+    params = None
+    if args.checkpoint:
+        from memfit.msa.learned import agent
+        params = agent.load_params(args.checkpoint)
+    learned = learned_rows(insts, args.simulations, methods, passes, params)
     print(f"learned methods: {time.time() - t0:.0f}s for {len(insts)} instances", file=sys.stderr)
     rows = [solver_row(inst, Path(files[k]).stem, learned[k], args)
             for k, inst in enumerate(insts)]

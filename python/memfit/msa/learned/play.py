@@ -184,7 +184,8 @@ COMPLETIONS = ("own", "heuristic", "upgrade", "reserved")
 #: the held-out run ended one instance further from it (cnn_train-offload-50
 #: 0.698 vs 0.583 of the heuristic's time: a different first improvement
 #: led the 1-opt into a worse local optimum), so it is an option, not the
-#: default (2026-12-05).
+#: default of a polish pass (2026-12-05); agent.DEFAULT_POLISH_THEN runs it
+#: as a second stage from the default's polished game, where it can only gain.
 DEFAULT_COMPLETIONS = ("own", "heuristic", "upgrade")
 _REPLAY_CODES = {"own": REPLAY_OWN, "upgrade": REPLAY_UPGRADE, "reserved": REPLAY_RESERVED}
 
