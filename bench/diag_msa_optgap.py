@@ -21,8 +21,11 @@ within 2%, geomeans and the CPU seconds of each column.
 Method columns: ``default`` (the agent's defaults), or ``default:polish=P;
 sims=N;mc=K;completions=own+heuristic+upgrade`` overriding play_batch's
 arguments; ``then=own+heuristic+upgrade+reserved``: after the polish, as
-many passes again with these completions. Columns with the same settings but polish's share the search:
-it is played once (polish=0) and each column polishes that game.
+many passes again with these completions; ``pairs=K`` (``rounds=R``): then the
+pair stage (agent.pair_polish) with K kicks. Columns with the same settings but polish's share the search:
+it is played once (polish=0) and each column polishes that game; columns
+that differ only in ``pairs`` also share the polish. A column's CPU seconds
+are its whole cost (the shared search and polish counted in each column).
 """
 from __future__ import annotations
 
@@ -140,30 +143,43 @@ def main(argv=None) -> int:
     search_cpu: dict = {}
     for idx in groups.values():
         batch = agent.encode_batch([insts[k][1] for k in idx])
-        cols, acts, searched = {}, {}, {}
+        cols, acts, searched, polished = {}, {}, {}, {}
         for m in methods:
             _, kw = parse(m)
             passes = kw.pop("polish", agent.default_polish(batch))
             comps = kw.pop("completions", None)
             then = kw.pop("then", None)
+            pairs = kw.pop("pairs", 0)
+            rounds = kw.pop("rounds", agent.DEFAULT_PAIR_ROUNDS)
             key = tuple(sorted(kw.items()))
-            c0 = time.process_time()
             if key not in searched:
+                c0 = time.process_time()
                 sols, _, a = agent.play_batch(batch, return_actions=True, polish=0, **kw)
                 searched[key] = (sols, a)
                 search_cpu[key] = time.process_time() - c0
                 print(f"  search {dict(key)}: {len(idx)} instances, {search_cpu[key]:.0f} s CPU",
                       file=sys.stderr, flush=True)
-            c1 = time.process_time()
-            if passes > 0:
-                cols[m], _, acts[m] = agent.polish(batch, searched[key][1], passes, comps)
-                if then:      # more passes with other completions, from that game
-                    cols[m], _, acts[m] = agent.polish(batch, acts[m], passes, then)
-            else:
-                cols[m], acts[m] = searched[key]
-            cpu[m] += time.process_time() - c0
-            print(f"  {m}: polish {time.process_time() - c1:.0f} s CPU", file=sys.stderr,
-                  flush=True)
+            pkey = (key, passes, comps, then)
+            if pkey not in polished:
+                c1 = time.process_time()
+                if passes > 0:
+                    sols, _, a = agent.polish(batch, searched[key][1], passes, comps, pairs=0)
+                    if then:      # more passes with other completions, from that game
+                        sols, _, a = agent.polish(batch, a, passes, then, pairs=0)
+                else:
+                    sols, a = searched[key]
+                polished[pkey] = (sols, a, time.process_time() - c1)
+                print(f"  {m}: polish {polished[pkey][2]:.0f} s CPU", file=sys.stderr, flush=True)
+            cols[m], acts[m], pcpu = polished[pkey]
+            cpu[m] += search_cpu[key] + pcpu
+            if pairs > 0:
+                c2 = time.process_time()
+                final, acts[m] = agent.pair_polish(batch, acts[m], pairs, max(passes, 1), rounds,
+                                                   then or comps)
+                cols[m] = agent._solutions(batch, final, "learned-polish")
+                cpu[m] += time.process_time() - c2
+                print(f"  {m}: pair stage {time.process_time() - c2:.0f} s CPU", file=sys.stderr,
+                      flush=True)
         for i, k in enumerate(idx):
             name, inst = insts[k]
             h = validate(inst, heuristic(inst)).estimated_time

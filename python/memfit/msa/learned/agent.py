@@ -86,6 +86,12 @@ DEFAULT_POLISH_PASSES = 2
 #: slower than it (validation misses: the same 2 reach the optimum,
 #: bench/msa_optgap_validation.txt).
 DEFAULT_POLISH_THEN = ("own", "heuristic", "upgrade", "reserved")
+#: After both stages, up to DEFAULT_PAIR_ROUNDS rounds of play.pair_pass
+#: (2-opt with a beam of this many first changes, each completed by a
+#: polish pass with that change frozen; 0 = off), each improvement followed
+#: by up to ``polish`` 1-opt passes with DEFAULT_POLISH_THEN's completions.
+DEFAULT_POLISH_PAIRS = 0
+DEFAULT_PAIR_ROUNDS = 2
 #: A polish pass tries 29 actions x 3 completions per move where the search
 #: plays 16 simulations: measured 2.8x the search's own wall time on the
 #: 64-buffer bucket (bench_msa_learned.py, 12 held-out instances, loaded
@@ -255,10 +261,11 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     return out
 
 
-def _polish_stages(batch: Batch, actions, passes: int, completions):
+def _polish_stages(batch: Batch, actions, passes: int, completions, pairs: int | None = None):
     """``passes`` polish passes with ``completions`` (default: play.
     DEFAULT_COMPLETIONS, then as many again with DEFAULT_POLISH_THEN from
-    that game). Returns (final states, actions)."""
+    that game, then ``pairs`` (default DEFAULT_POLISH_PAIRS) kicks of the
+    pair stage, play.pair_batch). Returns (final states, actions)."""
     from . import play
     final, actions = play.polish_batch(batch.arrays, batch.static, actions, jnp.int32(passes),
                                        completions=_completions(completions))
@@ -266,7 +273,23 @@ def _polish_stages(batch: Batch, actions, passes: int, completions):
         final, actions = play.polish_batch(batch.arrays, batch.static, actions,
                                            jnp.int32(passes),
                                            completions=_completions(DEFAULT_POLISH_THEN))
+    if pairs is None:
+        pairs = DEFAULT_POLISH_PAIRS if completions is None else 0
+    if pairs > 0:
+        final, actions = pair_polish(batch, actions, pairs, passes)
     return final, actions
+
+
+def pair_polish(batch: Batch, actions, kicks: int = 8, passes: int = DEFAULT_POLISH_PASSES,
+                rounds: int = DEFAULT_PAIR_ROUNDS, completions: tuple | None = None):
+    """play.pair_batch over polished games (``actions`` [N, M]): coordinated
+    pairs of changes that 1-opt cannot reach. Returns (final states, actions);
+    no game gets slower."""
+    from . import play
+    comps = _completions(completions or DEFAULT_POLISH_THEN or play.COMPLETIONS)
+    kicks = min(int(kicks), int(actions.shape[1]))
+    return play.pair_batch(batch.arrays, batch.static, actions, jnp.int32(rounds),
+                           jnp.int32(passes), kicks=kicks, completions=comps)
 
 
 def _completions(names) -> tuple:
@@ -307,14 +330,14 @@ def _solutions(batch: Batch, final, method: str) -> list:
 
 
 def polish(batch: Batch, actions, passes: int = DEFAULT_POLISH_PASSES,
-           completions: tuple | None = None):
+           completions: tuple | None = None, pairs: int | None = None):
     """Local improvement (``play.polish_batch``) of games already played
     (``actions`` from ``play_batch(..., return_actions=True)``):
     ``(solutions, wall seconds, polished actions)``. A polished game is
-    never slower than the game it starts from."""
-    from . import play
+    never slower than the game it starts from. ``pairs``: the pair stage's
+    kicks (``_polish_stages``)."""
     t0 = time.perf_counter()
-    final, actions = _polish_stages(batch, actions, passes, completions)
+    final, actions = _polish_stages(batch, actions, passes, completions, pairs)
     jax.block_until_ready(final.time)
     return _solutions(batch, final, "learned-polish"), time.perf_counter() - t0, actions
 
