@@ -21,8 +21,8 @@ within 2%, geomeans and the CPU seconds of each column.
 Method columns: ``default`` (the agent's defaults), or ``default:polish=P;
 sims=N;mc=K;completions=own+heuristic+upgrade`` overriding play_batch's
 arguments; ``then=own+heuristic+upgrade+reserved``: after the polish, as
-many passes again with these completions; ``pairs=K`` (``rounds=R``): then the
-pair stage (agent.pair_polish) with K kicks. Columns with the same settings but polish's share the search:
+many passes again with these completions; ``pairs=K`` (``rounds=R;chunk=C``):
+then the pair stage (agent.pair_polish) with at most K kicks a round (-1: all). Columns with the same settings but polish's share the search:
 it is played once (polish=0) and each column polishes that game; columns
 that differ only in ``pairs`` also share the polish. A column's CPU seconds
 are its whole cost (the shared search and polish counted in each column).
@@ -151,6 +151,7 @@ def main(argv=None) -> int:
             then = kw.pop("then", None)
             pairs = kw.pop("pairs", 0)
             rounds = kw.pop("rounds", agent.DEFAULT_PAIR_ROUNDS)
+            chunk = kw.pop("chunk", agent.DEFAULT_PAIR_CHUNK)
             key = tuple(sorted(kw.items()))
             if key not in searched:
                 c0 = time.process_time()
@@ -172,10 +173,10 @@ def main(argv=None) -> int:
                 print(f"  {m}: polish {polished[pkey][2]:.0f} s CPU", file=sys.stderr, flush=True)
             cols[m], acts[m], pcpu = polished[pkey]
             cpu[m] += search_cpu[key] + pcpu
-            if pairs > 0:
+            if pairs:
                 c2 = time.process_time()
-                final, acts[m] = agent.pair_polish(batch, acts[m], pairs, max(passes, 1), rounds,
-                                                   then or comps)
+                final, acts[m] = agent.pair_polish(batch, acts[m], None if pairs < 0 else pairs,
+                                                   max(passes, 1), rounds, then or comps, chunk)
                 cols[m] = agent._solutions(batch, final, "learned-polish")
                 cpu[m] += time.process_time() - c2
                 print(f"  {m}: pair stage {time.process_time() - c2:.0f} s CPU", file=sys.stderr,

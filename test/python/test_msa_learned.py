@@ -418,18 +418,18 @@ def test_pair_stage_finds_coordinated_changes_that_1opt_cannot():
     inst = random_instance(13, num_ops=20, num_args=4, mode="offload")
     batch = agent.encode_batch([inst], 16)
     M = batch.arrays.order.shape[1]
-    (sol,), _, acts = agent.polish(batch, jnp.zeros((1, M), jnp.int32), passes=2, pairs=0)
+    (sol,), _, acts = agent.polish(batch, jnp.zeros((1, M), jnp.int32), passes=2, pairs=False)
     t1 = validate(inst, sol).estimated_time
-    (again,), _, _ = agent.polish(batch, acts, passes=1, completions=play.COMPLETIONS, pairs=0)
+    (again,), _, _ = agent.polish(batch, acts, passes=1, completions=play.COMPLETIONS, pairs=False)
     assert validate(inst, again).estimated_time >= t1 * (1 - 1e-6)
-    final, paired = agent.pair_polish(batch, acts, kicks=4)
+    final, paired = agent.pair_polish(batch, acts)
     (sol2,) = agent._solutions(batch, final, "learned-polish")
     v = validate(inst, sol2)
     assert v.valid, v.summary()
     assert v.estimated_time < t1 * (1 - 1e-3)
     assert float(final.time[0]) == pytest.approx(v.estimated_time, rel=1e-5)
     # the stage never makes a game slower: from its own result it keeps it
-    final2, _ = agent.pair_polish(batch, paired, kicks=4, rounds=1)
+    final2, _ = agent.pair_polish(batch, paired, rounds=1)
     assert float(final2.time[0]) <= float(final.time[0]) * (1 + 1e-6)
 
 

@@ -4,13 +4,15 @@ Wired into memfit's CLI by ``add_subcommands(subparsers)``.
 """
 from __future__ import annotations
 
+import argparse
 import sys
 
 METHODS = ("heuristic", "exact", "learned", "greedy", "random", "slow")
 
 
 def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int = 8, seed: int = 0,
-               simulations: int | None = None, polish: int | None = None):
+               simulations: int | None = None, polish: int | None = None,
+               polish_pairs: bool | None = None):
     from . import baselines, exact, heuristic
     if method == "heuristic":
         return heuristic.assign(inst)
@@ -18,7 +20,8 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
         from . import learned
         from .learned.agent import use_compilation_cache
         use_compilation_cache()
-        return learned.assign(inst, simulations=simulations, seed=seed, polish=polish)
+        return learned.assign(inst, simulations=simulations, seed=seed, polish=polish,
+                              polish_pairs=polish_pairs)
     if method == "exact":
         return exact.solve(inst, time_limit=time_limit, num_workers=num_workers, seed=seed).solution
     if method == "greedy":
@@ -38,7 +41,8 @@ def cmd_assign(args) -> int:
     try:
         sol = run_method(inst, args.method, time_limit=args.time_limit,
                          num_workers=args.num_workers, seed=args.seed,
-                         simulations=args.simulations, polish=args.polish)
+                         simulations=args.simulations, polish=args.polish,
+                         polish_pairs=args.polish_pairs)
     except MemfitError as e:
         print(f"memfit assign: {e}", file=sys.stderr)
         return 2
@@ -89,6 +93,10 @@ def add_subcommands(sub) -> None:
     a.add_argument("--polish", type=int, default=None,
                    help="local-improvement passes after the search (learned; default 2 "
                         "up to 64 buffers after a search with the rollout value, else 0)")
+    a.add_argument("--polish-pairs", action=argparse.BooleanOptionalAction, default=None,
+                   help="after the polish, the pair stage: every single change tried as a "
+                        "kick, completed by a polish pass with that move frozen (learned; "
+                        "default: msa.learned.agent.DEFAULT_POLISH_PAIRS)")
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("-o", "--output", default=None, help="solution JSON (default stdout)")
     a.set_defaults(func=cmd_assign)

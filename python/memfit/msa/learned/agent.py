@@ -86,12 +86,15 @@ DEFAULT_POLISH_PASSES = 2
 #: slower than it (validation misses: the same 2 reach the optimum,
 #: bench/msa_optgap_validation.txt).
 DEFAULT_POLISH_THEN = ("own", "heuristic", "upgrade", "reserved")
-#: After both stages, up to DEFAULT_PAIR_ROUNDS rounds of play.pair_pass
-#: (2-opt with a beam of this many first changes, each completed by a
-#: polish pass with that change frozen; 0 = off), each improvement followed
-#: by up to ``polish`` 1-opt passes with DEFAULT_POLISH_THEN's completions.
-DEFAULT_POLISH_PAIRS = 0
+#: After both stages, the pair stage (play.pair_batch; False = off): up to
+#: DEFAULT_PAIR_ROUNDS rounds of play.pair_pass (every single change by
+#: plan as a kick, each completed by a polish pass with the kicked move
+#: frozen, DEFAULT_PAIR_CHUNK kicks vmapped at a time), each improvement
+#: followed by up to ``polish`` 1-opt passes with DEFAULT_POLISH_THEN's
+#: completions.
+DEFAULT_POLISH_PAIRS = False
 DEFAULT_PAIR_ROUNDS = 2
+DEFAULT_PAIR_CHUNK = 16
 #: A polish pass tries 29 actions x 3 completions per move where the search
 #: plays 16 simulations: measured 2.8x the search's own wall time on the
 #: 64-buffer bucket (bench_msa_learned.py, 12 held-out instances, loaded
@@ -194,7 +197,7 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
                fortified: bool | None = None, best: bool | None = None,
                root_rule: str | None = None, polish: int | None = None,
                max_considered: int | None = None, policy_seed: bool | None = None,
-               completions: tuple | None = None,
+               completions: tuple | None = None, polish_pairs: bool | None = None,
                return_actions: bool = False, return_raw: bool = False):
     """Plays every game of the batch; ``(solutions, wall seconds of the play)``
     (with ``return_actions``, also the games' moves [N, M], for ``polish``).
@@ -213,7 +216,8 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     ``polish``: local-improvement passes after the play (default
     ``DEFAULT_POLISH_PASSES`` after a search with the rollout value),
     starting from the returned game (``completions``: its completions,
-    default ``play.DEFAULT_COMPLETIONS``). ``max_considered``: root actions
+    default ``play.DEFAULT_COMPLETIONS``; ``polish_pairs``: the pair stage
+    after it, default ``DEFAULT_POLISH_PAIRS`` with the default completions). ``max_considered``: root actions
     the search considers (default ``DEFAULT_MAX_CONSIDERED``). ``return_raw``: also return the
     played game's own solutions (before the best-game choice and polish)."""
     from . import play
@@ -254,17 +258,17 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
                                          (_solutions(batch, play.replay_batch(batch.arrays, kept[1]),
                                                      method), kept[1])])
     if polish > 0:
-        final, actions = _polish_stages(batch, actions, polish, completions)
+        final, actions = _polish_stages(batch, actions, polish, completions, polish_pairs)
         sols = _solutions(batch, final, method)
     wall = time.perf_counter() - t0
     out = (sols, wall) + ((actions,) if return_actions else ()) + ((raw,) if return_raw else ())
     return out
 
 
-def _polish_stages(batch: Batch, actions, passes: int, completions, pairs: int | None = None):
+def _polish_stages(batch: Batch, actions, passes: int, completions, pairs: bool | None = None):
     """``passes`` polish passes with ``completions`` (default: play.
     DEFAULT_COMPLETIONS, then as many again with DEFAULT_POLISH_THEN from
-    that game, then ``pairs`` (default DEFAULT_POLISH_PAIRS) kicks of the
+    that game, then with ``pairs`` (default DEFAULT_POLISH_PAIRS) the
     pair stage, play.pair_batch). Returns (final states, actions)."""
     from . import play
     final, actions = play.polish_batch(batch.arrays, batch.static, actions, jnp.int32(passes),
@@ -275,21 +279,22 @@ def _polish_stages(batch: Batch, actions, passes: int, completions, pairs: int |
                                            completions=_completions(DEFAULT_POLISH_THEN))
     if pairs is None:
         pairs = DEFAULT_POLISH_PAIRS if completions is None else 0
-    if pairs > 0:
-        final, actions = pair_polish(batch, actions, pairs, passes)
+    if pairs:
+        final, actions = pair_polish(batch, actions, passes=passes)
     return final, actions
 
 
-def pair_polish(batch: Batch, actions, kicks: int = 8, passes: int = DEFAULT_POLISH_PASSES,
-                rounds: int = DEFAULT_PAIR_ROUNDS, completions: tuple | None = None):
+def pair_polish(batch: Batch, actions, max_kicks: int | None = None,
+                passes: int = DEFAULT_POLISH_PASSES, rounds: int = DEFAULT_PAIR_ROUNDS,
+                completions: tuple | None = None, chunk: int = DEFAULT_PAIR_CHUNK):
     """play.pair_batch over polished games (``actions`` [N, M]): coordinated
-    pairs of changes that 1-opt cannot reach. Returns (final states, actions);
-    no game gets slower."""
+    changes that 1-opt cannot reach (``max_kicks``: kicks tried per round,
+    None = all). Returns (final states, actions); no game gets slower."""
     from . import play
     comps = _completions(completions or DEFAULT_POLISH_THEN or play.COMPLETIONS)
-    kicks = min(int(kicks), int(actions.shape[1]))
     return play.pair_batch(batch.arrays, batch.static, actions, jnp.int32(rounds),
-                           jnp.int32(passes), kicks=kicks, completions=comps)
+                           jnp.int32(passes), jnp.int32(max_kicks or (1 << 30)),
+                           chunk=chunk, completions=comps)
 
 
 def _completions(names) -> tuple:
@@ -330,12 +335,12 @@ def _solutions(batch: Batch, final, method: str) -> list:
 
 
 def polish(batch: Batch, actions, passes: int = DEFAULT_POLISH_PASSES,
-           completions: tuple | None = None, pairs: int | None = None):
+           completions: tuple | None = None, pairs: bool | None = None):
     """Local improvement (``play.polish_batch``) of games already played
     (``actions`` from ``play_batch(..., return_actions=True)``):
     ``(solutions, wall seconds, polished actions)``. A polished game is
-    never slower than the game it starts from. ``pairs``: the pair stage's
-    kicks (``_polish_stages``)."""
+    never slower than the game it starts from. ``pairs``: run the pair
+    stage after (``_polish_stages``)."""
     t0 = time.perf_counter()
     final, actions = _polish_stages(batch, actions, passes, completions, pairs)
     jax.block_until_ready(final.time)
@@ -356,17 +361,18 @@ def default_simulations(inst) -> int:
 
 
 def assign(inst, *, simulations: int | None = None, checkpoint=None, seed: int = 0,
-           polish: int | None = None):
+           polish: int | None = None, polish_pairs: bool | None = None):
     """A validated Solution for ``inst`` (an Instance) by the learned agent
     (``simulations``: default ``default_simulations(inst)``; ``polish``:
-    local-improvement passes, default as ``play_batch``)."""
+    local-improvement passes, default as ``play_batch``; ``polish_pairs``:
+    the pair stage after them, default ``DEFAULT_POLISH_PAIRS``)."""
     from ..validator import validate
     check_size(inst)
     if simulations is None:
         simulations = default_simulations(inst)
     params = load_params(checkpoint)
     (sol,), _ = play_instances([inst], simulations=simulations, params=params, seed=seed,
-                               polish=polish)
+                               polish=polish, polish_pairs=polish_pairs)
     sol.method = "learned"
     v = validate(inst, sol)
     if not v.valid:
