@@ -1,0 +1,72 @@
+"""msa.repack: plan changes whose offsets come from the exact packer."""
+import dataclasses
+
+import pytest
+
+from memfit.msa.heuristic import assign as heuristic
+from memfit.msa.instance import DEVICE_PRESETS, Buffer, Instance, Op
+from memfit.msa.plans import FastMemory
+from memfit.msa.repack import repack
+from memfit.msa.solution import BufferAssignment, Solution
+from memfit.msa.synthetic import random_instance
+from memfit.msa.validator import validate
+
+MiB = 1 << 20
+
+
+def _blocked():
+    """C (argument, read by ops 0 and 3) is slow; A (op 0 -> op 1) sits at
+    offset 1 MiB of a 4 MiB scratchpad, so no 2 MiB range is free at ops
+    0-1: C's upgrade fits by bytes per op but not beside A where it is.
+    Moving A to 0 (or 2 MiB) makes room."""
+    inst = Instance("blocked", "main", "placement", DEVICE_PRESETS["tpu-like"], 4 * MiB,
+                    [Op(0, "a", 1.0, [0], [1]), Op(1, "b", 1.0, [1], []),
+                     Op(2, "c", 1.0, [], []), Op(3, "d", 1.0, [0], [])],
+                    [Buffer(0, "C", 2 * MiB, 0, 3, [0, 3], "argument"),
+                     Buffer(1, "A", 2 * MiB, 0, 1, [1], "temp")])
+    sol = Solution("placement", "given",
+                   [BufferAssignment(0, "slow"), BufferAssignment(1, "fast", 1 * MiB)])
+    return inst, sol
+
+
+def test_repack_takes_an_upgrade_the_skyline_offsets_block():
+    inst, sol = _blocked()
+    v0 = validate(inst, sol)
+    assert v0.valid
+    # the game's rule (lowest free offsets among 0 and the tops of what C
+    # would meet, here A) has no offset for C while A stays at 1 MiB
+    mem = FastMemory(inst)
+    mem.add(2 * MiB, [(0, 1)], 1 * MiB)
+    assert mem.lowest_offsets(2 * MiB, [(0, 3)], 4) == []
+    # offsets in place only (the packer off): no change fits
+    same, st = repack(inst, sol, use_packer=False)
+    assert st.rounds == 0 and same is sol
+    out, st = repack(inst, sol)
+    v = validate(inst, out)
+    assert v.valid
+    assert v.estimated_time < v0.estimated_time * 0.99
+    assert st.packed >= 1 and out.by_id()[0].space == "fast"
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_repack_validates_and_is_never_slower(seed):
+    inst = random_instance(seed, num_ops=16, num_args=3, mode="placement",
+                           capacity_fraction=0.3)
+    sol = heuristic(inst)
+    out, st = repack(inst, sol)
+    v0, v = validate(inst, sol), validate(inst, out)
+    assert v.valid
+    assert v.estimated_time <= v0.estimated_time
+    assert st.time_after == pytest.approx(v.estimated_time)
+
+
+def test_repack_leaves_offload_mode_and_rejects_invalid_input():
+    inst = random_instance(5, num_ops=10, num_args=2, mode="offload")
+    sol = heuristic(inst)
+    out, st = repack(inst, sol)
+    assert out is sol and "offload" in st.note
+    inst, sol = _blocked()
+    bad = dataclasses.replace(sol, buffers=[BufferAssignment(0, "fast", 1 * MiB),
+                                            BufferAssignment(1, "fast", 1 * MiB)])
+    with pytest.raises(ValueError, match="valid solution"):
+        repack(inst, bad)
