@@ -82,6 +82,9 @@ class RepackStats:
     note: str = ""
 
 
+_BATCH_TIME = None
+
+
 class _Timer:
     """The game's cost model over many plan choices of one instance, batched."""
 
@@ -90,7 +93,10 @@ class _Timer:
         from . import game
         self.spec = game.encode(inst)
         self.B = int(self.spec.arrays.order.shape[0])
-        self._f = jax.jit(jax.vmap(game.estimated_time, in_axes=(None, 0)))
+        global _BATCH_TIME
+        if _BATCH_TIME is None:       # one jitted function: compiled once per bucket shape
+            _BATCH_TIME = jax.jit(jax.vmap(game.estimated_time, in_axes=(None, 0)))
+        self._f = _BATCH_TIME
 
     def __call__(self, choices: np.ndarray) -> np.ndarray:
         n = len(choices)
