@@ -72,7 +72,8 @@ class RepackStats:
     rounds: int = 0             # accepted changes
     singles: int = 0            # of them one-buffer changes
     pairs: int = 0              # of them pairs
-    in_place: int = 0           # placed without the packer
+    in_place: int = 0           # placed without the packer, others where they were
+    compact: int = 0            # by a greedy relayout
     pack_calls: int = 0
     packed: int = 0
     evaluated: int = 0          # candidate plan sets timed
@@ -182,6 +183,36 @@ class _Search:
             mem.add(int(self.size[b]), ivs, cands[0])
         return offset
 
+    def relayout(self, choice, order):
+        """Every resident buffer placed in ``order`` at the lowest offset free
+        over all its intervals (exact per buffer; None: one finds no room)."""
+        mem = FastMemory(self.inst)
+        offset = np.full(len(self.menus), -1, np.int64)
+        for b in order:
+            ivs = self.ivs[b][int(choice[b])]
+            if not ivs or self.size[b] == 0:
+                continue
+            cands = mem.lowest_offsets(int(self.size[b]), ivs, 1)
+            if not cands:
+                return None
+            offset[b] = cands[0]
+            mem.add(int(self.size[b]), ivs, cands[0])
+        return offset
+
+    def compact(self, choice, changes):
+        """Greedy relayouts: the changed buffers first, then the others in
+        the order of their offsets now (a compaction downwards); else all
+        by decreasing size."""
+        moved = [b for b, _ in changes]
+        rest = sorted((b for b in range(len(self.menus)) if b not in moved),
+                      key=lambda b: (self.offset[b], b))
+        for order in (moved + rest,
+                      sorted(range(len(self.menus)), key=lambda b: (-self.size[b], b))):
+            offset = self.relayout(choice, order)
+            if offset is not None:
+                return offset
+        return None
+
     def repack(self, choice):
         """Offsets for all resident buffers from the packer (None: none found)."""
         from ..pack import Buffer, pack
@@ -231,7 +262,13 @@ class _Search:
             ivs = self.ivs[b][int(choice[b])]
             cands = mem.lowest_offsets(int(self.size[b]), ivs, 1)
             if not cands:
-                return None
+                # all buffers again, in the packer's address order (a torn
+                # buffer at its lower piece's offset)
+                low = {}
+                for buf, o in zip(bufs, offs):
+                    b2 = int(buf.id.split(".")[0])
+                    low[b2] = min(low.get(b2, o), o)
+                return self.relayout(choice, sorted(low, key=lambda x: (low[x], x)))
             offset[b] = cands[0]
             mem.add(int(self.size[b]), ivs, cands[0])
         return offset
@@ -251,7 +288,10 @@ class _Search:
                 choice[b] = q
             offset = self.in_place(changes)
             where = "in place"
-            if offset is None:
+            if offset is None and self.relayout_on:
+                offset = self.compact(choice, changes)
+                where = "compact"
+            if offset is None and self.relayout_on:
                 if budget <= 0:
                     continue
                 budget -= 1
@@ -271,6 +311,7 @@ class _Search:
                               - self.res[b][self.choice[b]]) * self.size[b]
             self.choice, self.offset, self.t_valid = choice, offset, v.estimated_time
             self.stats.in_place += where == "in place"
+            self.stats.compact += where == "compact"
             return True, budget
         return False, budget
 
@@ -281,12 +322,14 @@ class _OutsideMenu(Exception):
 
 def repack(inst: Instance, sol: Solution, *, node_limit: int = NODE_LIMIT,
            max_rounds: int = MAX_ROUNDS, max_packs: int = MAX_PACKS_PER_ROUND,
-           pairs: bool = True, use_packer: bool = True) -> tuple[Solution, RepackStats]:
+           pairs: bool = True, relayout: bool = True, pair_firsts: int = PAIR_FIRSTS,
+           any_first: bool = False) -> tuple[Solution, RepackStats]:
     """Improves a valid placement-mode solution by plan changes with offsets
     re-derived by the packer (module docstring). Returns ``(solution,
     stats)``; the solution is ``sol`` itself when nothing helped (or the mode
-    is offload, or a buffer's plan is outside the menus). ``use_packer=False``
-    keeps only the in-place placements (for comparison)."""
+    is offload, or a buffer's plan is outside the menus). ``relayout=False``
+    keeps only the in-place placements (every other buffer where it is: for
+    comparison, what a 1-opt over plans at fixed offsets reaches)."""
     c0 = time.process_time()
     v0 = validate(inst, sol)
     if not v0.valid:
@@ -295,6 +338,7 @@ def repack(inst: Instance, sol: Solution, *, node_limit: int = NODE_LIMIT,
         return sol, RepackStats(note="offload mode: nothing to repack")
     try:
         s = _Search(inst, sol, node_limit)
+        s.relayout_on = relayout
     except _OutsideMenu as e:
         return sol, RepackStats(note=f"buffer {e.args[0]}'s plan is outside the menus")
     s.t_valid = v0.estimated_time
@@ -307,19 +351,19 @@ def repack(inst: Instance, sol: Solution, *, node_limit: int = NODE_LIMIT,
                    if q != s.choice[b]]
         times = timer(_choices(s.choice, singles))
         s.stats.evaluated += len(singles)
-        ok, _ = s.try_changes(singles, times, t_now, max_packs if use_packer else 0)
+        ok, _ = s.try_changes(singles, times, t_now, max_packs)
         if ok:
             s.stats.singles += 1
             s.stats.rounds += 1
             continue
         if not pairs:
             break
-        cand = _pairs(s, singles, times, t_now)
+        cand = _pairs(s, singles, times, t_now, pair_firsts, any_first)
         if not cand:
             break
         ptimes = timer(_choices(s.choice, cand))
         s.stats.evaluated += len(cand)
-        ok, _ = s.try_changes(cand, ptimes, t_now, max_packs if use_packer else 0)
+        ok, _ = s.try_changes(cand, ptimes, t_now, max_packs)
         if not ok:
             break
         s.stats.pairs += 1
@@ -346,13 +390,15 @@ def _choices(choice: np.ndarray, cands) -> np.ndarray:
     return out
 
 
-def _pairs(s: _Search, singles, times, t_now):
-    """Pairs (improving change that did not fit, a lighter plan of another
-    buffer resident where the first one's new plan is)."""
-    firsts = [singles[i][0] for i in np.argsort(times, kind="stable")[:PAIR_FIRSTS]
-              if times[i] < t_now * (1 - _REL)]
+def _pairs(s: _Search, singles, times, t_now, firsts: int = PAIR_FIRSTS,
+           any_first: bool = False):
+    """Pairs: one of the ``firsts`` fastest one-buffer changes (improving ones
+    only, unless ``any_first``) with a change of another buffer to a plan
+    resident at fewer of the ops the first change newly needs."""
+    order = np.argsort(times, kind="stable")[:firsts]
+    heads = [singles[i][0] for i in order if any_first or times[i] < t_now * (1 - _REL)]
     out = []
-    for b, q in firsts:
+    for b, q in heads:
         need = s.res[b][q] & ~s.res[b][s.choice[b]]
         if not need.any():
             continue
