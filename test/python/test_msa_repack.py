@@ -107,3 +107,26 @@ def test_packer_layout_of_a_split_buffer_keeps_one_offset():
     assert offset is not None and s.stats.packed == 1
     v = validate(inst, s.solution(choice, offset, "t"))
     assert v.valid, v.summary()
+
+
+def test_agent_default_repacks_placement_games(monkeypatch):
+    """agent.play_batch runs msa.repack on placement instances after the
+    polish (agent.DEFAULT_REPACK), and not with repack=False."""
+    from memfit.msa import repack as R
+    from memfit.msa.learned import agent
+    calls = []
+    real = R.repack
+
+    def spy(inst, sol, **kw):
+        calls.append(inst.program)
+        return real(inst, sol, **kw)
+    monkeypatch.setattr(R, "repack", spy)
+    inst = random_instance(0, num_ops=16, num_args=3, mode="placement", capacity_fraction=0.3)
+    batch = agent.encode_batch([inst])
+    assert agent.DEFAULT_REPACK
+    (off,), _ = agent.play_batch(batch, simulations=0, polish=0, repack=False)
+    assert calls == []
+    (on,), _ = agent.play_batch(batch, simulations=0, polish=0, repack=True)
+    assert len(calls) == 1
+    v_on, v_off = validate(inst, on), validate(inst, off)
+    assert v_on.valid and v_on.estimated_time <= v_off.estimated_time
