@@ -101,8 +101,10 @@ def add_subcommands(sub) -> None:
                    help="local-improvement passes after the search (learned; default 2 "
                         "up to 64 buffers after a search with the rollout value, else 0)")
     a.add_argument("--repack", action=argparse.BooleanOptionalAction, default=None,
-                   help="placement mode: then change plans with offsets re-derived by the "
-                        "exact packer (msa.repack; never slower; default: off)")
+                   help="placement mode: then change plans with offsets re-derived by "
+                        "relayouts and the exact packer (msa.repack; never slower; "
+                        "default: on for --method learned where it polishes, off for "
+                        "the other methods)")
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("-o", "--output", default=None, help="solution JSON (default stdout)")
     a.set_defaults(func=cmd_assign)
