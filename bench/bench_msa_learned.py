@@ -75,7 +75,10 @@ SETTINGS = {"uniform": dict(uniform=True, polish=0),
             "meanbest": dict(root_rule="mean", best=True, polish=0),
             "max": dict(root_rule="max", best=False, polish=0)}
 # "bestpolrp": "bestpol"'s solutions through msa.repack (placement instances;
-# offload ones as they are), its wall "bestpol"'s plus the repack's.
+# offload ones as they are), its wall "bestpol"'s plus the repack's. Since
+# 2026-12-05 (fourth) that is the agent's default (agent.DEFAULT_REPACK);
+# AGENT below stays "bestpol" (the same on offload instances) so that the
+# saved parts and their CP-SAT-at-the-agent's-wall rows still merge.
 REPACKED = {"bestpolrp": "bestpol"}
 POLISHED = {"unipolish": "unirollout", "polished": "learned", "unibestpol": "unibest",
             "bestpol": "best", "meanbestpol": "meanbest"}
