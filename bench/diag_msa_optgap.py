@@ -18,7 +18,8 @@ within 2%, geomeans and the CPU seconds of each column.
     nice -n 19 .venv/bin/python bench/diag_msa_optgap.py [--set validation|train]
         [--time-limit 60] [--num-workers 2] [--methods default] [--json out.json]
 
-Method columns: ``default`` (the agent's defaults), or ``default:polish=P;
+Method columns: ``default`` (the agent's search and polish; its repack on
+placement instances, agent.DEFAULT_REPACK, is the ``repack=1`` option), or ``default:polish=P;
 sims=N;mc=K;completions=own+heuristic+upgrade`` overriding play_batch's
 arguments; ``then=own+heuristic+upgrade+reserved``: after the polish, as
 many passes again with these completions; ``repack=1``: then msa.repack (plan changes with
