@@ -18,11 +18,14 @@ within 2%, geomeans and the CPU seconds of each column.
     nice -n 19 .venv/bin/python bench/diag_msa_optgap.py [--set validation|train]
         [--time-limit 60] [--num-workers 2] [--methods default] [--json out.json]
 
-Method columns: ``default`` (the agent's defaults), or ``default:polish=P;
+Method columns: ``default`` (the agent's search and polish; its repack on
+placement instances, agent.DEFAULT_REPACK, is the ``repack=1`` option), or ``default:polish=P;
 sims=N;mc=K;completions=own+heuristic+upgrade`` overriding play_batch's
 arguments; ``then=own+heuristic+upgrade+reserved``: after the polish, as
-many passes again with these completions. Columns with the same settings but polish's share the search:
-it is played once (polish=0) and each column polishes that game.
+many passes again with these completions; ``repack=1``: then msa.repack (plan changes with
+offsets from the exact packer; placement instances only). Columns with the same settings but polish's share the search:
+it is played once (polish=0) and each column polishes that game (columns that differ only in
+repack share the polish).
 """
 from __future__ import annotations
 
@@ -140,12 +143,13 @@ def main(argv=None) -> int:
     search_cpu: dict = {}
     for idx in groups.values():
         batch = agent.encode_batch([insts[k][1] for k in idx])
-        cols, acts, searched = {}, {}, {}
+        cols, acts, searched, polished = {}, {}, {}, {}
         for m in methods:
             _, kw = parse(m)
             passes = kw.pop("polish", agent.default_polish(batch))
             comps = kw.pop("completions", None)
             then = kw.pop("then", None)
+            rp = kw.pop("repack", 0)
             key = tuple(sorted(kw.items()))
             c0 = time.process_time()
             if key not in searched:
@@ -155,12 +159,19 @@ def main(argv=None) -> int:
                 print(f"  search {dict(key)}: {len(idx)} instances, {search_cpu[key]:.0f} s CPU",
                       file=sys.stderr, flush=True)
             c1 = time.process_time()
-            if passes > 0:
+            pkey = (key, passes, comps, then)
+            if pkey in polished:
+                cols[m], acts[m] = polished[pkey]
+            elif passes > 0:
                 cols[m], _, acts[m] = agent.polish(batch, searched[key][1], passes, comps)
                 if then:      # more passes with other completions, from that game
                     cols[m], _, acts[m] = agent.polish(batch, acts[m], passes, then)
             else:
                 cols[m], acts[m] = searched[key]
+            polished[pkey] = cols[m], acts[m]
+            if rp:
+                from memfit.msa.repack import repack
+                cols[m] = [repack(s.inst, sol)[0] for s, sol in zip(batch.specs, cols[m])]
             cpu[m] += time.process_time() - c0
             print(f"  {m}: polish {time.process_time() - c1:.0f} s CPU", file=sys.stderr,
                   flush=True)
