@@ -94,7 +94,7 @@ def parse(text: str):
     kw = {}
     for k, v in opts.items():
         key = {"sims": "simulations", "mc": "max_considered"}.get(k, k)
-        kw[key] = (v if key == "root_rule" else tuple(v.split("+"))
+        kw[key] = (v if key in ("root_rule", "value_mode") else tuple(v.split("+"))
                    if key in ("completions", "then") else int(v))
     return name, kw
 
