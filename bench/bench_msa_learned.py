@@ -40,7 +40,8 @@ LEARNED = (("uniform", "uniform zero"), ("unirollout", "uni+roll+inc"),
            ("mean", "raw mean rule"), ("meanbest", "mean+best"),
            ("meanbestpol", "mean+best+pol"), ("max", "raw max rule"),
            ("raw", "learned raw"), ("learned", "learned+inc"), ("polished", "learned+polish"),
-           ("best", "learned+best"), ("bestpol", "learned+best+pol"), ("follow", "follow best"))
+           ("best", "learned+best"), ("bestpol", "learned+best+pol"), ("follow", "follow best"),
+           ("bestpolrp", "best+pol+repack"))
 # method -> agent.play_batch keywords. "raw": the learned search alone (no
 # incumbent game, no polish); "learned": with the incumbent game
 # (play.fortify); "polished": the agent's default, "learned" followed by
@@ -73,6 +74,12 @@ SETTINGS = {"uniform": dict(uniform=True, polish=0),
             "mean": dict(root_rule="mean", best=False, polish=0),
             "meanbest": dict(root_rule="mean", best=True, polish=0),
             "max": dict(root_rule="max", best=False, polish=0)}
+# "bestpolrp": "bestpol"'s solutions through msa.repack (placement instances;
+# offload ones as they are), its wall "bestpol"'s plus the repack's. Since
+# 2026-12-05 (fourth) that is the agent's default (agent.DEFAULT_REPACK);
+# AGENT below stays "bestpol" (the same on offload instances) so that the
+# saved parts and their CP-SAT-at-the-agent's-wall rows still merge.
+REPACKED = {"bestpolrp": "bestpol"}
 POLISHED = {"unipolish": "unirollout", "polished": "learned", "unibestpol": "unibest",
             "bestpol": "best", "meanbestpol": "meanbest"}
 # The agent as it plays by default (memfit assign --method learned)
@@ -108,13 +115,20 @@ def learned_rows(insts, sims: int, methods, passes: int, params=None):
     for idx in groups.values():
         batch = agent.encode_batch([insts[k] for k in idx])
         share = batch.encode_seconds / len(idx)
-        games = {}
+        games, solved = {}, {}
         # "best" plays the raw search's game too: play it first
         order = sorted(LEARNED, key=lambda m: (m[0] != "best" or "raw" not in methods))
         for name, _ in order:
             if name not in methods:
                 continue
-            if name in POLISHED:
+            if name in REPACKED:
+                base = REPACKED[name]
+                if base not in solved:
+                    raise SystemExit(f"--methods: {name} needs {base}")
+                t = time.perf_counter()
+                sols = agent.repacked(batch, solved[base][0])
+                wall = solved[base][1] + time.perf_counter() - t
+            elif name in POLISHED:
                 base = POLISHED[name]
                 if base not in games:
                     raise SystemExit(f"--methods: {name} needs {base}")
@@ -123,6 +137,7 @@ def learned_rows(insts, sims: int, methods, passes: int, params=None):
                 if n_passes == 0:    # the agent does not polish this bucket
                     for k in idx:
                         out[k][name] = out[k][base]
+                    solved[name] = solved[base]
                     continue
                 sols, wall, _ = agent.polish(batch, acts, passes=n_passes)
                 wall += base_wall
@@ -136,6 +151,7 @@ def learned_rows(insts, sims: int, methods, passes: int, params=None):
                 games[name] = (acts, wall)
                 if name == "best" and "raw" in methods:
                     games["raw"] = (raw, (acts, wall))
+            solved[name] = (sols, wall)
             for i, (k, sol) in enumerate(zip(idx, sols)):
                 t = _checked_time(insts[k], sol, name)
                 # the uniform searches use no network: no encoding share

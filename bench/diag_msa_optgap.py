@@ -18,14 +18,17 @@ within 2%, geomeans and the CPU seconds of each column.
     nice -n 19 .venv/bin/python bench/diag_msa_optgap.py [--set validation|train]
         [--time-limit 60] [--num-workers 2] [--methods default] [--json out.json]
 
-Method columns: ``default`` (the agent's defaults), or ``default:polish=P;
+Method columns: ``default`` (the agent's search and polish; its repack on
+placement instances, agent.DEFAULT_REPACK, is the ``repack=1`` option), or ``default:polish=P;
 sims=N;mc=K;completions=own+heuristic+upgrade`` overriding play_batch's
 arguments; ``then=own+heuristic+upgrade+reserved``: after the polish, as
 many passes again with these completions; ``pairs=K`` (``rounds=R;chunk=C``):
-then the pair stage (agent.pair_polish) with at most K kicks a round (-1: all). Columns with the same settings but polish's share the search:
-it is played once (polish=0) and each column polishes that game; columns
-that differ only in ``pairs`` also share the polish. A column's CPU seconds
-are its whole cost (the shared search and polish counted in each column).
+then the pair stage (agent.pair_polish) with at most K kicks a round (-1: all); ``repack=1``:
+then msa.repack (plan changes with offsets from the exact packer; placement instances only).
+Columns with the same settings but polish's share the search: it is played once (polish=0)
+and each column polishes that game; columns that differ only in ``pairs`` or ``repack``
+also share the polish. A column's CPU seconds are its whole cost (the shared search and
+polish counted in each column).
 """
 from __future__ import annotations
 
@@ -94,7 +97,7 @@ def parse(text: str):
     kw = {}
     for k, v in opts.items():
         key = {"sims": "simulations", "mc": "max_considered"}.get(k, k)
-        kw[key] = (v if key == "root_rule" else tuple(v.split("+"))
+        kw[key] = (v if key in ("root_rule", "value_mode") else tuple(v.split("+"))
                    if key in ("completions", "then") else int(v))
     return name, kw
 
@@ -152,6 +155,7 @@ def main(argv=None) -> int:
             pairs = kw.pop("pairs", 0)
             rounds = kw.pop("rounds", agent.DEFAULT_PAIR_ROUNDS)
             chunk = kw.pop("chunk", agent.DEFAULT_PAIR_CHUNK)
+            rp = kw.pop("repack", 0)
             key = tuple(sorted(kw.items()))
             if key not in searched:
                 c0 = time.process_time()
@@ -181,6 +185,11 @@ def main(argv=None) -> int:
                 cpu[m] += time.process_time() - c2
                 print(f"  {m}: pair stage {time.process_time() - c2:.0f} s CPU", file=sys.stderr,
                       flush=True)
+            if rp:
+                from memfit.msa.repack import repack
+                c3 = time.process_time()
+                cols[m] = [repack(s.inst, sol)[0] for s, sol in zip(batch.specs, cols[m])]
+                cpu[m] += time.process_time() - c3
         for i, k in enumerate(idx):
             name, inst = insts[k]
             h = validate(inst, heuristic(inst)).estimated_time

@@ -12,7 +12,14 @@ METHODS = ("heuristic", "exact", "learned", "greedy", "random", "slow")
 
 def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int = 8, seed: int = 0,
                simulations: int | None = None, polish: int | None = None,
-               polish_pairs: bool | None = None):
+               polish_pairs: bool | None = None, repack: bool | None = None):
+    """``method``'s solution; ``repack`` (placement mode): then msa.repack
+    (None: the learned agent's default, off for the other methods)."""
+    if method != "learned" and repack and inst.mode == "placement":
+        from .repack import repack as run_repack
+        sol = run_method(inst, method, time_limit=time_limit, num_workers=num_workers,
+                         seed=seed, simulations=simulations, polish=polish)
+        return run_repack(inst, sol)[0]
     from . import baselines, exact, heuristic
     if method == "heuristic":
         return heuristic.assign(inst)
@@ -21,7 +28,7 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
         from .learned.agent import use_compilation_cache
         use_compilation_cache()
         return learned.assign(inst, simulations=simulations, seed=seed, polish=polish,
-                              polish_pairs=polish_pairs)
+                              polish_pairs=polish_pairs, repack=repack)
     if method == "exact":
         return exact.solve(inst, time_limit=time_limit, num_workers=num_workers, seed=seed).solution
     if method == "greedy":
@@ -42,7 +49,7 @@ def cmd_assign(args) -> int:
         sol = run_method(inst, args.method, time_limit=args.time_limit,
                          num_workers=args.num_workers, seed=args.seed,
                          simulations=args.simulations, polish=args.polish,
-                         polish_pairs=args.polish_pairs)
+                         polish_pairs=args.polish_pairs, repack=args.repack)
     except MemfitError as e:
         print(f"memfit assign: {e}", file=sys.stderr)
         return 2
@@ -97,6 +104,11 @@ def add_subcommands(sub) -> None:
                    help="after the polish, the pair stage: every single change tried as a "
                         "kick, completed by a polish pass with that move frozen (learned; "
                         "default: msa.learned.agent.DEFAULT_POLISH_PAIRS)")
+    a.add_argument("--repack", action=argparse.BooleanOptionalAction, default=None,
+                   help="placement mode: then change plans with offsets re-derived by "
+                        "relayouts and the exact packer (msa.repack; never slower; "
+                        "default: on for --method learned where it polishes, off for "
+                        "the other methods)")
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("-o", "--output", default=None, help="solution JSON (default stdout)")
     a.set_defaults(func=cmd_assign)

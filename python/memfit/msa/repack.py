@@ -1,0 +1,421 @@
+"""Repack: plan-level local search whose offsets are re-derived, by greedy
+relayouts and the exact packer (placement mode).
+
+The game places each buffer at one of its ``K`` lowest skyline offsets at
+the moment the buffer is decided, so some layouts (CP-SAT's optimum among
+them: docs/msa.md, *Where the default misses CP-SAT's optimum*) cannot be
+played, and no search or polish over game moves reaches them. This pass
+works on plans only and re-derives the offsets:
+
+1. from a valid solution, every one-buffer change of plan (any menu plan of
+   ``plans.build_menus``; every other buffer keeps its plan) is timed in one
+   batch by the game's jitted cost model (``game.estimated_time``, vmapped);
+2. the changes that make the solution faster, fastest first, are checked
+   for capacity per op (bytes resident at each op: a necessary condition
+   that rules most out without a packer call), then given offsets:
+   * *in place*: every other buffer keeps its offset and the changed buffer
+     goes to the lowest free offset over all its residency intervals (0 or a
+     top of a rectangle it meets: any free offset slides down to one of
+     those, so this is exact for one buffer among fixed others);
+   * else *relayouts*: all buffers re-placed that way, the changed ones
+     first and then the others in the order of their offsets (a compaction
+     downwards), or all by decreasing size;
+   * else *repack*: ``memfit.pack.pack`` places all fast rectangles under the
+     capacity at once, bounded by ``node_limit`` search nodes (so the result
+     is the same on any machine and under any load);
+3. the first change that gets offsets and that the validator (float64)
+   times faster is accepted; repeat until no change helps.
+
+If no single change helps, pairs are tried: one of the improving changes
+that did not fit, together with a change of another buffer, resident at the
+same time, to a plan resident at fewer of those ops (the capacity the first
+needs).
+
+A buffer with two residency intervals (a ``split`` plan: home, then a
+prefetch window after the eviction) must keep one offset for both, which the
+packer (one interval per buffer) cannot express. It is first packed as its
+*hull* (``[start, end]``, the gap included): conservative (the gap is not
+lent to others), and any hull packing is a valid layout; but the hull is
+ruled out by live bytes whenever the layout uses the gap (on every call
+measured on the validation and training instances). Then the intervals are
+packed as separate buffers (a relaxation) and a buffer whose two pieces got
+two offsets is re-placed at one offset among the others (or all buffers in
+the packer's address order): exact when it succeeds, which is rare (1 of
+241 calls measured); the relayouts above find most of the layouts.
+
+The output is never slower than the input (every step is accepted only on
+the validator's time) and always validates (checked; an invalid layout is a
+bug and raises).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .instance import Instance
+from .plans import FastMemory, build_menus, menu_index
+from .solution import Solution
+from .validator import validate
+
+#: Packer search nodes per call: bounds its time (a 40-rectangle packing
+#: takes a few hundred nodes; a proof of infeasibility may need many more)
+#: and makes the pass deterministic.
+NODE_LIMIT = 20_000
+#: Packer calls per round (one accepted change): the candidates are tried
+#: fastest first, so a round stops at the first that packs.
+MAX_PACKS_PER_ROUND = 48
+#: Rounds (accepted changes) at most.
+MAX_ROUNDS = 64
+#: Pairs: the fastest improving changes that did not fit, each paired with
+#: every lighter plan of every other buffer resident at the same time.
+PAIR_FIRSTS = 16
+_REL = 1e-9          # an accepted change is faster by more than this (relative)
+
+
+@dataclass
+class RepackStats:
+    rounds: int = 0             # accepted changes
+    singles: int = 0            # of them one-buffer changes
+    pairs: int = 0              # of them pairs
+    in_place: int = 0           # placed without the packer, others where they were
+    compact: int = 0            # by a greedy relayout
+    pack_calls: int = 0
+    packed: int = 0
+    evaluated: int = 0          # candidate plan sets timed
+    cpu_seconds: float = 0.0
+    time_before: float = 0.0
+    time_after: float = 0.0
+    note: str = ""
+
+
+_BATCH_TIME = None
+
+
+class _Timer:
+    """The game's cost model over many plan choices of one instance, batched."""
+
+    def __init__(self, inst: Instance):
+        import jax
+        from . import game
+        self.spec = game.encode(inst)
+        self.B = int(self.spec.arrays.order.shape[0])
+        global _BATCH_TIME
+        if _BATCH_TIME is None:       # one jitted function: compiled once per bucket shape
+            _BATCH_TIME = jax.jit(jax.vmap(game.estimated_time, in_axes=(None, 0)))
+        self._f = _BATCH_TIME
+
+    def __call__(self, choices: np.ndarray) -> np.ndarray:
+        n = len(choices)
+        if n == 0:
+            return np.zeros(0)
+        out = []
+        for i in range(0, n, 1024):
+            chunk = choices[i:i + 1024]
+            m = 1 << max(3, int(np.ceil(np.log2(len(chunk)))))   # few compiled shapes
+            pad = np.zeros((m, self.B), np.int32)
+            pad[:len(chunk), :chunk.shape[1]] = chunk
+            out.append(np.asarray(self._f(self.spec.arrays, pad))[:len(chunk)])
+        return np.concatenate(out).astype(np.float64)
+
+
+class _Search:
+    def __init__(self, inst: Instance, sol: Solution, node_limit: int):
+        self.inst = inst
+        self.node_limit = node_limit
+        _, self.menus = build_menus(inst)
+        n, T = inst.num_buffers, max(inst.num_ops, 1)
+        self.size = np.array([b.size for b in inst.buffers], np.int64)
+        # residency intervals and per-op masks of every menu plan
+        self.ivs = [[m.intervals(inst, b) for m in menu] for b, menu in enumerate(self.menus)]
+        self.res = []
+        for b in range(n):
+            rows = np.zeros((len(self.menus[b]), T), bool)
+            for q, ivs in enumerate(self.ivs[b]):
+                for lo, hi in ivs:
+                    rows[q, lo:hi + 1] = True
+            self.res.append(rows)
+        by_id = sol.by_id()
+        self.choice = np.zeros(n, np.int32)
+        self.offset = np.full(n, -1, np.int64)
+        for b in range(n):
+            a = by_id[b]
+            p = menu_index(self.menus[b], a)
+            if p is None:
+                raise _OutsideMenu(b)
+            self.choice[b] = p
+            if self.ivs[b][p] and self.size[b] > 0:
+                self.offset[b] = a.offset
+        self.live = np.zeros(T, np.int64)
+        for b in range(n):
+            self.live += self.res[b][self.choice[b]] * self.size[b]
+        self.stats = RepackStats()
+
+    # -- solutions ----------------------------------------------------------
+    def solution(self, choice, offset, method) -> Solution:
+        out = []
+        for b, menu in enumerate(self.menus):
+            m = menu[int(choice[b])]
+            off = None
+            if m.kind != "slow":
+                off = int(offset[b]) if offset[b] >= 0 else 0     # size 0: anywhere
+            out.append(m.assignment(b, off))
+        return Solution(self.inst.mode, method, out, "")
+
+    # -- feasibility --------------------------------------------------------
+    def bytes_ok(self, changes) -> bool:
+        live = self.live.copy()
+        for b, q in changes:
+            live += (self.res[b][q].astype(np.int64) - self.res[b][self.choice[b]]) * self.size[b]
+        return bool((live <= self.inst.capacity).all())
+
+    def in_place(self, changes):
+        """Offsets with every unchanged buffer where it is (None: no room)."""
+        moved = {b for b, _ in changes}
+        mem = FastMemory(self.inst)
+        for b in range(len(self.menus)):
+            if b not in moved and self.offset[b] >= 0:
+                mem.add(int(self.size[b]), self.ivs[b][self.choice[b]], int(self.offset[b]))
+        offset = self.offset.copy()
+        for b, q in changes:
+            ivs = self.ivs[b][q]
+            offset[b] = -1
+            if not ivs or self.size[b] == 0:
+                continue
+            cands = mem.lowest_offsets(int(self.size[b]), ivs, 1)
+            if not cands:
+                return None
+            offset[b] = cands[0]
+            mem.add(int(self.size[b]), ivs, cands[0])
+        return offset
+
+    def relayout(self, choice, order):
+        """Every resident buffer placed in ``order`` at the lowest offset free
+        over all its intervals (exact per buffer; None: one finds no room)."""
+        mem = FastMemory(self.inst)
+        offset = np.full(len(self.menus), -1, np.int64)
+        for b in order:
+            ivs = self.ivs[b][int(choice[b])]
+            if not ivs or self.size[b] == 0:
+                continue
+            cands = mem.lowest_offsets(int(self.size[b]), ivs, 1)
+            if not cands:
+                return None
+            offset[b] = cands[0]
+            mem.add(int(self.size[b]), ivs, cands[0])
+        return offset
+
+    def compact(self, choice, changes):
+        """Greedy relayouts: the changed buffers first, then the others in
+        the order of their offsets now (a compaction downwards); else all
+        by decreasing size."""
+        moved = [b for b, _ in changes]
+        rest = sorted((b for b in range(len(self.menus)) if b not in moved),
+                      key=lambda b: (self.offset[b], b))
+        for order in (moved + rest,
+                      sorted(range(len(self.menus)), key=lambda b: (-self.size[b], b))):
+            offset = self.relayout(choice, order)
+            if offset is not None:
+                return offset
+        return None
+
+    def repack(self, choice):
+        """Offsets for all resident buffers from the packer (None: none found)."""
+        from ..pack import Buffer, pack
+        hull, pieces, two = [], [], False
+        for b in range(len(self.menus)):
+            ivs = self.ivs[b][int(choice[b])]
+            if not ivs or self.size[b] == 0:
+                continue
+            lo, hi = min(i[0] for i in ivs), max(i[1] for i in ivs)
+            hull.append(Buffer(b, lo, hi + 1, int(self.size[b])))
+            two |= len(ivs) > 1
+            for k, (l, h) in enumerate(ivs):
+                pieces.append(Buffer(f"{b}.{k}", l, h + 1, int(self.size[b])))
+        tries = [("hull", hull)] + ([("pieces", pieces)] if two else [])
+        for kind, bufs in tries:
+            if sum(1 for _ in bufs) and _live_bytes(bufs) > self.inst.capacity:
+                continue      # (the hull of a split buffer covers its gap)
+            self.stats.pack_calls += 1
+            r = pack(bufs, self.inst.capacity, time_limit=60.0, node_limit=self.node_limit,
+                     cpu_time=True)
+            if not r.packed:
+                continue
+            offset = self._glue(choice, bufs, r.offsets, kind)
+            if offset is not None:
+                self.stats.packed += 1
+                return offset
+        return None
+
+    def _glue(self, choice, bufs, offs, kind):
+        """The packer's offsets per buffer; a split buffer whose two pieces got
+        two offsets is re-placed at the lowest offset free over both of its
+        intervals among all the others (largest first; None: no room)."""
+        offset = np.full(len(self.menus), -1, np.int64)
+        torn = set()
+        for buf, o in zip(bufs, offs):
+            b = buf.id if kind == "hull" else int(buf.id.split(".")[0])
+            if offset[b] >= 0 and offset[b] != o:
+                torn.add(b)
+            offset[b] = o
+        if not torn:
+            return offset
+        mem = FastMemory(self.inst)
+        for b in range(len(self.menus)):
+            if offset[b] >= 0 and b not in torn:
+                mem.add(int(self.size[b]), self.ivs[b][int(choice[b])], int(offset[b]))
+        for b in sorted(torn, key=lambda b: (-self.size[b], b)):
+            ivs = self.ivs[b][int(choice[b])]
+            cands = mem.lowest_offsets(int(self.size[b]), ivs, 1)
+            if not cands:
+                # all buffers again, in the packer's address order (a torn
+                # buffer at its lower piece's offset)
+                low = {}
+                for buf, o in zip(bufs, offs):
+                    b2 = int(buf.id.split(".")[0])
+                    low[b2] = min(low.get(b2, o), o)
+                return self.relayout(choice, sorted(low, key=lambda x: (low[x], x)))
+            offset[b] = cands[0]
+            mem.add(int(self.size[b]), ivs, cands[0])
+        return offset
+
+    # -- one round ----------------------------------------------------------
+    def try_changes(self, cands, times, t_now, budget):
+        """Try candidate change sets fastest first; apply the first that gets
+        offsets and is faster by the validator. Returns (accepted, calls left)."""
+        for i in np.argsort(times, kind="stable"):
+            if times[i] >= t_now * (1 - _REL):
+                break
+            changes = cands[i]
+            if not self.bytes_ok(changes):
+                continue
+            choice = self.choice.copy()
+            for b, q in changes:
+                choice[b] = q
+            offset = self.in_place(changes)
+            where = "in place"
+            if offset is None and self.relayout_on:
+                offset = self.compact(choice, changes)
+                where = "compact"
+            if offset is None and self.relayout_on:
+                if budget <= 0:
+                    continue
+                budget -= 1
+                offset = self.repack(choice)
+                where = "repack"
+            if offset is None:
+                continue
+            sol = self.solution(choice, offset, "repack")
+            v = validate(self.inst, sol)
+            if not v.valid:
+                raise RuntimeError(f"BUG: repack ({where}) produced an invalid layout for "
+                                   f"{self.inst.program}: {v.summary()}")
+            if v.estimated_time >= self.t_valid * (1 - _REL):
+                continue      # the float32 model's gain is not real
+            for b, q in changes:
+                self.live += (self.res[b][q].astype(np.int64)
+                              - self.res[b][self.choice[b]]) * self.size[b]
+            self.choice, self.offset, self.t_valid = choice, offset, v.estimated_time
+            self.stats.in_place += where == "in place"
+            self.stats.compact += where == "compact"
+            return True, budget
+        return False, budget
+
+
+class _OutsideMenu(Exception):
+    pass
+
+
+def repack(inst: Instance, sol: Solution, *, node_limit: int = NODE_LIMIT,
+           max_rounds: int = MAX_ROUNDS, max_packs: int = MAX_PACKS_PER_ROUND,
+           pairs: bool = True, relayout: bool = True, pair_firsts: int = PAIR_FIRSTS,
+           any_first: bool = False) -> tuple[Solution, RepackStats]:
+    """Improves a valid placement-mode solution by plan changes with offsets
+    re-derived by the packer (module docstring). Returns ``(solution,
+    stats)``; the solution is ``sol`` itself when nothing helped (or the mode
+    is offload, or a buffer's plan is outside the menus). ``relayout=False``
+    keeps only the in-place placements (every other buffer where it is: for
+    comparison, what a 1-opt over plans at fixed offsets reaches)."""
+    c0 = time.process_time()
+    v0 = validate(inst, sol)
+    if not v0.valid:
+        raise ValueError("repack needs a valid solution:\n" + v0.summary())
+    if inst.mode != "placement":
+        return sol, RepackStats(note="offload mode: nothing to repack")
+    try:
+        s = _Search(inst, sol, node_limit)
+        s.relayout_on = relayout
+    except _OutsideMenu as e:
+        return sol, RepackStats(note=f"buffer {e.args[0]}'s plan is outside the menus")
+    s.t_valid = v0.estimated_time
+    s.stats.time_before = v0.estimated_time
+    timer = _Timer(inst)
+    n = inst.num_buffers
+    for _ in range(max_rounds):
+        t_now = float(timer(s.choice[None])[0])
+        singles = [((b, q),) for b in range(n) for q in range(len(s.menus[b]))
+                   if q != s.choice[b]]
+        times = timer(_choices(s.choice, singles))
+        s.stats.evaluated += len(singles)
+        ok, _ = s.try_changes(singles, times, t_now, max_packs)
+        if ok:
+            s.stats.singles += 1
+            s.stats.rounds += 1
+            continue
+        if not pairs:
+            break
+        cand = _pairs(s, singles, times, t_now, pair_firsts, any_first)
+        if not cand:
+            break
+        ptimes = timer(_choices(s.choice, cand))
+        s.stats.evaluated += len(cand)
+        ok, _ = s.try_changes(cand, ptimes, t_now, max_packs)
+        if not ok:
+            break
+        s.stats.pairs += 1
+        s.stats.rounds += 1
+    s.stats.time_after = s.t_valid
+    s.stats.cpu_seconds = time.process_time() - c0
+    if s.stats.rounds == 0:
+        return sol, s.stats
+    out = s.solution(s.choice, s.offset, sol.method)
+    out.notes = sol.notes
+    return out, s.stats
+
+
+def _live_bytes(bufs) -> int:
+    from ..pack import max_live_bytes
+    return max_live_bytes(bufs)
+
+
+def _choices(choice: np.ndarray, cands) -> np.ndarray:
+    out = np.repeat(choice[None], len(cands), axis=0)
+    for i, changes in enumerate(cands):
+        for b, q in changes:
+            out[i, b] = q
+    return out
+
+
+def _pairs(s: _Search, singles, times, t_now, firsts: int = PAIR_FIRSTS,
+           any_first: bool = False):
+    """Pairs: one of the ``firsts`` fastest one-buffer changes (improving ones
+    only, unless ``any_first``) with a change of another buffer to a plan
+    resident at fewer of the ops the first change newly needs."""
+    order = np.argsort(times, kind="stable")[:firsts]
+    heads = [singles[i][0] for i in order if any_first or times[i] < t_now * (1 - _REL)]
+    out = []
+    for b, q in heads:
+        need = s.res[b][q] & ~s.res[b][s.choice[b]]
+        if not need.any():
+            continue
+        for c in range(len(s.menus)):
+            if c == b or s.size[c] == 0:
+                continue
+            here = (s.res[c][s.choice[c]] & need).sum()
+            if here == 0:
+                continue
+            for q2 in range(len(s.menus[c])):
+                if q2 != s.choice[c] and (s.res[c][q2] & need).sum() < here:
+                    out.append(((b, q), (c, q2)))
+    return out

@@ -1,0 +1,132 @@
+"""msa.repack: plan changes whose offsets come from the exact packer."""
+import dataclasses
+
+import pytest
+
+from memfit.msa.heuristic import assign as heuristic
+from memfit.msa.instance import DEVICE_PRESETS, Buffer, Instance, Op
+from memfit.msa.plans import FastMemory
+from memfit.msa.repack import repack
+from memfit.msa.solution import BufferAssignment, Solution
+from memfit.msa.synthetic import random_instance
+from memfit.msa.validator import validate
+
+MiB = 1 << 20
+
+
+def _blocked():
+    """C (argument, read by ops 0 and 3) is slow; A (op 0 -> op 1) sits at
+    offset 1 MiB of a 4 MiB scratchpad, so no 2 MiB range is free at ops
+    0-1: C's upgrade fits by bytes per op but not beside A where it is.
+    Moving A to 0 (or 2 MiB) makes room."""
+    inst = Instance("blocked", "main", "placement", DEVICE_PRESETS["tpu-like"], 4 * MiB,
+                    [Op(0, "a", 1.0, [0], [1]), Op(1, "b", 1.0, [1], []),
+                     Op(2, "c", 1.0, [], []), Op(3, "d", 1.0, [0], [])],
+                    [Buffer(0, "C", 2 * MiB, 0, 3, [0, 3], "argument"),
+                     Buffer(1, "A", 2 * MiB, 0, 1, [1], "temp")])
+    sol = Solution("placement", "given",
+                   [BufferAssignment(0, "slow"), BufferAssignment(1, "fast", 1 * MiB)])
+    return inst, sol
+
+
+def test_repack_takes_an_upgrade_the_skyline_offsets_block():
+    inst, sol = _blocked()
+    v0 = validate(inst, sol)
+    assert v0.valid
+    # the game's rule (lowest free offsets among 0 and the tops of what C
+    # would meet, here A) has no offset for C while A stays at 1 MiB
+    mem = FastMemory(inst)
+    mem.add(2 * MiB, [(0, 1)], 1 * MiB)
+    assert mem.lowest_offsets(2 * MiB, [(0, 3)], 4) == []
+    # plan changes with every other buffer where it is: no change fits
+    same, st = repack(inst, sol, relayout=False)
+    assert st.rounds == 0 and same is sol
+    out, st = repack(inst, sol)
+    v = validate(inst, out)
+    assert v.valid
+    assert v.estimated_time < v0.estimated_time * 0.99
+    assert out.by_id()[0].space == "fast" and out.by_id()[1].offset != 1 * MiB
+
+
+def test_repack_validates_and_is_never_slower():
+    faster = 0
+    for seed in (0, 3):
+        inst = random_instance(seed, num_ops=16, num_args=3, mode="placement",
+                               capacity_fraction=0.3)
+        sol = heuristic(inst)
+        out, st = repack(inst, sol)
+        v0, v = validate(inst, sol), validate(inst, out)
+        assert v.valid
+        assert v.estimated_time <= v0.estimated_time
+        assert st.time_after == pytest.approx(v.estimated_time)
+        faster += v.estimated_time < v0.estimated_time
+    assert faster >= 1
+
+
+def test_cli_assign_repack(tmp_path, capsys):
+    from memfit.msa.cli import add_subcommands
+    import argparse
+    inst = random_instance(0, num_ops=16, num_args=3, mode="placement", capacity_fraction=0.3)
+    path = tmp_path / "inst.json"
+    path.write_text(inst.dumps())
+    ap = argparse.ArgumentParser()
+    add_subcommands(ap.add_subparsers(dest="cmd"))
+    times = {}
+    for flag in ("--no-repack", "--repack"):
+        out = tmp_path / f"sol{flag}.json"
+        args = ap.parse_args(["assign", str(path), "--method", "heuristic", flag, "-o", str(out)])
+        assert args.func(args) == 0
+        times[flag] = validate(inst, Solution.load(out)).estimated_time
+    assert times["--repack"] < times["--no-repack"]
+
+
+def test_repack_leaves_offload_mode_and_rejects_invalid_input():
+    inst = random_instance(5, num_ops=10, num_args=2, mode="offload")
+    sol = heuristic(inst)
+    out, st = repack(inst, sol)
+    assert out is sol and "offload" in st.note
+    inst, sol = _blocked()
+    bad = dataclasses.replace(sol, buffers=[BufferAssignment(0, "fast", 1 * MiB),
+                                            BufferAssignment(1, "fast", 1 * MiB)])
+    with pytest.raises(ValueError, match="valid solution"):
+        repack(inst, bad)
+
+
+def test_packer_layout_of_a_split_buffer_keeps_one_offset():
+    """The packer step alone (repack's last resort): C split (home at op 0,
+    window before op 3) and A kept; the packer places the pieces, a split
+    buffer's pieces end at one offset (re-placed if the packer tore them),
+    and the layout validates."""
+    from memfit.msa.repack import _Search
+    inst, sol = _blocked()
+    s = _Search(inst, sol, 20_000)
+    split = next(q for q, m in enumerate(s.menus[0]) if m.kind == "split")
+    choice = s.choice.copy()
+    choice[0] = split
+    offset = s.repack(choice)
+    assert offset is not None and s.stats.packed == 1
+    v = validate(inst, s.solution(choice, offset, "t"))
+    assert v.valid, v.summary()
+
+
+def test_agent_default_repacks_placement_games(monkeypatch):
+    """agent.play_batch runs msa.repack on placement instances after the
+    polish (agent.DEFAULT_REPACK), and not with repack=False."""
+    from memfit.msa import repack as R
+    from memfit.msa.learned import agent
+    calls = []
+    real = R.repack
+
+    def spy(inst, sol, **kw):
+        calls.append(inst.program)
+        return real(inst, sol, **kw)
+    monkeypatch.setattr(R, "repack", spy)
+    inst = random_instance(0, num_ops=16, num_args=3, mode="placement", capacity_fraction=0.3)
+    batch = agent.encode_batch([inst])
+    assert agent.DEFAULT_REPACK
+    (off,), _ = agent.play_batch(batch, simulations=0, polish=0, repack=False)
+    assert calls == []
+    (on,), _ = agent.play_batch(batch, simulations=0, polish=0, repack=True)
+    assert len(calls) == 1
+    v_on, v_off = validate(inst, on), validate(inst, off)
+    assert v_on.valid and v_on.estimated_time <= v_off.estimated_time
