@@ -22,10 +22,13 @@ Method columns: ``default`` (the agent's search and polish; its repack on
 placement instances, agent.DEFAULT_REPACK, is the ``repack=1`` option), or ``default:polish=P;
 sims=N;mc=K;completions=own+heuristic+upgrade`` overriding play_batch's
 arguments; ``then=own+heuristic+upgrade+reserved``: after the polish, as
-many passes again with these completions; ``repack=1``: then msa.repack (plan changes with
-offsets from the exact packer; placement instances only). Columns with the same settings but polish's share the search:
-it is played once (polish=0) and each column polishes that game (columns that differ only in
-repack share the polish).
+many passes again with these completions; ``pairs=K`` (``rounds=R;chunk=C``):
+then the pair stage (agent.pair_polish) with at most K kicks a round (-1: all); ``repack=1``:
+then msa.repack (plan changes with offsets from the exact packer; placement instances only).
+Columns with the same settings but polish's share the search: it is played once (polish=0)
+and each column polishes that game; columns that differ only in ``pairs`` or ``repack``
+also share the polish. A column's CPU seconds are its whole cost (the shared search and
+polish counted in each column).
 """
 from __future__ import annotations
 
@@ -149,32 +152,44 @@ def main(argv=None) -> int:
             passes = kw.pop("polish", agent.default_polish(batch))
             comps = kw.pop("completions", None)
             then = kw.pop("then", None)
+            pairs = kw.pop("pairs", 0)
+            rounds = kw.pop("rounds", agent.DEFAULT_PAIR_ROUNDS)
+            chunk = kw.pop("chunk", agent.DEFAULT_PAIR_CHUNK)
             rp = kw.pop("repack", 0)
             key = tuple(sorted(kw.items()))
-            c0 = time.process_time()
             if key not in searched:
+                c0 = time.process_time()
                 sols, _, a = agent.play_batch(batch, return_actions=True, polish=0, **kw)
                 searched[key] = (sols, a)
                 search_cpu[key] = time.process_time() - c0
                 print(f"  search {dict(key)}: {len(idx)} instances, {search_cpu[key]:.0f} s CPU",
                       file=sys.stderr, flush=True)
-            c1 = time.process_time()
             pkey = (key, passes, comps, then)
-            if pkey in polished:
-                cols[m], acts[m] = polished[pkey]
-            elif passes > 0:
-                cols[m], _, acts[m] = agent.polish(batch, searched[key][1], passes, comps)
-                if then:      # more passes with other completions, from that game
-                    cols[m], _, acts[m] = agent.polish(batch, acts[m], passes, then)
-            else:
-                cols[m], acts[m] = searched[key]
-            polished[pkey] = cols[m], acts[m]
+            if pkey not in polished:
+                c1 = time.process_time()
+                if passes > 0:
+                    sols, _, a = agent.polish(batch, searched[key][1], passes, comps, pairs=0)
+                    if then:      # more passes with other completions, from that game
+                        sols, _, a = agent.polish(batch, a, passes, then, pairs=0)
+                else:
+                    sols, a = searched[key]
+                polished[pkey] = (sols, a, time.process_time() - c1)
+                print(f"  {m}: polish {polished[pkey][2]:.0f} s CPU", file=sys.stderr, flush=True)
+            cols[m], acts[m], pcpu = polished[pkey]
+            cpu[m] += search_cpu[key] + pcpu
+            if pairs:
+                c2 = time.process_time()
+                final, acts[m] = agent.pair_polish(batch, acts[m], None if pairs < 0 else pairs,
+                                                   max(passes, 1), rounds, then or comps, chunk)
+                cols[m] = agent._solutions(batch, final, "learned-polish")
+                cpu[m] += time.process_time() - c2
+                print(f"  {m}: pair stage {time.process_time() - c2:.0f} s CPU", file=sys.stderr,
+                      flush=True)
             if rp:
                 from memfit.msa.repack import repack
+                c3 = time.process_time()
                 cols[m] = [repack(s.inst, sol)[0] for s, sol in zip(batch.specs, cols[m])]
-            cpu[m] += time.process_time() - c0
-            print(f"  {m}: polish {time.process_time() - c1:.0f} s CPU", file=sys.stderr,
-                  flush=True)
+                cpu[m] += time.process_time() - c3
         for i, k in enumerate(idx):
             name, inst = insts[k]
             h = validate(inst, heuristic(inst)).estimated_time

@@ -44,3 +44,23 @@ def test_bad_instance_is_a_clear_error(tmp_path, capsys):
     ip.write_text(json.dumps(d))
     assert main(["assign", str(ip)]) == 1
     assert "buffers[2] ('b2').end" in capsys.readouterr().err
+
+
+def test_assign_passes_the_learned_options(tmp_path, monkeypatch):
+    """--polish and --polish-pairs / --no-polish-pairs reach the learned
+    player (its own tests play it; here its entry point is replaced)."""
+    from memfit.msa import heuristic, learned
+    seen = []
+
+    def fake(inst, **kw):
+        seen.append(kw)
+        return heuristic.assign(inst)
+
+    monkeypatch.setattr(learned, "assign", fake)
+    inst = random_instance(4, num_ops=14, mode="offload")
+    ip = tmp_path / "inst.json"
+    inst.save(ip)
+    for flag, want in (([], None), (["--polish-pairs"], True), (["--no-polish-pairs"], False)):
+        assert main(["assign", str(ip), "--method", "learned", "--polish", "1",
+                     "-o", str(tmp_path / "s.json")] + flag) == 0
+        assert seen[-1]["polish_pairs"] is want and seen[-1]["polish"] == 1

@@ -12,7 +12,7 @@ METHODS = ("heuristic", "exact", "learned", "greedy", "random", "slow")
 
 def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int = 8, seed: int = 0,
                simulations: int | None = None, polish: int | None = None,
-               repack: bool | None = None):
+               polish_pairs: bool | None = None, repack: bool | None = None):
     """``method``'s solution; ``repack`` (placement mode): then msa.repack
     (None: the learned agent's default, off for the other methods)."""
     if method != "learned" and repack and inst.mode == "placement":
@@ -28,7 +28,7 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
         from .learned.agent import use_compilation_cache
         use_compilation_cache()
         return learned.assign(inst, simulations=simulations, seed=seed, polish=polish,
-                              repack=repack)
+                              polish_pairs=polish_pairs, repack=repack)
     if method == "exact":
         return exact.solve(inst, time_limit=time_limit, num_workers=num_workers, seed=seed).solution
     if method == "greedy":
@@ -49,7 +49,7 @@ def cmd_assign(args) -> int:
         sol = run_method(inst, args.method, time_limit=args.time_limit,
                          num_workers=args.num_workers, seed=args.seed,
                          simulations=args.simulations, polish=args.polish,
-                         repack=args.repack)
+                         polish_pairs=args.polish_pairs, repack=args.repack)
     except MemfitError as e:
         print(f"memfit assign: {e}", file=sys.stderr)
         return 2
@@ -100,6 +100,10 @@ def add_subcommands(sub) -> None:
     a.add_argument("--polish", type=int, default=None,
                    help="local-improvement passes after the search (learned; default 2 "
                         "up to 64 buffers after a search with the rollout value, else 0)")
+    a.add_argument("--polish-pairs", action=argparse.BooleanOptionalAction, default=None,
+                   help="after the polish, the pair stage: every single change tried as a "
+                        "kick, completed by a polish pass with that move frozen (learned; "
+                        "default: msa.learned.agent.DEFAULT_POLISH_PAIRS)")
     a.add_argument("--repack", action=argparse.BooleanOptionalAction, default=None,
                    help="placement mode: then change plans with offsets re-derived by "
                         "relayouts and the exact packer (msa.repack; never slower; "

@@ -86,6 +86,15 @@ DEFAULT_POLISH_PASSES = 2
 #: slower than it (validation misses: the same 2 reach the optimum,
 #: bench/msa_optgap_validation.txt).
 DEFAULT_POLISH_THEN = ("own", "heuristic", "upgrade", "reserved")
+#: After both stages, the pair stage (play.pair_batch; False = off): up to
+#: DEFAULT_PAIR_ROUNDS rounds of play.pair_pass (every single change by
+#: plan as a kick, each completed by a polish pass with the kicked move
+#: frozen, DEFAULT_PAIR_CHUNK kicks vmapped at a time), each improvement
+#: followed by up to ``polish`` 1-opt passes with DEFAULT_POLISH_THEN's
+#: completions.
+DEFAULT_POLISH_PAIRS = False
+DEFAULT_PAIR_ROUNDS = 2
+DEFAULT_PAIR_CHUNK = 16
 #: A polish pass tries 29 actions x 3 completions per move where the search
 #: plays 16 simulations: measured 2.8x the search's own wall time on the
 #: 64-buffer bucket (bench_msa_learned.py, 12 held-out instances, loaded
@@ -199,7 +208,8 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
                fortified: bool | None = None, best: bool | None = None,
                root_rule: str | None = None, polish: int | None = None,
                max_considered: int | None = None, policy_seed: bool | None = None,
-               completions: tuple | None = None, repack: bool | None = None,
+               completions: tuple | None = None, polish_pairs: bool | None = None,
+               repack: bool | None = None,
                return_actions: bool = False, return_raw: bool = False):
     """Plays every game of the batch; ``(solutions, wall seconds of the play)``
     (with ``return_actions``, also the games' moves [N, M], for ``polish``).
@@ -218,7 +228,8 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     ``polish``: local-improvement passes after the play (default
     ``DEFAULT_POLISH_PASSES`` after a search with the rollout value),
     starting from the returned game (``completions``: its completions,
-    default ``play.DEFAULT_COMPLETIONS``). ``max_considered``: root actions
+    default ``play.DEFAULT_COMPLETIONS``; ``polish_pairs``: the pair stage
+    after it, default ``DEFAULT_POLISH_PAIRS`` with the default completions). ``max_considered``: root actions
     the search considers (default ``DEFAULT_MAX_CONSIDERED``). ``repack``: placement
     instances' solutions then go through msa.repack (default ``DEFAULT_REPACK`` where
     the game is polished; the returned actions are then the polished game's, not
@@ -262,7 +273,7 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
                                          (_solutions(batch, play.replay_batch(batch.arrays, kept[1]),
                                                      method), kept[1])])
     if polish > 0:
-        final, actions = _polish_stages(batch, actions, polish, completions)
+        final, actions = _polish_stages(batch, actions, polish, completions, polish_pairs)
         sols = _solutions(batch, final, method)
     if (DEFAULT_REPACK and polish > 0) if repack is None else repack:
         sols = repacked(batch, sols)
@@ -271,10 +282,11 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     return out
 
 
-def _polish_stages(batch: Batch, actions, passes: int, completions):
+def _polish_stages(batch: Batch, actions, passes: int, completions, pairs: bool | None = None):
     """``passes`` polish passes with ``completions`` (default: play.
     DEFAULT_COMPLETIONS, then as many again with DEFAULT_POLISH_THEN from
-    that game). Returns (final states, actions)."""
+    that game, then with ``pairs`` (default DEFAULT_POLISH_PAIRS) the
+    pair stage, play.pair_batch). Returns (final states, actions)."""
     from . import play
     final, actions = play.polish_batch(batch.arrays, batch.static, actions, jnp.int32(passes),
                                        completions=_completions(completions))
@@ -282,7 +294,24 @@ def _polish_stages(batch: Batch, actions, passes: int, completions):
         final, actions = play.polish_batch(batch.arrays, batch.static, actions,
                                            jnp.int32(passes),
                                            completions=_completions(DEFAULT_POLISH_THEN))
+    if pairs is None:
+        pairs = DEFAULT_POLISH_PAIRS if completions is None else 0
+    if pairs:
+        final, actions = pair_polish(batch, actions, passes=passes)
     return final, actions
+
+
+def pair_polish(batch: Batch, actions, max_kicks: int | None = None,
+                passes: int = DEFAULT_POLISH_PASSES, rounds: int = DEFAULT_PAIR_ROUNDS,
+                completions: tuple | None = None, chunk: int = DEFAULT_PAIR_CHUNK):
+    """play.pair_batch over polished games (``actions`` [N, M]): coordinated
+    changes that 1-opt cannot reach (``max_kicks``: kicks tried per round,
+    None = all). Returns (final states, actions); no game gets slower."""
+    from . import play
+    comps = _completions(completions or DEFAULT_POLISH_THEN or play.COMPLETIONS)
+    return play.pair_batch(batch.arrays, batch.static, actions, jnp.int32(rounds),
+                           jnp.int32(passes), jnp.int32(max_kicks or (1 << 30)),
+                           chunk=chunk, completions=comps)
 
 
 def repacked(batch: Batch, sols) -> list:
@@ -330,14 +359,14 @@ def _solutions(batch: Batch, final, method: str) -> list:
 
 
 def polish(batch: Batch, actions, passes: int = DEFAULT_POLISH_PASSES,
-           completions: tuple | None = None):
+           completions: tuple | None = None, pairs: bool | None = None):
     """Local improvement (``play.polish_batch``) of games already played
     (``actions`` from ``play_batch(..., return_actions=True)``):
     ``(solutions, wall seconds, polished actions)``. A polished game is
-    never slower than the game it starts from."""
-    from . import play
+    never slower than the game it starts from. ``pairs``: run the pair
+    stage after (``_polish_stages``)."""
     t0 = time.perf_counter()
-    final, actions = _polish_stages(batch, actions, passes, completions)
+    final, actions = _polish_stages(batch, actions, passes, completions, pairs)
     jax.block_until_ready(final.time)
     return _solutions(batch, final, "learned-polish"), time.perf_counter() - t0, actions
 
@@ -356,18 +385,20 @@ def default_simulations(inst) -> int:
 
 
 def assign(inst, *, simulations: int | None = None, checkpoint=None, seed: int = 0,
-           polish: int | None = None, repack: bool | None = None):
+           polish: int | None = None, polish_pairs: bool | None = None,
+           repack: bool | None = None):
     """A validated Solution for ``inst`` (an Instance) by the learned agent
     (``simulations``: default ``default_simulations(inst)``; ``polish``:
-    local-improvement passes, default as ``play_batch``; ``repack``: msa.repack after
-    it, placement mode, default as ``play_batch``)."""
+    local-improvement passes, default as ``play_batch``; ``polish_pairs``:
+    the pair stage after them, default ``DEFAULT_POLISH_PAIRS``; ``repack``:
+    msa.repack after it, placement mode, default as ``play_batch``)."""
     from ..validator import validate
     check_size(inst)
     if simulations is None:
         simulations = default_simulations(inst)
     params = load_params(checkpoint)
     (sol,), _ = play_instances([inst], simulations=simulations, params=params, seed=seed,
-                               polish=polish, repack=repack)
+                               polish=polish, polish_pairs=polish_pairs, repack=repack)
     sol.method = "learned"
     v = validate(inst, sol)
     if not v.valid:

@@ -190,8 +190,34 @@ DEFAULT_COMPLETIONS = ("own", "heuristic", "upgrade")
 _REPLAY_CODES = {"own": REPLAY_OWN, "upgrade": REPLAY_UPGRADE, "reserved": REPLAY_RESERVED}
 
 
+def _try_move(sf: F.Static, g: game.GameArrays, s: game.State, acts: jax.Array,
+              completions: tuple):
+    """Every action at the move ``s`` is about to play, each game completed
+    by the fastest of ``completions`` (``polish_pass``). Returns ``(times
+    [A] (inf where illegal), the completed games' actions [A, M])``."""
+    A = 1 + (game.NUM_PLANS - 1) * game.NUM_OFFSETS
+    i = jnp.minimum(s.step, acts.shape[0] - 1)
+
+    def try_action(a):
+        nxt, played = game.advance_repaired(s, a)
+        base = acts.at[i].set(played)
+        modes = [m for m in completions if m != "heuristic"]
+        codes = jnp.array([_REPLAY_CODES[m] for m in modes], jnp.int32)
+        later = _own_residency(g, base) if "reserved" in modes else None
+        t_own, a_own = (jax.vmap(lambda c: _replay_suffix(nxt, base, sf, later, c))(codes)
+                        if modes else (None, None))
+        done = [rollout_actions(sf, nxt, base) if c == "heuristic"
+                else (t_own[modes.index(c)], a_own[modes.index(c)]) for c in completions]
+        ts = jnp.stack([d[0] for d in done])
+        j = jnp.argmin(ts)
+        return ts[j], jnp.stack([d[1] for d in done])[j]
+
+    ts, alts = jax.vmap(try_action)(jnp.arange(A))
+    return jnp.where(game.legal_actions(s), ts, jnp.inf), alts
+
+
 def polish_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array,
-                completions: tuple = DEFAULT_COMPLETIONS):
+                completions: tuple = DEFAULT_COMPLETIONS, frozen=-1):
     """One pass of local improvement over a complete game (1-opt in the
     game's move order): at every move, every legal action is tried, the
     game completed by each of ``completions`` (of ``COMPLETIONS``): the rest of
@@ -202,32 +228,16 @@ def polish_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Arr
     greedy upgrade hands freed capacity to the first slow buffer in move
     order, and the repairs of the moves it displaces can cost more than the
     change saved); the fastest completion replaces the game when it saves
-    time. The state then advances by the (possibly new) move.
+    time. The state then advances by the (possibly new) move. Move index
+    ``frozen`` keeps its action (``pair_pass``: the change being completed).
     Returns ``(actions, time)``; the time never increases."""
-    A = 1 + (game.NUM_PLANS - 1) * game.NUM_OFFSETS
     last = actions.shape[0] - 1
 
     def body(carry):
         s, acts, t = carry
         i = jnp.minimum(s.step, last)
-        legal = game.legal_actions(s)
-
-        def try_action(a):
-            nxt, played = game.advance_repaired(s, a)
-            base = acts.at[i].set(played)
-            modes = [m for m in completions if m != "heuristic"]
-            codes = jnp.array([_REPLAY_CODES[m] for m in modes], jnp.int32)
-            later = _own_residency(g, base) if "reserved" in modes else None
-            t_own, a_own = (jax.vmap(lambda c: _replay_suffix(nxt, base, sf, later, c))(codes)
-                            if modes else (None, None))
-            done = [rollout_actions(sf, nxt, base) if c == "heuristic"
-                    else (t_own[modes.index(c)], a_own[modes.index(c)]) for c in completions]
-            ts = jnp.stack([d[0] for d in done])
-            j = jnp.argmin(ts)
-            return ts[j], jnp.stack([d[1] for d in done])[j]
-
-        ts, alts = jax.vmap(try_action)(jnp.arange(A))
-        ts = jnp.where(legal, ts, jnp.inf)
+        ts, alts = _try_move(sf, g, s, acts, completions)
+        ts = jnp.where(i == frozen, jnp.inf, ts)
         j = jnp.argmin(ts)
         gain = ts[j] < t * (1 - POLISH_MIN_GAIN)
         acts = jnp.where(gain, alts[j], acts)
@@ -239,6 +249,123 @@ def polish_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Arr
     return actions, t
 
 
+def _polish_passes(sf, g, acts, t, passes, completions):
+    """Up to ``passes`` ``polish_pass``es, stopping after one that found nothing."""
+    def cond(c):
+        k, _, _, moved = c
+        return (k < passes) & moved
+
+    def body(c):
+        k, acts, t, _ = c
+        acts2, t2 = polish_pass(sf, g, acts, t, completions)
+        return k + 1, acts2, t2, t2 < t
+
+    _, acts, t, _ = jax.lax.while_loop(cond, body, (jnp.int32(0), acts, t, jnp.bool_(True)))
+    return acts, t
+
+
+def plan_changes(sf: F.Static, g: game.GameArrays, actions: jax.Array,
+                 completions: tuple = DEFAULT_COMPLETIONS):
+    """Every single change of the game, by plan, without taking it: per move
+    index and plan other than the move's own, the plan at its fastest
+    offset, the game completed as in ``polish_pass``. Returns ``(times
+    [M, P] (inf where that plan is illegal, is the move's own, or past the
+    game's end), the completed games' actions [M, P, M])``. On a polished
+    game none is faster than the game; ``pair_pass`` starts from them."""
+    M = actions.shape[0]
+    P, K = game.NUM_PLANS, game.NUM_OFFSETS
+
+    def body(carry):
+        s, bt, ba = carry
+        i = jnp.minimum(s.step, M - 1)
+        ts, alts = _try_move(sf, g, s, actions, completions)
+        by_plan = ts[1:].reshape(P - 1, K)
+        tp = jnp.concatenate([ts[:1], by_plan.min(1)])
+        ap = jnp.concatenate([jnp.zeros(1, jnp.int32),
+                              1 + jnp.arange(P - 1, dtype=jnp.int32) * K + by_plan.argmin(1)])
+        own = jnp.where(actions[i] == 0, 0, 1 + (actions[i] - 1) // K)
+        tp = jnp.where(jnp.arange(P) == own, jnp.inf, tp)
+        return game.advance(s, actions[i]), bt.at[i].set(tp), ba.at[i].set(alts[ap])
+
+    init = (game.init(g), jnp.full((M, P), jnp.inf, jnp.float32),
+            jnp.zeros((M, P, M), actions.dtype))
+    return jax.lax.while_loop(lambda c: ~c[0].done, body, init)[1:]
+
+
+def pair_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array,
+              chunk: int, max_kicks: jax.Array, completions: tuple = DEFAULT_COMPLETIONS):
+    """Coordinated changes that no single change reaches (a 2-opt whose
+    second change is a whole 1-opt pass): from a game no single change
+    improves, each *kick* (one move changed to another plan,
+    ``plan_changes``, least slow first) is completed by a ``polish_pass``
+    with that move frozen, so the pass can change any other move, before or
+    after it, but not undo the kick. Kicks run ``chunk`` at a time (vmapped)
+    until a chunk holds a game faster than ``t``, the kicks run out or
+    ``max_kicks`` were tried; the fastest game found replaces the game when
+    it saves time. Why every kick and not the least slow few: on the
+    validation misses the kicks that lead to CP-SAT's optimum were among the
+    slowest single changes (a buffer kept that displaces others), so their
+    time does not rank them. Returns ``(actions, time)``; the time never
+    increases."""
+    M = actions.shape[0]
+    P = game.NUM_PLANS
+    bt, ba = plan_changes(sf, g, actions, completions)
+    flat_t, flat_a = bt.reshape(-1), ba.reshape(M * P, M)
+    order = jnp.argsort(flat_t)
+    n_kicks = jnp.minimum(jnp.sum(jnp.isfinite(flat_t)), max_kicks)
+
+    def cond(c):
+        j, best_t, _ = c
+        return (j * chunk < n_kicks) & (best_t >= t * (1 - POLISH_MIN_GAIN))
+
+    def body(c):
+        j, best_t, best_a = c
+        idx = jax.lax.dynamic_slice(order, (j * chunk,), (chunk,))
+        live = (j * chunk + jnp.arange(chunk)) < n_kicks
+        a_k, t_k = jax.vmap(lambda k, a0, t0: polish_pass(sf, g, a0, t0, completions, frozen=k))(
+            idx // P, flat_a[idx], flat_t[idx])
+        t_k = jnp.where(live & jnp.isfinite(flat_t[idx]), t_k, jnp.inf)
+        m = jnp.argmin(t_k)
+        better = t_k[m] < best_t
+        return (j + 1, jnp.where(better, t_k[m], best_t),
+                jnp.where(better, a_k[m], best_a))
+
+    _, best_t, best_a = jax.lax.while_loop(cond, body, (jnp.int32(0), t, actions))
+    gain = best_t < t * (1 - POLISH_MIN_GAIN)
+    return jnp.where(gain, best_a, actions), jnp.where(gain, best_t, t)
+
+
+@functools.partial(jax.jit, static_argnames=("chunk", "completions"))
+def pair_batch(arrays, static, actions, rounds=2, passes=2, max_kicks=1 << 30, chunk: int = 16,
+               completions: tuple = COMPLETIONS):
+    """Up to ``rounds`` rounds of ``pair_pass`` (at most ``max_kicks``
+    kicks each, ``chunk`` at a time) over every game of the batch
+    (``actions`` [N, M]: polished games), each improvement followed by up to
+    ``passes`` polish passes (1-opt) from the new game; stops where a round
+    found nothing. Returns the final states and their actions; no game gets
+    slower."""
+    def one(sf, g, acts):
+        acts = legal_actions_played(g, acts)
+        t0 = game.estimated_time(g, _replay(g, acts).choice)
+
+        def cond(c):
+            r, _, _, moved = c
+            return (r < rounds) & moved
+
+        def body(c):
+            r, acts, t, _ = c
+            acts2, t2 = pair_pass(sf, g, acts, t, chunk, max_kicks, completions)
+            moved = t2 < t
+            acts2, t2 = _polish_passes(sf, g, acts2, t2, jnp.where(moved, passes, 0),
+                                       completions)
+            return r + 1, acts2, t2, moved
+
+        return jax.lax.while_loop(cond, body, (jnp.int32(0), acts, t0, jnp.bool_(True)))[1]
+
+    acts = jax.vmap(one)(static, arrays, actions)
+    return replay_batch(arrays, acts), acts
+
+
 @functools.partial(jax.jit, static_argnames=("completions",))
 def polish_batch(arrays, static, actions, passes=2, completions: tuple = DEFAULT_COMPLETIONS):
     """Up to ``passes`` polish passes (``polish_pass``) over every game of
@@ -248,18 +375,7 @@ def polish_batch(arrays, static, actions, passes=2, completions: tuple = DEFAULT
     def one(sf, g, acts):
         acts = legal_actions_played(g, acts)
         t0 = game.estimated_time(g, _replay(g, acts).choice)
-
-        def cond(c):
-            k, _, _, moved = c
-            return (k < passes) & moved
-
-        def body(c):
-            k, acts, t, _ = c
-            acts2, t2 = polish_pass(sf, g, acts, t, completions)
-            return k + 1, acts2, t2, t2 < t
-
-        _, acts, t, _ = jax.lax.while_loop(cond, body, (jnp.int32(0), acts, t0, jnp.bool_(True)))
-        return acts
+        return _polish_passes(sf, g, acts, t0, passes, completions)[0]
 
     acts = jax.vmap(one)(static, arrays, actions)
     return replay_batch(arrays, acts), acts
