@@ -179,16 +179,24 @@ class _Search:
                 mem.add(int(self.size[b]), self.ivs[b][self.choice[b]], int(self.offset[b]))
         offset = self.offset.copy()
         for b, q in changes:
-            ivs = self.ivs[b][q]
-            offset[b] = -1
-            if not ivs or self.size[b] == 0:
-                continue
-            cands = mem.lowest_offsets(int(self.size[b]), ivs, 1)
-            if not cands:
+            if not self._place_lowest(mem, b, q, offset):
                 return None
-            offset[b] = cands[0]
-            mem.add(int(self.size[b]), ivs, cands[0])
         return offset
+
+    def _place_lowest(self, mem, b, q, offset) -> bool:
+        """Buffer ``b`` on plan ``q`` at the lowest offset free in ``mem``
+        over all its intervals, written to ``offset[b]`` (-1: not resident)
+        and added to ``mem``; False when it finds no room."""
+        ivs = self.ivs[b][q]
+        offset[b] = -1
+        if not ivs or self.size[b] == 0:
+            return True
+        cands = mem.lowest_offsets(int(self.size[b]), ivs, 1)
+        if not cands:
+            return False
+        offset[b] = cands[0]
+        mem.add(int(self.size[b]), ivs, cands[0])
+        return True
 
     def relayout(self, choice, order):
         """Every resident buffer placed in ``order`` at the lowest offset free
@@ -196,14 +204,8 @@ class _Search:
         mem = FastMemory(self.inst)
         offset = np.full(len(self.menus), -1, np.int64)
         for b in order:
-            ivs = self.ivs[b][int(choice[b])]
-            if not ivs or self.size[b] == 0:
-                continue
-            cands = mem.lowest_offsets(int(self.size[b]), ivs, 1)
-            if not cands:
+            if not self._place_lowest(mem, b, int(choice[b]), offset):
                 return None
-            offset[b] = cands[0]
-            mem.add(int(self.size[b]), ivs, cands[0])
         return offset
 
     def compact(self, choice, changes):
