@@ -102,8 +102,10 @@ def add_subcommands(sub) -> None:
                         "up to 64 buffers after a search with the rollout value, else 0)")
     a.add_argument("--polish-pairs", action=argparse.BooleanOptionalAction, default=None,
                    help="after the polish, the pair stage: every single change tried as a "
-                        "kick, completed by a polish pass with that move frozen (learned; "
-                        "default: msa.learned.agent.DEFAULT_POLISH_PAIRS)")
+                        "kick, completed by a polish pass with that move frozen (learned; only "
+                        "where the game is polished: --polish > 0, by default up to 64 "
+                        "buffers; about 10x the polish's time; default: "
+                        "msa.learned.agent.DEFAULT_POLISH_PAIRS, off)")
     a.add_argument("--repack", action=argparse.BooleanOptionalAction, default=None,
                    help="placement mode: then change plans with offsets re-derived by "
                         "relayouts and the exact packer (msa.repack; never slower; "
