@@ -121,9 +121,12 @@ class _Timer:
 
 
 class _Search:
-    def __init__(self, inst: Instance, sol: Solution, node_limit: int):
+    def __init__(self, inst: Instance, sol: Solution, node_limit: int,
+                 relayout: bool = True, t_valid: float = float("inf")):
         self.inst = inst
         self.node_limit = node_limit
+        self.relayout_on = relayout
+        self.t_valid = t_valid          # the validator's time of the current layout
         _, self.menus = build_menus(inst)
         n, T = inst.num_buffers, max(inst.num_ops, 1)
         self.size = np.array([b.size for b in inst.buffers], np.int64)
@@ -164,11 +167,15 @@ class _Search:
         return Solution(self.inst.mode, method, out, "")
 
     # -- feasibility --------------------------------------------------------
-    def bytes_ok(self, changes) -> bool:
+    def live_after(self, changes) -> np.ndarray:
+        """Bytes resident at each op once ``changes`` are made."""
         live = self.live.copy()
         for b, q in changes:
             live += (self.res[b][q].astype(np.int64) - self.res[b][self.choice[b]]) * self.size[b]
-        return bool((live <= self.inst.capacity).all())
+        return live
+
+    def bytes_ok(self, changes) -> bool:
+        return bool((self.live_after(changes) <= self.inst.capacity).all())
 
     def in_place(self, changes):
         """Offsets with every unchanged buffer where it is (None: no room)."""
@@ -224,7 +231,7 @@ class _Search:
 
     def repack(self, choice):
         """Offsets for all resident buffers from the packer (None: none found)."""
-        from ..pack import Buffer, pack
+        from ..pack import Buffer, max_live_bytes, pack
         hull, pieces, two = [], [], False
         for b in range(len(self.menus)):
             ivs = self.ivs[b][int(choice[b])]
@@ -237,7 +244,7 @@ class _Search:
                 pieces.append(Buffer(f"{b}.{k}", l, h + 1, int(self.size[b])))
         tries = [("hull", hull)] + ([("pieces", pieces)] if two else [])
         for kind, bufs in tries:
-            if sum(1 for _ in bufs) and _live_bytes(bufs) > self.inst.capacity:
+            if bufs and max_live_bytes(bufs) > self.inst.capacity:
                 continue      # (the hull of a split buffer covers its gap)
             self.stats.pack_calls += 1
             r = pack(bufs, self.inst.capacity, time_limit=60.0, node_limit=self.node_limit,
@@ -283,9 +290,10 @@ class _Search:
         return offset
 
     # -- one round ----------------------------------------------------------
-    def try_changes(self, cands, times, t_now, budget):
-        """Try candidate change sets fastest first; apply the first that gets
-        offsets and is faster by the validator. Returns (accepted, calls left)."""
+    def try_changes(self, cands, times, t_now, budget) -> bool:
+        """Try candidate change sets fastest first (at most ``budget`` packer
+        calls); apply the first that gets offsets and is faster by the
+        validator. Returns whether one was applied."""
         for i in np.argsort(times, kind="stable"):
             if times[i] >= t_now * (1 - _REL):
                 break
@@ -315,14 +323,12 @@ class _Search:
                                    f"{self.inst.program}: {v.summary()}")
             if v.estimated_time >= self.t_valid * (1 - _REL):
                 continue      # the float32 model's gain is not real
-            for b, q in changes:
-                self.live += (self.res[b][q].astype(np.int64)
-                              - self.res[b][self.choice[b]]) * self.size[b]
+            self.live = self.live_after(changes)
             self.choice, self.offset, self.t_valid = choice, offset, v.estimated_time
             self.stats.in_place += where == "in place"
             self.stats.compact += where == "compact"
-            return True, budget
-        return False, budget
+            return True
+        return False
 
 
 class _OutsideMenu(Exception):
@@ -346,11 +352,9 @@ def repack(inst: Instance, sol: Solution, *, node_limit: int = NODE_LIMIT,
     if inst.mode != "placement":
         return sol, RepackStats(note="offload mode: nothing to repack")
     try:
-        s = _Search(inst, sol, node_limit)
-        s.relayout_on = relayout
+        s = _Search(inst, sol, node_limit, relayout, v0.estimated_time)
     except _OutsideMenu as e:
         return sol, RepackStats(note=f"buffer {e.args[0]}'s plan is outside the menus")
-    s.t_valid = v0.estimated_time
     s.stats.time_before = v0.estimated_time
     timer = _Timer(inst)
     n = inst.num_buffers
@@ -360,7 +364,7 @@ def repack(inst: Instance, sol: Solution, *, node_limit: int = NODE_LIMIT,
                    if q != s.choice[b]]
         times = timer(_choices(s.choice, singles))
         s.stats.evaluated += len(singles)
-        ok, _ = s.try_changes(singles, times, t_now, max_packs)
+        ok = s.try_changes(singles, times, t_now, max_packs)
         if ok:
             s.stats.singles += 1
             s.stats.rounds += 1
@@ -372,7 +376,7 @@ def repack(inst: Instance, sol: Solution, *, node_limit: int = NODE_LIMIT,
             break
         ptimes = timer(_choices(s.choice, cand))
         s.stats.evaluated += len(cand)
-        ok, _ = s.try_changes(cand, ptimes, t_now, max_packs)
+        ok = s.try_changes(cand, ptimes, t_now, max_packs)
         if not ok:
             break
         s.stats.pairs += 1
@@ -384,11 +388,6 @@ def repack(inst: Instance, sol: Solution, *, node_limit: int = NODE_LIMIT,
     out = s.solution(s.choice, s.offset, sol.method)
     out.notes = sol.notes
     return out, s.stats
-
-
-def _live_bytes(bufs) -> int:
-    from ..pack import max_live_bytes
-    return max_live_bytes(bufs)
 
 
 def _choices(choice: np.ndarray, cands) -> np.ndarray:
