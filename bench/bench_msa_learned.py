@@ -41,7 +41,7 @@ LEARNED = (("uniform", "uniform zero"), ("unirollout", "uni+roll+inc"),
            ("meanbestpol", "mean+best+pol"), ("max", "raw max rule"),
            ("raw", "learned raw"), ("learned", "learned+inc"), ("polished", "learned+polish"),
            ("best", "learned+best"), ("bestpol", "learned+best+pol"), ("follow", "follow best"),
-           ("bestpolrp", "best+pol+repack"))
+           ("bestpolrp", "best+pol+repack"), ("bestpolpr", "best+pol+pairs+rp"))
 # method -> agent.play_batch keywords. "raw": the learned search alone (no
 # incumbent game, no polish); "learned": with the incumbent game
 # (play.fortify); "polished": the agent's default, "learned" followed by
@@ -80,6 +80,11 @@ SETTINGS = {"uniform": dict(uniform=True, polish=0),
 # AGENT below stays "bestpol" (the same on offload instances) so that the
 # saved parts and their CP-SAT-at-the-agent's-wall rows still merge.
 REPACKED = {"bestpolrp": "bestpol"}
+# "bestpolpr": "bestpol"'s games through the pair stage (agent.pair_polish)
+# and then msa.repack; its wall "bestpol"'s plus both. "bestpol" itself is
+# polished without the pair stage (pairs=False) whatever
+# agent.DEFAULT_POLISH_PAIRS is, so that its rows stay comparable.
+PAIRED = {"bestpolpr": "bestpol"}
 POLISHED = {"unipolish": "unirollout", "polished": "learned", "unibestpol": "unibest",
             "bestpol": "best", "meanbestpol": "meanbest"}
 # The agent as it plays by default (memfit assign --method learned)
@@ -121,7 +126,12 @@ def learned_rows(insts, sims: int, methods, passes: int, params=None):
         for name, _ in order:
             if name not in methods:
                 continue
-            if name in REPACKED:
+            if name in PAIRED:
+                base = PAIRED[name]
+                if base not in games:
+                    raise SystemExit(f"--methods: {name} needs {base}")
+                sols, wall = _paired(batch, *games[base])
+            elif name in REPACKED:
                 base = REPACKED[name]
                 if base not in solved:
                     raise SystemExit(f"--methods: {name} needs {base}")
@@ -139,8 +149,9 @@ def learned_rows(insts, sims: int, methods, passes: int, params=None):
                         out[k][name] = out[k][base]
                     solved[name] = solved[base]
                     continue
-                sols, wall, _ = agent.polish(batch, acts, passes=n_passes)
+                sols, wall, pacts = agent.polish(batch, acts, passes=n_passes, pairs=False)
                 wall += base_wall
+                games[name] = (pacts, wall)
             elif name == "raw" and "raw" in games:     # played by "best"
                 sols, (acts, wall) = games["raw"]
             else:
@@ -257,6 +268,22 @@ def _renamed(key: str, ren: dict) -> str:
     return key
 
 
+def _paired(batch, actions, base_wall: float):
+    """The pair stage (agent.pair_polish) from polished games, then
+    msa.repack: ``(solutions, wall)`` with ``base_wall`` added."""
+    from memfit.msa.learned import agent
+    t = time.perf_counter()
+    final, _ = agent.pair_polish(batch, actions)
+    sols = agent.repacked(batch, agent._solutions(batch, final, "learned-polish"))
+    return sols, base_wall + time.perf_counter() - t
+
+
+def _set_rows(rows, idx, insts, name, sols, walls):
+    for k, sol, w in zip(idx, sols, walls):
+        rows[k][name] = _checked_time(insts[k], sol, name)
+        rows[k][name + "_wall"] = w
+
+
 def polish_from(args, passes: int) -> int:
     """--polish-from: the polished methods from saved games (the searches
     are deterministic: polishing a saved game is polishing the game the
@@ -280,14 +307,23 @@ def polish_from(args, passes: int) -> int:
                 continue
             acts = jnp.asarray([rows[k][base + "_actions"] for k in idx], jnp.int32)
             n_passes = agent.default_polish(batch) if passes is None else passes
-            sols, wall, _ = agent.polish(batch, acts, passes=n_passes)
-            for k, sol in zip(idx, sols):
-                rows[k][name] = _checked_time(insts[k], sol, name)
-                rows[k][name + "_wall"] = rows[k][base + "_wall"] + wall / len(idx)
+            sols, wall, pacts = agent.polish(batch, acts, passes=n_passes, pairs=False)
+            _set_rows(rows, idx, insts, name, sols, [rows[k][base + "_wall"] + wall / len(idx)
+                                                     for k in idx])
             print(f"  {name}: {len(idx)} instances, polish {wall:.0f}s", file=sys.stderr,
                   flush=True)
+            wanted = (args.methods or "").split(",")
+            derived = [n for n, b in {**REPACKED, **PAIRED}.items() if b == name and n in wanted]
+            for pname in derived if n_passes > 0 else ():
+                t = time.perf_counter()
+                psols, pwall = ((agent.repacked(batch, sols), time.perf_counter() - t)
+                                if pname in REPACKED else _paired(batch, pacts, 0.0))
+                _set_rows(rows, idx, insts, pname, psols,
+                          [rows[k][name + "_wall"] + pwall / len(idx) for k in idx])
+                print(f"  {pname}: {len(idx)} instances, {pwall:.0f}s", file=sys.stderr,
+                      flush=True)
     for k, r in enumerate(rows):
-        if r["status"] != "OPTIMAL" and AGENT in r:
+        if r["status"] != "OPTIMAL" and AGENT in r and not args.no_same_wall:
             h = heuristic.assign(insts[k])
             r2 = exact.solve(insts[k], time_limit=r[AGENT + "_wall"],
                              num_workers=args.num_workers, hint=h)

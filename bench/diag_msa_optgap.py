@@ -22,7 +22,7 @@ Method columns: ``default`` (the agent's search and polish; its repack on
 placement instances, agent.DEFAULT_REPACK, is the ``repack=1`` option), or ``default:polish=P;
 sims=N;mc=K;completions=own+heuristic+upgrade`` overriding play_batch's
 arguments; ``then=own+heuristic+upgrade+reserved``: after the polish, as
-many passes again with these completions; ``pairs=K`` (``rounds=R;chunk=C``):
+many passes again with these completions; ``pairs=K`` (``rounds=R;chunk=C;kick=own+...``):
 then the pair stage (agent.pair_polish) with at most K kicks a round (-1: all); ``repack=1``:
 then msa.repack (plan changes with offsets from the exact packer; placement instances only).
 Columns with the same settings but polish's share the search: it is played once (polish=0)
@@ -98,7 +98,7 @@ def parse(text: str):
     for k, v in opts.items():
         key = {"sims": "simulations", "mc": "max_considered"}.get(k, k)
         kw[key] = (v if key in ("root_rule", "value_mode") else tuple(v.split("+"))
-                   if key in ("completions", "then") else int(v))
+                   if key in ("completions", "then", "kick") else int(v))
     return name, kw
 
 
@@ -113,6 +113,8 @@ def main(argv=None) -> int:
     ap.add_argument("--set", choices=("validation", "train"), default="validation")
     ap.add_argument("--seeds", default="1000-1011")
     ap.add_argument("--synthetic", type=int, default=12)
+    ap.add_argument("--synthetic-start", type=int, default=70_000,
+                    help="first synthetic id (fresh test set: --seeds 1012-1023 --synthetic-start 70012)")
     ap.add_argument("--max-buffers", type=int, default=64)
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--num-workers", type=int, default=2)
@@ -126,7 +128,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     lo, _, hi = args.seeds.partition("-")
     insts = (validation_instances(range(int(lo), int(hi or lo) + 1), args.synthetic,
-                                  args.max_buffers)
+                                  args.max_buffers, args.synthetic_start)
              if args.set == "validation" else manifest_train(args.max_buffers))
     if args.only:
         keys = args.only.split(",")
@@ -155,6 +157,7 @@ def main(argv=None) -> int:
             pairs = kw.pop("pairs", 0)
             rounds = kw.pop("rounds", agent.DEFAULT_PAIR_ROUNDS)
             chunk = kw.pop("chunk", agent.DEFAULT_PAIR_CHUNK)
+            kick = kw.pop("kick", None)
             rp = kw.pop("repack", 0)
             key = tuple(sorted(kw.items()))
             if key not in searched:
@@ -180,7 +183,8 @@ def main(argv=None) -> int:
             if pairs:
                 c2 = time.process_time()
                 final, acts[m] = agent.pair_polish(batch, acts[m], None if pairs < 0 else pairs,
-                                                   max(passes, 1), rounds, then or comps, chunk)
+                                                   max(passes, 1), rounds, then or comps, chunk,
+                                                   kick_completions=kick)
                 cols[m] = agent._solutions(batch, final, "learned-polish")
                 cpu[m] += time.process_time() - c2
                 print(f"  {m}: pair stage {time.process_time() - c2:.0f} s CPU", file=sys.stderr,

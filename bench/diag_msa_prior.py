@@ -44,8 +44,11 @@ ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "bench/out/msa_validation"
 
 
-def validation_instances(seeds, synthetic: int, max_buffers: int):
-    """The validation set (cached): ``[(name, Instance)]``."""
+def validation_instances(seeds, synthetic: int, max_buffers: int, synthetic_start: int = 70_000):
+    """The validation set (cached): ``[(name, Instance)]``: the random
+    programs of ``seeds`` and ``synthetic`` synthetic instances with ids
+    from ``synthetic_start`` (a later id range, with other seeds, is a fresh
+    set for judging what the first one was used to choose)."""
     from memfit.msa.instance import Instance
     from memfit.msa.learned import programs
     from memfit.msa.synthetic import random_instance
@@ -59,7 +62,7 @@ def validation_instances(seeds, synthetic: int, max_buffers: int):
                 path.write_text(json.dumps(inst.to_dict()))
             files = sorted(CACHE.glob(f"random-*-{seed}-*.json"))
         out += [(f.stem, Instance.load(f)) for f in files]
-    for i in range(synthetic):
+    for i in range(synthetic_start - 70_000, synthetic_start - 70_000 + synthetic):
         mode = ("placement", "offload")[i % 2]
         inst = random_instance(70_000 + i, num_ops=24 + (i * 7) % 33, num_args=2 + i % 6,
                                mode=mode, capacity_fraction=0.2 + 0.4 * ((i * 5) % 9) / 8)
@@ -105,6 +108,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", default="1000-1011")
     ap.add_argument("--synthetic", type=int, default=12)
+    ap.add_argument("--synthetic-start", type=int, default=70_000,
+                    help="first synthetic id (the 32-instance validation set: 70000; "
+                         "the fresh test set of 2026-12-05: --seeds 1012-1023 --synthetic-start 70012)")
     ap.add_argument("--max-buffers", type=int, default=64)
     ap.add_argument("--methods", default="policy,learned,uniform")
     ap.add_argument("--set", choices=("validation", "train"), default="validation",
@@ -113,7 +119,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     lo, _, hi = args.seeds.partition("-")
     seeds = range(int(lo), int(hi or lo) + 1)
-    insts = (validation_instances(seeds, args.synthetic, args.max_buffers)
+    insts = (validation_instances(seeds, args.synthetic, args.max_buffers, args.synthetic_start)
              if args.set == "validation" else manifest_train(args.max_buffers))
     methods = [m for m in args.methods.split(",") if m]
     cache: dict = {}

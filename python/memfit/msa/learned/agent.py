@@ -303,15 +303,20 @@ def _polish_stages(batch: Batch, actions, passes: int, completions, pairs: bool 
 
 def pair_polish(batch: Batch, actions, max_kicks: int | None = None,
                 passes: int = DEFAULT_POLISH_PASSES, rounds: int = DEFAULT_PAIR_ROUNDS,
-                completions: tuple | None = None, chunk: int = DEFAULT_PAIR_CHUNK):
+                completions: tuple | None = None, chunk: int = DEFAULT_PAIR_CHUNK,
+                kick_completions: tuple | None = None):
     """play.pair_batch over polished games (``actions`` [N, M]): coordinated
     changes that 1-opt cannot reach (``max_kicks``: kicks tried per round,
-    None = all). Returns (final states, actions); no game gets slower."""
+    None = all; each kick completed with ``kick_completions``, default
+    play.PAIR_KICK_COMPLETIONS). Returns (final states, actions); no game
+    gets slower."""
     from . import play
     comps = _completions(completions or DEFAULT_POLISH_THEN or play.COMPLETIONS)
     return play.pair_batch(batch.arrays, batch.static, actions, jnp.int32(rounds),
                            jnp.int32(passes), jnp.int32(max_kicks or (1 << 30)),
-                           chunk=chunk, completions=comps)
+                           chunk=chunk, completions=comps,
+                           kick_completions=_completions(kick_completions
+                                                         or play.PAIR_KICK_COMPLETIONS))
 
 
 def repacked(batch: Batch, sols) -> list:

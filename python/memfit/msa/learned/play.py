@@ -293,7 +293,8 @@ def plan_changes(sf: F.Static, g: game.GameArrays, actions: jax.Array,
 
 
 def pair_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array,
-              chunk: int, max_kicks: jax.Array, completions: tuple = DEFAULT_COMPLETIONS):
+              chunk: int, max_kicks: jax.Array, completions: tuple = DEFAULT_COMPLETIONS,
+              kick_completions: tuple | None = None):
     """Coordinated changes that no single change reaches (a 2-opt whose
     second change is a whole 1-opt pass): from a game no single change
     improves, each *kick* (one move changed to another plan,
@@ -305,10 +306,13 @@ def pair_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array
     it saves time. Why every kick and not the least slow few: on the
     validation misses the kicks that lead to CP-SAT's optimum were among the
     slowest single changes (a buffer kept that displaces others), so their
-    time does not rank them. Returns ``(actions, time)``; the time never
+    time does not rank them. The kicks' passes complete games with
+    ``kick_completions`` (default ``completions``; ``PAIR_KICK_COMPLETIONS``
+    says why "own" alone). Returns ``(actions, time)``; the time never
     increases."""
     M = actions.shape[0]
     P = game.NUM_PLANS
+    kicks = kick_completions or completions
     bt, ba = plan_changes(sf, g, actions, completions)
     flat_t, flat_a = bt.reshape(-1), ba.reshape(M * P, M)
     order = jnp.argsort(flat_t)
@@ -322,7 +326,7 @@ def pair_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array
         j, best_t, best_a = c
         idx = jax.lax.dynamic_slice(order, (j * chunk,), (chunk,))
         live = (j * chunk + jnp.arange(chunk)) < n_kicks
-        a_k, t_k = jax.vmap(lambda k, a0, t0: polish_pass(sf, g, a0, t0, completions, frozen=k))(
+        a_k, t_k = jax.vmap(lambda k, a0, t0: polish_pass(sf, g, a0, t0, kicks, frozen=k))(
             idx // P, flat_a[idx], flat_t[idx])
         t_k = jnp.where(live & jnp.isfinite(flat_t[idx]), t_k, jnp.inf)
         m = jnp.argmin(t_k)
@@ -335,11 +339,24 @@ def pair_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array
     return jnp.where(gain, best_a, actions), jnp.where(gain, best_t, t)
 
 
-@functools.partial(jax.jit, static_argnames=("chunk", "completions"))
+#: The completions of a kick's polish pass in the pair stage (``pair_pass``):
+#: the game's own later moves, as they are or with slow ones upgraded, not
+#: the heuristic's rollout. On the validation misses (bench/
+#: diag_msa_pair_kicks.py, bench/msa_pair_kicks_validation.txt) one round
+#: cost 12-46 s CPU per instance vs 21-97 s with all four completions and
+#: reached the same games (rnn-1001-46-offload 0.9528, attention-1002-58-
+#: offload 0.8626, resmlp-1003-64-offload 0.9824 of the polished game's
+#: time); "own" alone (10-22 s) missed rnn-1001-46's best kick and the
+#: coordinated change of test_pair_stage_finds_coordinated_changes_that_
+#: 1opt_cannot. An improvement is then polished with every completion.
+PAIR_KICK_COMPLETIONS = ("own", "upgrade")
+
+
+@functools.partial(jax.jit, static_argnames=("chunk", "completions", "kick_completions"))
 def pair_batch(arrays, static, actions, rounds=2, passes=2, max_kicks=1 << 30, chunk: int = 16,
-               completions: tuple = COMPLETIONS):
+               completions: tuple = COMPLETIONS, kick_completions: tuple | None = None):
     """Up to ``rounds`` rounds of ``pair_pass`` (at most ``max_kicks``
-    kicks each, ``chunk`` at a time) over every game of the batch
+    kicks each, ``chunk`` at a time, each completed with ``kick_completions``) over every game of the batch
     (``actions`` [N, M]: polished games), each improvement followed by up to
     ``passes`` polish passes (1-opt) from the new game; stops where a round
     found nothing. Returns the final states and their actions; no game gets
@@ -354,7 +371,8 @@ def pair_batch(arrays, static, actions, rounds=2, passes=2, max_kicks=1 << 30, c
 
         def body(c):
             r, acts, t, _ = c
-            acts2, t2 = pair_pass(sf, g, acts, t, chunk, max_kicks, completions)
+            acts2, t2 = pair_pass(sf, g, acts, t, chunk, max_kicks, completions,
+                                  kick_completions)
             moved = t2 < t
             acts2, t2 = _polish_passes(sf, g, acts2, t2, jnp.where(moved, passes, 0),
                                        completions)
