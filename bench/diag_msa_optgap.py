@@ -67,6 +67,22 @@ def cpsat(name: str, inst, time_limit: float, workers: int) -> dict:
     return d
 
 
+def _games_cache(insts, idx, pkey) -> Path:
+    """Where a batch's polished games are cached: keyed by the instances,
+    the column's settings and the source of the game, the search and the
+    polish (so a code change starts afresh). The search and polish are
+    deterministic, so a rerun that adds columns (the pair stage, repack)
+    need not play them again; the cached CPU seconds are the first run's."""
+    import hashlib
+    src = ROOT / "python/memfit/msa"
+    h = hashlib.sha256(repr((sorted(insts[k][0] for k in idx), pkey)).encode())
+    for f in ("game.py", "plans.py", "learned/play.py", "learned/agent.py",
+              "learned/features.py", "learned/network.py", "learned/agent.npz"):
+        h.update((src / f).read_bytes())
+    CACHE.mkdir(parents=True, exist_ok=True)
+    return CACHE / f"games-{h.hexdigest()[:16]}.npy"
+
+
 def diagnose(spec, sol, t_opt: float, games: dict) -> dict:
     """Why a game misses the optimum: CP-SAT's solution replayed through the
     game (its plans at the game's candidate offsets, imitate.replay), that
@@ -106,7 +122,8 @@ def main(argv=None) -> int:
     from diag_msa_prior import manifest_train, validation_instances
     from memfit.msa import game
     from memfit.msa.heuristic import assign as heuristic
-    from memfit.msa.learned import agent
+    import numpy as np
+    from memfit.msa.learned import agent, play
     from memfit.msa.validator import validate
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -168,6 +185,12 @@ def main(argv=None) -> int:
                 print(f"  search {dict(key)}: {len(idx)} instances, {search_cpu[key]:.0f} s CPU",
                       file=sys.stderr, flush=True)
             pkey = (key, passes, comps, then)
+            cached = _games_cache(insts, idx, pkey)
+            if pkey not in polished and cached.exists() and passes > 0:
+                a = np.load(cached)
+                sols = agent._solutions(batch, play.replay_batch(batch.arrays, a), "learned-polish")
+                polished[pkey] = (sols, a, json.loads(cached.with_suffix(".json").read_text()))
+                print(f"  {m}: polished games from {cached.name}", file=sys.stderr, flush=True)
             if pkey not in polished:
                 c1 = time.process_time()
                 if passes > 0:
@@ -177,6 +200,9 @@ def main(argv=None) -> int:
                 else:
                     sols, a = searched[key]
                 polished[pkey] = (sols, a, time.process_time() - c1)
+                if passes > 0:
+                    np.save(cached, np.asarray(a))
+                    cached.with_suffix(".json").write_text(json.dumps(polished[pkey][2]))
                 print(f"  {m}: polish {polished[pkey][2]:.0f} s CPU", file=sys.stderr, flush=True)
             cols[m], acts[m], pcpu = polished[pkey]
             cpu[m] += search_cpu[key] + pcpu

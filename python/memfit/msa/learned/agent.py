@@ -309,14 +309,21 @@ def pair_polish(batch: Batch, actions, max_kicks: int | None = None,
     changes that 1-opt cannot reach (``max_kicks``: kicks tried per round,
     None = all; each kick completed with ``kick_completions``, default
     play.PAIR_KICK_COMPLETIONS). Returns (final states, actions); no game
-    gets slower."""
+    gets slower. One instance at a time (one compile per bucket): in a
+    vmapped batch every lane runs as many kick chunks and rounds as the
+    instance that needs most, so a batch costs its count times its worst
+    instance; the games are the same either way."""
     from . import play
     comps = _completions(completions or DEFAULT_POLISH_THEN or play.COMPLETIONS)
-    return play.pair_batch(batch.arrays, batch.static, actions, jnp.int32(rounds),
-                           jnp.int32(passes), jnp.int32(max_kicks or (1 << 30)),
-                           chunk=chunk, completions=comps,
-                           kick_completions=_completions(kick_completions
-                                                         or play.PAIR_KICK_COMPLETIONS))
+    kicks = _completions(kick_completions or play.PAIR_KICK_COMPLETIONS)
+    outs = []
+    for i in range(actions.shape[0]):
+        one = lambda tree: jax.tree.map(lambda x: x[i:i + 1], tree)   # noqa: E731
+        outs.append(play.pair_batch(one(batch.arrays), one(batch.static), actions[i:i + 1],
+                                    jnp.int32(rounds), jnp.int32(passes),
+                                    jnp.int32(max_kicks or (1 << 30)), chunk=chunk,
+                                    completions=comps, kick_completions=kicks))
+    return jax.tree.map(lambda *xs: jnp.concatenate(xs), *outs)
 
 
 def repacked(batch: Batch, sols) -> list:
