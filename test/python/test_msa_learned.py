@@ -409,6 +409,27 @@ def test_polish_improves_a_game_and_never_makes_it_slower():
         assert v.estimated_time <= validate(inst, first).estimated_time * (1 + 1e-6)
 
 
+def test_one_instance_at_a_time_keeps_each_instances_game():
+    """agent._one_at_a_time (how polish and the pair stage run a batch):
+    each instance's result is the batched call's for that instance, in the
+    batch's order (here: replaying different games of different instances)."""
+    insts = [random_instance(s, num_ops=12, num_args=3, mode=m)
+             for s, m in ((3, "offload"), (4, "placement"), (5, "offload"))]
+    batch = agent.encode_batch(insts, 16)
+    M = batch.arrays.order.shape[1]
+    acts = jnp.asarray(np.random.default_rng(0).integers(0, 6, (3, M)), jnp.int32)
+
+    def replayed(arrays, static, a):
+        legal = jax.vmap(play.legal_actions_played)(arrays, a)
+        return play.replay_batch(arrays, legal).time, legal
+
+    want_t, want_a = replayed(batch.arrays, batch.static, acts)
+    got_t, got_a = agent._one_at_a_time(replayed, batch, acts)
+    np.testing.assert_array_equal(np.asarray(got_a), np.asarray(want_a))
+    np.testing.assert_array_equal(np.asarray(got_t), np.asarray(want_t))
+    assert len(set(np.asarray(got_t).tolist())) == 3    # three different games
+
+
 def test_pair_stage_finds_coordinated_changes_that_1opt_cannot():
     """play.pair_batch (agent.pair_polish): on a game that no single change
     improves (another 1-opt pass with every completion finds nothing), a
