@@ -104,7 +104,7 @@ def add_subcommands(sub) -> None:
                    help="after the polish, the pair stage: every single change tried as a "
                         "kick, completed by a polish pass with that move frozen (learned; only "
                         "where the game is polished: --polish > 0, by default up to 64 "
-                        "buffers; about 10x the polish's time; default: "
+                        "buffers; cheap on a dozen buffers, 10-20x the polish's time on 24-58; default: "
                         "msa.learned.agent.DEFAULT_POLISH_PAIRS, off)")
     a.add_argument("--repack", action=argparse.BooleanOptionalAction, default=None,
                    help="placement mode: then change plans with offsets re-derived by "
