@@ -70,9 +70,10 @@ def cpsat(name: str, inst, time_limit: float, workers: int) -> dict:
 def _games_cache(insts, idx, pkey) -> Path:
     """Where a batch's polished games are cached: keyed by the instances,
     the column's settings and the source of the game, the search and the
-    polish (so a code change starts afresh). The search and polish are
-    deterministic, so a rerun that adds columns (the pair stage, repack)
-    need not play them again; the cached CPU seconds are the first run's."""
+    polish, read when the key is made, before the polish (so a code change
+    starts afresh). The search and polish are deterministic, so a rerun
+    that adds columns (the pair stage, repack) plays the search again but
+    not the polish; the cached CPU seconds are the first run's."""
     import hashlib
     src = ROOT / "python/memfit/msa"
     h = hashlib.sha256(repr((sorted(insts[k][0] for k in idx), pkey)).encode())
