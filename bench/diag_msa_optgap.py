@@ -23,7 +23,9 @@ placement instances, agent.DEFAULT_REPACK, is the ``repack=1`` option), or ``def
 sims=N;mc=K;completions=own+heuristic+upgrade`` overriding play_batch's
 arguments; ``then=own+heuristic+upgrade+reserved``: after the polish, as
 many passes again with these completions; ``pairs=K`` (``rounds=R;chunk=C;kick=own+...``):
-then the pair stage (agent.pair_polish) with at most K kicks a round (-1: all); ``repack=1``:
+then the pair stage (agent.pair_polish) with at most K kicks a round (-1: all), with
+``pairmax=G`` only on instances of at most G buffers (each instance's pair-stage CPU
+seconds, warm, printed beside it in brackets); ``repack=1``:
 then msa.repack (plan changes with offsets from the exact packer; placement instances only).
 Columns with the same settings but polish's share the search: it is played once (polish=0)
 and each column polishes that game; columns that differ only in ``pairs`` or ``repack``
@@ -67,6 +69,14 @@ def cpsat(name: str, inst, time_limit: float, workers: int) -> dict:
     return d
 
 
+def heuristic_ref(inst) -> dict:
+    """The heuristic's solution in CP-SAT's place (``--no-cpsat``)."""
+    from memfit.msa.heuristic import assign
+    from memfit.msa.validator import validate
+    sol = assign(inst)
+    return {"status": "SKIPPED", "time": validate(inst, sol).estimated_time, "solution": sol}
+
+
 def _games_cache(insts, idx, pkey) -> Path:
     """Where a batch's polished games are cached: keyed by the instances,
     the column's settings and the source of the game, the search and the
@@ -82,6 +92,36 @@ def _games_cache(insts, idx, pkey) -> Path:
         h.update((src / f).read_bytes())
     CACHE.mkdir(parents=True, exist_ok=True)
     return CACHE / f"games-{h.hexdigest()[:16]}.npy"
+
+
+def pair_stage_timed(batch, actions, only, rounds: int, pair_args: dict):
+    """agent.pair_polish on the rows ``only`` picks, one instance at a time,
+    each timed (CPU seconds, warm: the bucket's compile is paid first by a
+    call with no round, and reported as ``"compile"``). Returns (final
+    states, actions, {row: CPU seconds, "compile": CPU seconds})."""
+    import jax
+    from memfit.msa.learned import agent, play
+    cpu, finals, rows = {}, [], []
+    for i in range(actions.shape[0]):
+        one = lambda t: jax.tree.map(lambda x: x[i:i + 1], t)     # noqa: E731
+        sub = agent.Batch([batch.specs[i]], one(batch.arrays), one(batch.static), 0.0)
+        a = actions[i:i + 1]
+        if not only[i]:
+            finals.append(play.replay_batch(sub.arrays, a))
+            rows.append(a)
+            continue
+        if "compile" not in cpu:
+            c0 = time.process_time()
+            jax.block_until_ready(agent.pair_polish(sub, a, rounds=0, **pair_args)[1])
+            cpu["compile"] = time.process_time() - c0
+        c0 = time.process_time()
+        final, a = agent.pair_polish(sub, a, rounds=rounds, **pair_args)
+        jax.block_until_ready(a)
+        cpu[i] = time.process_time() - c0
+        finals.append(final)
+        rows.append(a)
+    import jax.numpy as jnp
+    return (jax.tree.map(lambda *xs: jnp.concatenate(xs), *finals), jnp.concatenate(rows), cpu)
 
 
 def diagnose(spec, sol, t_opt: float, games: dict) -> dict:
@@ -139,6 +179,9 @@ def main(argv=None) -> int:
     ap.add_argument("--methods", default="default")
     ap.add_argument("--only", default=None, help="comma-separated name substrings")
     ap.add_argument("--cpsat-only", action="store_true")
+    ap.add_argument("--no-cpsat", action="store_true",
+                    help="no CP-SAT: the heuristic stands in its column (costs and gains "
+                         "over the heuristic only; no optimum)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--diagnose", action="store_true",
                     help="for every miss: CP-SAT's solution replayed through the game, and "
@@ -151,7 +194,8 @@ def main(argv=None) -> int:
     if args.only:
         keys = args.only.split(",")
         insts = [(n, i) for n, i in insts if any(k in n for k in keys)]
-    ref = {n: cpsat(n, i, args.time_limit, args.num_workers) for n, i in insts}
+    ref = ({n: heuristic_ref(i) for n, i in insts} if args.no_cpsat else
+           {n: cpsat(n, i, args.time_limit, args.num_workers) for n, i in insts})
     if args.cpsat_only:
         print(f"{sum(r['status'] == 'OPTIMAL' for r in ref.values())}/{len(ref)} proven optimal")
         return 0
@@ -166,7 +210,7 @@ def main(argv=None) -> int:
     search_cpu: dict = {}
     for idx in groups.values():
         batch = agent.encode_batch([insts[k][1] for k in idx])
-        cols, acts, searched, polished = {}, {}, {}, {}
+        cols, acts, searched, polished, pair_cpu = {}, {}, {}, {}, {}
         for m in methods:
             _, kw = parse(m)
             passes = kw.pop("polish", agent.default_polish(batch))
@@ -176,6 +220,7 @@ def main(argv=None) -> int:
             rounds = kw.pop("rounds", agent.DEFAULT_PAIR_ROUNDS)
             chunk = kw.pop("chunk", agent.DEFAULT_PAIR_CHUNK)
             kick = kw.pop("kick", None)
+            pairmax = kw.pop("pairmax", 0)
             rp = kw.pop("repack", 0)
             key = tuple(sorted(kw.items()))
             if key not in searched:
@@ -209,13 +254,16 @@ def main(argv=None) -> int:
             cpu[m] += search_cpu[key] + pcpu
             if pairs:
                 c2 = time.process_time()
-                final, acts[m] = agent.pair_polish(batch, acts[m], None if pairs < 0 else pairs,
-                                                   max(passes, 1), rounds, then or comps, chunk,
-                                                   kick_completions=kick)
+                only = [pairmax <= 0 or s.inst.num_buffers <= pairmax for s in batch.specs]
+                pair_args = dict(max_kicks=None if pairs < 0 else pairs, passes=max(passes, 1),
+                                 completions=then or comps, chunk=chunk, kick_completions=kick)
+                final, acts[m], pair_cpu[m] = pair_stage_timed(batch, acts[m], only, rounds,
+                                                               pair_args)
                 cols[m] = agent._solutions(batch, final, "learned-polish")
                 cpu[m] += time.process_time() - c2
-                print(f"  {m}: pair stage {time.process_time() - c2:.0f} s CPU", file=sys.stderr,
-                      flush=True)
+                print(f"  {m}: pair stage {time.process_time() - c2:.0f} s CPU on "
+                      f"{sum(only)} instances (compile {pair_cpu[m].get('compile', 0):.0f} s)",
+                      file=sys.stderr, flush=True)
             if rp:
                 from memfit.msa.repack import repack
                 c3 = time.process_time()
@@ -231,6 +279,8 @@ def main(argv=None) -> int:
                 if not v.valid:
                     raise SystemExit(f"BUG: {m} on {name} is invalid: {v.summary()}")
                 row[m] = v.estimated_time / h
+                if i in pair_cpu.get(m, {}):
+                    row[f"{m} pair_cpu"] = pair_cpu[m][i]
             if args.diagnose and r["status"] == "OPTIMAL" and any(
                     row[m] > 1.02 * row["cpsat"] for m in methods):
                 row["diagnosis"] = diagnose(batch.specs[i], r["solution"], r["time"],
@@ -240,6 +290,8 @@ def main(argv=None) -> int:
             opt = "opt" if r["status"] == "OPTIMAL" else "   "
             print(f"{name:40} {inst.num_buffers:4d} {opt} cpsat {row['cpsat']:.4f} "
                   + " ".join(f"{m} {row[m]:.4f} ({row[m] / row['cpsat']:.3f})"
+                             + (f" [pairs {row[m + ' pair_cpu']:.1f} s]"
+                                if m + " pair_cpu" in row else "")
                              for m in methods), flush=True)
     geo = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
     opt = {n: r for n, r in rows.items() if r["status"] == "OPTIMAL"}

@@ -419,15 +419,28 @@ def test_one_instance_at_a_time_keeps_each_instances_game():
     M = batch.arrays.order.shape[1]
     acts = jnp.asarray(np.random.default_rng(0).integers(0, 6, (3, M)), jnp.int32)
 
-    def replayed(arrays, static, a):
-        legal = jax.vmap(play.legal_actions_played)(arrays, a)
-        return play.replay_batch(arrays, legal).time, legal
+    modes = []
 
-    want_t, want_a = replayed(batch.arrays, batch.static, acts)
-    got_t, got_a = agent._one_at_a_time(replayed, batch, acts)
+    def replayed(arrays, static, a, offload=False):
+        modes.append(offload)
+        legal = jax.vmap(play.legal_actions_played)(arrays, a)
+        return play.replay_batch(arrays, legal), legal
+
+    want, want_a = replayed(batch.arrays, batch.static, acts)
+    want_t = want.time
+    modes.clear()
+    got, got_a = agent._one_at_a_time(replayed, batch, acts)
+    got_t = got.time
     np.testing.assert_array_equal(np.asarray(got_a), np.asarray(want_a))
     np.testing.assert_array_equal(np.asarray(got_t), np.asarray(want_t))
     assert len(set(np.asarray(got_t).tolist())) == 3    # three different games
+    assert modes == [True, False, True]                 # each instance's own mode
+    # ``only``: the rows left out keep their games, replayed as they are
+    modes.clear()
+    got, got_a = agent._one_at_a_time(replayed, batch, want_a, only=[False, True, False])
+    np.testing.assert_array_equal(np.asarray(got_a), np.asarray(want_a))
+    np.testing.assert_allclose(np.asarray(got.time), np.asarray(want_t), rtol=1e-6)
+    assert modes == [False]
 
 
 def test_pair_stage_finds_coordinated_changes_that_1opt_cannot():
@@ -449,6 +462,13 @@ def test_pair_stage_finds_coordinated_changes_that_1opt_cannot():
     assert v.valid, v.summary()
     assert v.estimated_time < t1 * (1 - 1e-3)
     assert float(final.time[0]) == pytest.approx(v.estimated_time, rel=1e-5)
+    # agent.pair_polish tries only offload mode's legal actions
+    # (play.tried_actions): the same game as trying all 29
+    comps = agent.DEFAULT_POLISH_THEN
+    _, every = play.pair_batch(batch.arrays, batch.static, acts, 1, 2, completions=comps,
+                               kick_completions=play.PAIR_KICK_COMPLETIONS)
+    np.testing.assert_array_equal(np.asarray(every), np.asarray(agent.pair_polish(
+        batch, acts, rounds=1)[1]))
 
 
 def test_reserved_upgrades_never_displace_the_games_own_later_moves():

@@ -93,6 +93,12 @@ DEFAULT_POLISH_THEN = ("own", "heuristic", "upgrade", "reserved")
 #: followed by up to ``polish`` 1-opt passes with DEFAULT_POLISH_THEN's
 #: completions.
 DEFAULT_POLISH_PAIRS = False
+#: With the pair stage at its default (``polish_pairs=None``) and
+#: DEFAULT_POLISH_PAIRS off: the pair stage still runs on instances of at
+#: most this many buffers (0: on none). A round costs about the cube of the
+#: buffer count (every kick is completed by a whole 1-opt pass), so it is
+#: cheap only on small instances.
+DEFAULT_PAIR_MAX_BUFFERS = 0
 DEFAULT_PAIR_ROUNDS = 2
 DEFAULT_PAIR_CHUNK = 16
 #: A polish pass tries 29 actions x 3 completions per move where the search
@@ -285,55 +291,79 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
 def _polish_stages(batch: Batch, actions, passes: int, completions, pairs: bool | None = None):
     """``passes`` polish passes with ``completions`` (default: play.
     DEFAULT_COMPLETIONS, then as many again with DEFAULT_POLISH_THEN from
-    that game, then with ``pairs`` (default DEFAULT_POLISH_PAIRS) the
-    pair stage, play.pair_batch). Returns (final states, actions)."""
+    that game, then the pair stage, play.pair_batch, on the instances
+    ``pair_stage_rows(batch, pairs)`` picks; none where ``completions``
+    are given and ``pairs`` is not). Returns (final states, actions)."""
     from . import play
     final, actions = _one_at_a_time(play.polish_batch, batch, actions, jnp.int32(passes),
                                     completions=_completions(completions))
     if completions is None and DEFAULT_POLISH_THEN:
         final, actions = _one_at_a_time(play.polish_batch, batch, actions, jnp.int32(passes),
                                         completions=_completions(DEFAULT_POLISH_THEN))
-    if pairs is None:
-        pairs = DEFAULT_POLISH_PAIRS if completions is None else 0
-    if pairs:
-        final, actions = pair_polish(batch, actions, passes=passes)
+    if pairs is None and completions is not None:
+        pairs = False          # completions chosen by the caller: no default pair stage
+    only = pair_stage_rows(batch, pairs)
+    if any(only):
+        final, actions = pair_polish(batch, actions, passes=passes, only=only)
     return final, actions
+
+
+def pair_stage_rows(batch: Batch, pairs: bool | None) -> list:
+    """Per instance of the batch, whether the pair stage runs on it:
+    ``pairs`` True (all) or False (none); None: all if DEFAULT_POLISH_PAIRS,
+    else those of at most DEFAULT_PAIR_MAX_BUFFERS buffers."""
+    if pairs is None:
+        if DEFAULT_POLISH_PAIRS:
+            return [True] * len(batch.specs)
+        return [s.inst.num_buffers <= DEFAULT_PAIR_MAX_BUFFERS for s in batch.specs]
+    return [bool(pairs)] * len(batch.specs)
 
 
 def pair_polish(batch: Batch, actions, max_kicks: int | None = None,
                 passes: int = DEFAULT_POLISH_PASSES, rounds: int = DEFAULT_PAIR_ROUNDS,
                 completions: tuple | None = None, chunk: int = DEFAULT_PAIR_CHUNK,
-                kick_completions: tuple | None = None):
+                kick_completions: tuple | None = None, only: list | None = None):
     """play.pair_batch over polished games (``actions`` [N, M]): coordinated
     changes that 1-opt cannot reach (``max_kicks``: kicks tried per round,
     None = all; each kick completed with ``kick_completions``, default
-    play.PAIR_KICK_COMPLETIONS). Returns (final states, actions); no game
-    gets slower."""
+    play.PAIR_KICK_COMPLETIONS; ``only``: per instance, whether to run it,
+    the others' games are returned as they are). Returns (final states,
+    actions); no game gets slower."""
     from . import play
     comps = _completions(completions or DEFAULT_POLISH_THEN or play.COMPLETIONS)
     kicks = _completions(kick_completions or play.PAIR_KICK_COMPLETIONS)
     return _one_at_a_time(play.pair_batch, batch, actions, jnp.int32(rounds), jnp.int32(passes),
                           jnp.int32(max_kicks or (1 << 30)), chunk=chunk, completions=comps,
-                          kick_completions=kicks)
+                          kick_completions=kicks, only=only)
 
 
-def _one_at_a_time(fn, batch: Batch, actions, *args, **kwargs):
+def _one_at_a_time(fn, batch: Batch, actions, *args, only: list | None = None, **kwargs):
     """``fn(arrays, static, actions, *args, **kwargs)`` (play.polish_batch,
     play.pair_batch: jitted, vmapped over instances) called on one instance
-    at a time, the results concatenated. Their while loops run, in a vmapped
+    at a time, the results concatenated (``only``: per instance, whether to
+    call it; the others' games are replayed as they are). Their while loops run, in a vmapped
     batch, every lane until the lane that needs most is done (the most
     moves, passes, kick chunks, rounds), so a batch costs its size times its
     worst instance; alone each instance stops when it is done, and there is
     one compile per bucket instead of one per batch size. The games are the
     same: 8 validation instances of the 64-buffer bucket were polished in
     47 s CPU one at a time vs 102 s as a batch (compiles included), 4
-    synthetic ones went through the pair stage in 157 vs 413 s."""
-    if actions.shape[0] == 1:
-        return fn(batch.arrays, batch.static, actions, *args, **kwargs)
+    synthetic ones went through the pair stage in 157 vs 413 s. Each
+    instance in offload mode is polished with ``offload=True``
+    (play.tried_actions: its 8 legal actions of the 29, the same games)."""
+    from . import play
+    offload = [spec.inst.mode == "offload" for spec in batch.specs]
+    if actions.shape[0] == 1 and (only is None or only[0]):
+        return fn(batch.arrays, batch.static, actions, *args, offload=offload[0], **kwargs)
     outs = []
     for i in range(actions.shape[0]):
         one = lambda tree: jax.tree.map(lambda x: x[i:i + 1], tree)   # noqa: E731
-        outs.append(fn(one(batch.arrays), one(batch.static), actions[i:i + 1], *args, **kwargs))
+        if only is None or only[i]:
+            outs.append(fn(one(batch.arrays), one(batch.static), actions[i:i + 1], *args,
+                           offload=offload[i], **kwargs))
+        else:
+            outs.append((play.replay_batch(one(batch.arrays), actions[i:i + 1]),
+                         actions[i:i + 1]))
     return jax.tree.map(lambda *xs: jnp.concatenate(xs), *outs)
 
 

@@ -190,11 +190,24 @@ DEFAULT_COMPLETIONS = ("own", "heuristic", "upgrade")
 _REPLAY_CODES = {"own": REPLAY_OWN, "upgrade": REPLAY_UPGRADE, "reserved": REPLAY_RESERVED}
 
 
+def tried_actions(offload: bool) -> jax.Array:
+    """The actions a polish tries at a move: all of them, or with
+    ``offload`` (an instance in offload mode, where only a plan's first
+    offset is legal) slow and each plan at offset 0: 8 of the 29, the
+    others being illegal there anyway, so the games are the same."""
+    A = 1 + (game.NUM_PLANS - 1) * game.NUM_OFFSETS
+    if not offload:
+        return jnp.arange(A)
+    return jnp.concatenate([jnp.zeros(1, jnp.int32),
+                            1 + jnp.arange(game.NUM_PLANS - 1, dtype=jnp.int32) * game.NUM_OFFSETS])
+
+
 def _try_move(sf: F.Static, g: game.GameArrays, s: game.State, acts: jax.Array,
-              completions: tuple):
-    """Every action at the move ``s`` is about to play, each game completed
-    by the fastest of ``completions`` (``polish_pass``). Returns ``(times
-    [A] (inf where illegal), the completed games' actions [A, M])``."""
+              completions: tuple, offload: bool = False):
+    """Every action at the move ``s`` is about to play (``tried_actions``),
+    each game completed by the fastest of ``completions`` (``polish_pass``).
+    Returns ``(times [A] (inf where illegal or not tried), the completed
+    games' actions [A, M])``."""
     A = 1 + (game.NUM_PLANS - 1) * game.NUM_OFFSETS
     i = jnp.minimum(s.step, acts.shape[0] - 1)
 
@@ -212,12 +225,16 @@ def _try_move(sf: F.Static, g: game.GameArrays, s: game.State, acts: jax.Array,
         j = jnp.argmin(ts)
         return ts[j], jnp.stack([d[1] for d in done])[j]
 
-    ts, alts = jax.vmap(try_action)(jnp.arange(A))
+    tried = tried_actions(offload)
+    ts, alts = jax.vmap(try_action)(tried)
+    if offload:
+        ts = jnp.full((A,), jnp.inf, ts.dtype).at[tried].set(ts)
+        alts = jnp.zeros((A,) + alts.shape[1:], alts.dtype).at[tried].set(alts)
     return jnp.where(game.legal_actions(s), ts, jnp.inf), alts
 
 
 def polish_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array,
-                completions: tuple = DEFAULT_COMPLETIONS, frozen=-1):
+                completions: tuple = DEFAULT_COMPLETIONS, frozen=-1, offload: bool = False):
     """One pass of local improvement over a complete game (1-opt in the
     game's move order): at every move, every legal action is tried, the
     game completed by each of ``completions`` (of ``COMPLETIONS``): the rest of
@@ -230,13 +247,14 @@ def polish_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Arr
     change saved); the fastest completion replaces the game when it saves
     time. The state then advances by the (possibly new) move. Move index
     ``frozen`` keeps its action (``pair_pass``: the change being completed).
+    ``offload``: the instance is in offload mode (``tried_actions``).
     Returns ``(actions, time)``; the time never increases."""
     last = actions.shape[0] - 1
 
     def body(carry):
         s, acts, t = carry
         i = jnp.minimum(s.step, last)
-        ts, alts = _try_move(sf, g, s, acts, completions)
+        ts, alts = _try_move(sf, g, s, acts, completions, offload)
         ts = jnp.where(i == frozen, jnp.inf, ts)
         j = jnp.argmin(ts)
         gain = ts[j] < t * (1 - POLISH_MIN_GAIN)
@@ -249,7 +267,7 @@ def polish_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Arr
     return actions, t
 
 
-def _polish_passes(sf, g, acts, t, passes, completions):
+def _polish_passes(sf, g, acts, t, passes, completions, offload: bool = False):
     """Up to ``passes`` ``polish_pass``es, stopping after one that found nothing."""
     def cond(c):
         k, _, _, moved = c
@@ -257,7 +275,7 @@ def _polish_passes(sf, g, acts, t, passes, completions):
 
     def body(c):
         k, acts, t, _ = c
-        acts2, t2 = polish_pass(sf, g, acts, t, completions)
+        acts2, t2 = polish_pass(sf, g, acts, t, completions, offload=offload)
         return k + 1, acts2, t2, t2 < t
 
     _, acts, t, _ = jax.lax.while_loop(cond, body, (jnp.int32(0), acts, t, jnp.bool_(True)))
@@ -265,7 +283,7 @@ def _polish_passes(sf, g, acts, t, passes, completions):
 
 
 def plan_changes(sf: F.Static, g: game.GameArrays, actions: jax.Array,
-                 completions: tuple = DEFAULT_COMPLETIONS):
+                 completions: tuple = DEFAULT_COMPLETIONS, offload: bool = False):
     """Every single change of the game, by plan, without taking it: per move
     index and plan other than the move's own, the plan at its fastest
     offset, the game completed as in ``polish_pass``. Returns ``(times
@@ -278,7 +296,7 @@ def plan_changes(sf: F.Static, g: game.GameArrays, actions: jax.Array,
     def body(carry):
         s, bt, ba = carry
         i = jnp.minimum(s.step, M - 1)
-        ts, alts = _try_move(sf, g, s, actions, completions)
+        ts, alts = _try_move(sf, g, s, actions, completions, offload)
         by_plan = ts[1:].reshape(P - 1, K)
         tp = jnp.concatenate([ts[:1], by_plan.min(1)])
         ap = jnp.concatenate([jnp.zeros(1, jnp.int32),
@@ -294,7 +312,7 @@ def plan_changes(sf: F.Static, g: game.GameArrays, actions: jax.Array,
 
 def pair_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array,
               chunk: int, max_kicks: jax.Array, completions: tuple = DEFAULT_COMPLETIONS,
-              kick_completions: tuple | None = None):
+              kick_completions: tuple | None = None, offload: bool = False):
     """Coordinated changes that no single change reaches (a 2-opt whose
     second change is a whole 1-opt pass): from a game no single change
     improves, each *kick* (one move changed to another plan,
@@ -313,7 +331,7 @@ def pair_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array
     M = actions.shape[0]
     P = game.NUM_PLANS
     kicks = kick_completions or completions
-    bt, ba = plan_changes(sf, g, actions, completions)
+    bt, ba = plan_changes(sf, g, actions, completions, offload)
     flat_t, flat_a = bt.reshape(-1), ba.reshape(M * P, M)
     order = jnp.argsort(flat_t)
     n_kicks = jnp.minimum(jnp.sum(jnp.isfinite(flat_t)), max_kicks)
@@ -326,7 +344,8 @@ def pair_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array
         j, best_t, best_a = c
         idx = jax.lax.dynamic_slice(order, (j * chunk,), (chunk,))
         live = (j * chunk + jnp.arange(chunk)) < n_kicks
-        a_k, t_k = jax.vmap(lambda k, a0, t0: polish_pass(sf, g, a0, t0, kicks, frozen=k))(
+        a_k, t_k = jax.vmap(lambda k, a0, t0: polish_pass(sf, g, a0, t0, kicks, frozen=k,
+                                                     offload=offload))(
             idx // P, flat_a[idx], flat_t[idx])
         t_k = jnp.where(live & jnp.isfinite(flat_t[idx]), t_k, jnp.inf)
         m = jnp.argmin(t_k)
@@ -352,15 +371,18 @@ def pair_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array
 PAIR_KICK_COMPLETIONS = ("own", "upgrade")
 
 
-@functools.partial(jax.jit, static_argnames=("chunk", "completions", "kick_completions"))
+@functools.partial(jax.jit, static_argnames=("chunk", "completions", "kick_completions",
+                                             "offload"))
 def pair_batch(arrays, static, actions, rounds=2, passes=2, max_kicks=1 << 30, chunk: int = 16,
-               completions: tuple = COMPLETIONS, kick_completions: tuple | None = None):
+               completions: tuple = COMPLETIONS, kick_completions: tuple | None = None,
+               offload: bool = False):
     """Up to ``rounds`` rounds of ``pair_pass`` (at most ``max_kicks``
     kicks each, ``chunk`` at a time, each completed with ``kick_completions``) over every game of the batch
     (``actions`` [N, M]: polished games), each improvement followed by up to
     ``passes`` polish passes (1-opt) from the new game; stops where a round
-    found nothing. Returns the final states and their actions; no game gets
-    slower."""
+    found nothing. ``offload``: every instance is in offload mode
+    (``tried_actions``: the same games, less work). Returns the final
+    states and their actions; no game gets slower."""
     def one(sf, g, acts):
         acts = legal_actions_played(g, acts)
         t0 = game.estimated_time(g, _replay(g, acts).choice)
@@ -372,10 +394,10 @@ def pair_batch(arrays, static, actions, rounds=2, passes=2, max_kicks=1 << 30, c
         def body(c):
             r, acts, t, _ = c
             acts2, t2 = pair_pass(sf, g, acts, t, chunk, max_kicks, completions,
-                                  kick_completions)
+                                  kick_completions, offload)
             moved = t2 < t
             acts2, t2 = _polish_passes(sf, g, acts2, t2, jnp.where(moved, passes, 0),
-                                       completions)
+                                       completions, offload)
             return r + 1, acts2, t2, moved
 
         return jax.lax.while_loop(cond, body, (jnp.int32(0), acts, t0, jnp.bool_(True)))[1]
@@ -384,16 +406,19 @@ def pair_batch(arrays, static, actions, rounds=2, passes=2, max_kicks=1 << 30, c
     return replay_batch(arrays, acts), acts
 
 
-@functools.partial(jax.jit, static_argnames=("completions",))
-def polish_batch(arrays, static, actions, passes=2, completions: tuple = DEFAULT_COMPLETIONS):
+@functools.partial(jax.jit, static_argnames=("completions", "offload"))
+def polish_batch(arrays, static, actions, passes=2, completions: tuple = DEFAULT_COMPLETIONS,
+                 offload: bool = False):
     """Up to ``passes`` polish passes (``polish_pass``) over every game of
     the batch (``actions`` [N, M]: the games' moves), stopping early where
-    a pass found nothing (``passes`` is traced: one compile for any count). Returns the final states of the polished games
-    (their ``time`` estimated) and their actions."""
+    a pass found nothing (``passes`` is traced: one compile for any count;
+    ``offload``: every instance is in offload mode, ``tried_actions``).
+    Returns the final states of the polished games (their ``time``
+    estimated) and their actions."""
     def one(sf, g, acts):
         acts = legal_actions_played(g, acts)
         t0 = game.estimated_time(g, _replay(g, acts).choice)
-        return _polish_passes(sf, g, acts, t0, passes, completions)[0]
+        return _polish_passes(sf, g, acts, t0, passes, completions, offload)[0]
 
     acts = jax.vmap(one)(static, arrays, actions)
     return replay_batch(arrays, acts), acts
