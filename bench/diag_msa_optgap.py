@@ -24,8 +24,8 @@ sims=N;mc=K;completions=own+heuristic+upgrade`` overriding play_batch's
 arguments; ``then=own+heuristic+upgrade+reserved``: after the polish, as
 many passes again with these completions; ``pairs=K`` (``rounds=R;chunk=C;kick=own+...``):
 then the pair stage (agent.pair_polish) with at most K kicks a round (-1: all), with
-``pairmax=G`` only on instances of at most G buffers (each instance's pair-stage CPU
-seconds, warm, printed beside it in brackets); ``repack=1``:
+``pairmax=G`` only on instances of at most G buffers (``pairmaxoff=G``: offload ones' own
+gate; each instance's pair-stage CPU seconds, warm, printed beside it in brackets); ``repack=1``:
 then msa.repack (plan changes with offsets from the exact packer; placement instances only).
 Columns with the same settings but polish's share the search: it is played once (polish=0)
 and each column polishes that game; columns that differ only in ``pairs`` or ``repack``
@@ -221,6 +221,7 @@ def main(argv=None) -> int:
             chunk = kw.pop("chunk", agent.DEFAULT_PAIR_CHUNK)
             kick = kw.pop("kick", None)
             pairmax = kw.pop("pairmax", 0)
+            pairmax_off = kw.pop("pairmaxoff", pairmax)
             rp = kw.pop("repack", 0)
             key = tuple(sorted(kw.items()))
             if key not in searched:
@@ -254,7 +255,8 @@ def main(argv=None) -> int:
             cpu[m] += search_cpu[key] + pcpu
             if pairs:
                 c2 = time.process_time()
-                only = [pairmax <= 0 or s.inst.num_buffers <= pairmax for s in batch.specs]
+                gate = lambda s: pairmax_off if s.inst.mode == "offload" else pairmax  # noqa: E731
+                only = [gate(s) <= 0 or s.inst.num_buffers <= gate(s) for s in batch.specs]
                 pair_args = dict(max_kicks=None if pairs < 0 else pairs, passes=max(passes, 1),
                                  completions=then or comps, chunk=chunk, kick_completions=kick)
                 final, acts[m], pair_cpu[m] = pair_stage_timed(batch, acts[m], only, rounds,
