@@ -97,7 +97,10 @@ DEFAULT_POLISH_PAIRS = False
 #: DEFAULT_POLISH_PAIRS off: the pair stage still runs on instances of at
 #: most this many buffers (0: on none). A round costs about the cube of the
 #: buffer count (every kick is completed by a whole 1-opt pass), so it is
-#: cheap only on small instances.
+#: cheap only on small instances. Off: a gate at 23 buffers (from
+#: validation costs) gained 2 instances on fresh set 3 but cost more than
+#: half the default's CPU there, and a gate per mode (offload 32) changed
+#: no game on fresh set 4 (docs/msa.md, *A size-gated pair stage*).
 DEFAULT_PAIR_MAX_BUFFERS = 0
 DEFAULT_PAIR_ROUNDS = 2
 DEFAULT_PAIR_CHUNK = 16
