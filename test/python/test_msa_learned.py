@@ -443,6 +443,27 @@ def test_one_instance_at_a_time_keeps_each_instances_game():
     assert modes == [False]
 
 
+def test_pair_stage_runs_where_the_size_gate_says(monkeypatch):
+    """agent.pair_stage_rows: True / False run the pair stage on every / no
+    instance; the default (None) runs it on every instance when
+    DEFAULT_POLISH_PAIRS is on, else on those of at most
+    DEFAULT_PAIR_MAX_BUFFERS buffers (0: none)."""
+    insts = [random_instance(s, num_ops=n, num_args=3, mode="offload")
+             for s, n in ((3, 8), (4, 20))]
+    batch = agent.encode_batch(insts, 16)
+    small, large = (i.num_buffers for i in insts)
+    assert small < large
+    assert agent.pair_stage_rows(batch, True) == [True, True]
+    assert agent.pair_stage_rows(batch, False) == [False, False]
+    monkeypatch.setattr(agent, "DEFAULT_POLISH_PAIRS", False)
+    monkeypatch.setattr(agent, "DEFAULT_PAIR_MAX_BUFFERS", 0)
+    assert agent.pair_stage_rows(batch, None) == [False, False]
+    monkeypatch.setattr(agent, "DEFAULT_PAIR_MAX_BUFFERS", small)
+    assert agent.pair_stage_rows(batch, None) == [True, False]
+    monkeypatch.setattr(agent, "DEFAULT_POLISH_PAIRS", True)
+    assert agent.pair_stage_rows(batch, None) == [True, True]
+
+
 def test_pair_stage_finds_coordinated_changes_that_1opt_cannot():
     """play.pair_batch (agent.pair_polish): on a game that no single change
     improves (another 1-opt pass with every completion finds nothing), a

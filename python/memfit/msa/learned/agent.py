@@ -104,8 +104,9 @@ DEFAULT_POLISH_PAIRS = False
 DEFAULT_PAIR_MAX_BUFFERS = 0
 DEFAULT_PAIR_ROUNDS = 2
 DEFAULT_PAIR_CHUNK = 16
-#: A polish pass tries 29 actions x 3 completions per move where the search
-#: plays 16 simulations: measured 2.8x the search's own wall time on the
+#: A polish pass tries 29 actions x 3 completions per move (8 actions on
+#: offload instances since 2026-12-05, play.tried_actions: 3x less CPU)
+#: where the search plays 16 simulations: measured 2.8x the search's own wall time on the
 #: 64-buffer bucket (bench_msa_learned.py, 12 held-out instances, loaded
 #: machine), so at 256 buffers (73 s per 188-buffer game already) it is off
 #: by default; ``polish=N`` still polishes there.
