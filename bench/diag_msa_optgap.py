@@ -24,8 +24,8 @@ sims=N;mc=K;completions=own+heuristic+upgrade`` overriding play_batch's
 arguments; ``then=own+heuristic+upgrade+reserved``: after the polish, as
 many passes again with these completions; ``pairs=K`` (``rounds=R;chunk=C;kick=own+...``):
 then the pair stage (agent.pair_polish) with at most K kicks a round (-1: all), with
-``pairmax=G`` only on instances of at most G buffers (``pairmaxoff=G``: offload ones' own
-gate; each instance's pair-stage CPU seconds, warm, printed beside it in brackets); ``repack=1``:
+``pairmax=G`` only on instances of at most G buffers (0: none; ``pairmaxoff=G``: offload
+ones' own gate; ``second=1``: kicks completed by their best second change; each instance's pair-stage CPU seconds, warm, printed beside it in brackets); ``repack=1``:
 then msa.repack (plan changes with offsets from the exact packer; placement instances only).
 Columns with the same settings but polish's share the search: it is played once (polish=0)
 and each column polishes that game; columns that differ only in ``pairs`` or ``repack``
@@ -220,8 +220,9 @@ def main(argv=None) -> int:
             rounds = kw.pop("rounds", agent.DEFAULT_PAIR_ROUNDS)
             chunk = kw.pop("chunk", agent.DEFAULT_PAIR_CHUNK)
             kick = kw.pop("kick", None)
-            pairmax = kw.pop("pairmax", 0)
+            pairmax = kw.pop("pairmax", None)
             pairmax_off = kw.pop("pairmaxoff", pairmax)
+            best_second = bool(kw.pop("second", 0))
             rp = kw.pop("repack", 0)
             key = tuple(sorted(kw.items()))
             if key not in searched:
@@ -256,9 +257,10 @@ def main(argv=None) -> int:
             if pairs:
                 c2 = time.process_time()
                 gate = lambda s: pairmax_off if s.inst.mode == "offload" else pairmax  # noqa: E731
-                only = [gate(s) <= 0 or s.inst.num_buffers <= gate(s) for s in batch.specs]
+                only = [gate(s) is None or s.inst.num_buffers <= gate(s) for s in batch.specs]
                 pair_args = dict(max_kicks=None if pairs < 0 else pairs, passes=max(passes, 1),
-                                 completions=then or comps, chunk=chunk, kick_completions=kick)
+                                 completions=then or comps, chunk=chunk, kick_completions=kick,
+                                 best_second=best_second)
                 final, acts[m], pair_cpu[m] = pair_stage_timed(batch, acts[m], only, rounds,
                                                                pair_args)
                 cols[m] = agent._solutions(batch, final, "learned-polish")

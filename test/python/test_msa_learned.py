@@ -490,6 +490,13 @@ def test_pair_stage_finds_coordinated_changes_that_1opt_cannot():
                                kick_completions=play.PAIR_KICK_COMPLETIONS)
     np.testing.assert_array_equal(np.asarray(every), np.asarray(agent.pair_polish(
         batch, acts, rounds=1)[1]))
+    # kicks completed by their best second change find a faster game too
+    final2, _ = agent.pair_polish(batch, acts, rounds=1, best_second=True)
+    (sol3,) = agent._solutions(batch, final2, "learned-polish")
+    v3 = validate(inst, sol3)
+    assert v3.valid, v3.summary()
+    assert v3.estimated_time < t1 * (1 - 1e-3)
+    assert float(final2.time[0]) == pytest.approx(v3.estimated_time, rel=1e-5)
 
 
 def test_reserved_upgrades_never_displace_the_games_own_later_moves():

@@ -326,19 +326,22 @@ def pair_stage_rows(batch: Batch, pairs: bool | None) -> list:
 def pair_polish(batch: Batch, actions, max_kicks: int | None = None,
                 passes: int = DEFAULT_POLISH_PASSES, rounds: int = DEFAULT_PAIR_ROUNDS,
                 completions: tuple | None = None, chunk: int = DEFAULT_PAIR_CHUNK,
-                kick_completions: tuple | None = None, only: list | None = None):
+                kick_completions: tuple | None = None, only: list | None = None,
+                best_second: bool = False):
     """play.pair_batch over polished games (``actions`` [N, M]): coordinated
     changes that 1-opt cannot reach (``max_kicks``: kicks tried per round,
     None = all; each kick completed with ``kick_completions``, default
     play.PAIR_KICK_COMPLETIONS; ``only``: per instance, whether to run it,
-    the others' games are returned as they are). Returns (final states,
+    the others' games are returned as they are; ``best_second``: each kick
+    completed by its best second change, play.pair_pass). Returns (final states,
     actions); no game gets slower."""
     from . import play
     comps = _completions(completions or DEFAULT_POLISH_THEN or play.COMPLETIONS)
     kicks = _completions(kick_completions or play.PAIR_KICK_COMPLETIONS)
     return _one_at_a_time(play.pair_batch, batch, actions, jnp.int32(rounds), jnp.int32(passes),
                           jnp.int32(max_kicks or (1 << 30)), chunk=chunk, completions=comps,
-                          kick_completions=kicks, only=only)
+                          kick_completions=kicks, only=only,
+                          best_second=best_second)
 
 
 def _one_at_a_time(fn, batch: Batch, actions, *args, only: list | None = None, **kwargs):

@@ -312,7 +312,8 @@ def plan_changes(sf: F.Static, g: game.GameArrays, actions: jax.Array,
 
 def pair_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array,
               chunk: int, max_kicks: jax.Array, completions: tuple = DEFAULT_COMPLETIONS,
-              kick_completions: tuple | None = None, offload: bool = False):
+              kick_completions: tuple | None = None, offload: bool = False,
+              best_second: bool = False):
     """Coordinated changes that no single change reaches (a 2-opt whose
     second change is a whole 1-opt pass): from a game no single change
     improves, each *kick* (one move changed to another plan,
@@ -326,8 +327,12 @@ def pair_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array
     slowest single changes (a buffer kept that displaces others), so their
     time does not rank them. The kicks' passes complete games with
     ``kick_completions`` (default ``completions``; ``PAIR_KICK_COMPLETIONS``
-    says why "own" alone). Returns ``(actions, time)``; the time never
-    increases."""
+    says why "own" alone). ``best_second``: a kick is completed instead
+    by its best single change at another move (every move and plan tried
+    from the kicked game, the fastest taken: an exact 2-exchange, where the
+    first-improvement pass can take an earlier change that blocks the one
+    the kick needs; as costly as the pass). Returns ``(actions, time)``;
+    the time never increases."""
     M = actions.shape[0]
     P = game.NUM_PLANS
     kicks = kick_completions or completions
@@ -344,14 +349,22 @@ def pair_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array
         j, best_t, best_a = c
         idx = jax.lax.dynamic_slice(order, (j * chunk,), (chunk,))
         live = (j * chunk + jnp.arange(chunk)) < n_kicks
-        a_k, t_k = jax.vmap(lambda k, a0, t0: polish_pass(sf, g, a0, t0, kicks, frozen=k,
-                                                     offload=offload))(
-            idx // P, flat_a[idx], flat_t[idx])
+        complete = _best_second_change if best_second else (
+            lambda k, a0, t0: polish_pass(sf, g, a0, t0, kicks, frozen=k, offload=offload))
+        a_k, t_k = jax.vmap(complete)(idx // P, flat_a[idx], flat_t[idx])
         t_k = jnp.where(live & jnp.isfinite(flat_t[idx]), t_k, jnp.inf)
         m = jnp.argmin(t_k)
         better = t_k[m] < best_t
         return (j + 1, jnp.where(better, t_k[m], best_t),
                 jnp.where(better, a_k[m], best_a))
+
+    def _best_second_change(k, a0, t0):
+        """The kicked game ``a0`` (time ``t0``, move ``k`` kicked) with its
+        best single change at another move (``plan_changes``), if faster."""
+        bt2, ba2 = plan_changes(sf, g, a0, kicks, offload)
+        flat2 = bt2.at[k].set(jnp.inf).reshape(-1)
+        j = jnp.argmin(flat2)
+        return jnp.where(flat2[j] < t0, ba2.reshape(M * P, M)[j], a0), jnp.minimum(flat2[j], t0)
 
     _, best_t, best_a = jax.lax.while_loop(cond, body, (jnp.int32(0), t, actions))
     gain = best_t < t * (1 - POLISH_MIN_GAIN)
@@ -372,15 +385,15 @@ PAIR_KICK_COMPLETIONS = ("own", "upgrade")
 
 
 @functools.partial(jax.jit, static_argnames=("chunk", "completions", "kick_completions",
-                                             "offload"))
+                                             "offload", "best_second"))
 def pair_batch(arrays, static, actions, rounds=2, passes=2, max_kicks=1 << 30, chunk: int = 16,
                completions: tuple = COMPLETIONS, kick_completions: tuple | None = None,
-               offload: bool = False):
+               offload: bool = False, best_second: bool = False):
     """Up to ``rounds`` rounds of ``pair_pass`` (at most ``max_kicks``
     kicks each, ``chunk`` at a time, each completed with ``kick_completions``) over every game of the batch
     (``actions`` [N, M]: polished games), each improvement followed by up to
     ``passes`` polish passes (1-opt) from the new game; stops where a round
-    found nothing. ``offload``: every instance is in offload mode
+    found nothing (``best_second``: ``pair_pass``'s). ``offload``: every instance is in offload mode
     (``tried_actions``: the same games, less work). Returns the final
     states and their actions; no game gets slower."""
     def one(sf, g, acts):
@@ -394,7 +407,7 @@ def pair_batch(arrays, static, actions, rounds=2, passes=2, max_kicks=1 << 30, c
         def body(c):
             r, acts, t, _ = c
             acts2, t2 = pair_pass(sf, g, acts, t, chunk, max_kicks, completions,
-                                  kick_completions, offload)
+                                  kick_completions, offload, best_second)
             moved = t2 < t
             acts2, t2 = _polish_passes(sf, g, acts2, t2, jnp.where(moved, passes, 0),
                                        completions, offload)
