@@ -435,6 +435,12 @@ def test_one_instance_at_a_time_keeps_each_instances_game():
     np.testing.assert_array_equal(np.asarray(got_t), np.asarray(want_t))
     assert len(set(np.asarray(got_t).tolist())) == 3    # three different games
     assert modes == [True, False, True]                 # each instance's own mode
+    # ``per_instance``: each instance's own keyword arguments
+    seen = []
+    agent._one_at_a_time(lambda *a, offload=False, tag=None: (seen.append(tag),
+                                                               replayed(*a, offload))[1],
+                         batch, acts, per_instance=lambda spec: {"tag": spec.inst.mode})
+    assert seen == ["offload", "placement", "offload"]
     # ``only``: the rows left out keep their games, replayed as they are
     modes.clear()
     got, got_a = agent._one_at_a_time(replayed, batch, want_a, only=[False, True, False])
@@ -447,7 +453,7 @@ def test_pair_stage_runs_where_the_size_gate_says(monkeypatch):
     """agent.pair_stage_rows: True / False run the pair stage on every / no
     instance; the default (None) runs it on every instance when
     DEFAULT_POLISH_PAIRS is on, else on those of at most
-    DEFAULT_PAIR_MAX_BUFFERS buffers (0: none)."""
+    DEFAULT_PAIR_MAX_BUFFERS[mode] buffers (0: none)."""
     insts = [random_instance(s, num_ops=n, num_args=3, mode="offload")
              for s, n in ((3, 8), (4, 20))]
     batch = agent.encode_batch(insts, 16)
@@ -456,9 +462,9 @@ def test_pair_stage_runs_where_the_size_gate_says(monkeypatch):
     assert agent.pair_stage_rows(batch, True) == [True, True]
     assert agent.pair_stage_rows(batch, False) == [False, False]
     monkeypatch.setattr(agent, "DEFAULT_POLISH_PAIRS", False)
-    monkeypatch.setattr(agent, "DEFAULT_PAIR_MAX_BUFFERS", 0)
-    assert agent.pair_stage_rows(batch, None) == [False, False]
-    monkeypatch.setattr(agent, "DEFAULT_PAIR_MAX_BUFFERS", small)
+    monkeypatch.setattr(agent, "DEFAULT_PAIR_MAX_BUFFERS", {"offload": 0, "placement": large})
+    assert agent.pair_stage_rows(batch, None) == [False, False]     # both are offload
+    monkeypatch.setattr(agent, "DEFAULT_PAIR_MAX_BUFFERS", {"offload": small, "placement": 0})
     assert agent.pair_stage_rows(batch, None) == [True, False]
     monkeypatch.setattr(agent, "DEFAULT_POLISH_PAIRS", True)
     assert agent.pair_stage_rows(batch, None) == [True, True]
@@ -477,7 +483,7 @@ def test_pair_stage_finds_coordinated_changes_that_1opt_cannot():
     t1 = validate(inst, sol).estimated_time
     (again,), _, _ = agent.polish(batch, acts, passes=1, completions=play.COMPLETIONS, pairs=False)
     assert validate(inst, again).estimated_time >= t1 * (1 - 1e-6)
-    final, _ = agent.pair_polish(batch, acts, rounds=1)
+    final, _ = agent.pair_polish(batch, acts, rounds=1, best_second=False)
     (sol2,) = agent._solutions(batch, final, "learned-polish")
     v = validate(inst, sol2)
     assert v.valid, v.summary()
@@ -489,7 +495,7 @@ def test_pair_stage_finds_coordinated_changes_that_1opt_cannot():
     _, every = play.pair_batch(batch.arrays, batch.static, acts, 1, 2, completions=comps,
                                kick_completions=play.PAIR_KICK_COMPLETIONS)
     np.testing.assert_array_equal(np.asarray(every), np.asarray(agent.pair_polish(
-        batch, acts, rounds=1)[1]))
+        batch, acts, rounds=1, best_second=False)[1]))
     # kicks completed by their best second change find a faster game too
     final2, _ = agent.pair_polish(batch, acts, rounds=1, best_second=True)
     (sol3,) = agent._solutions(batch, final2, "learned-polish")

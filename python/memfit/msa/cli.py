@@ -102,10 +102,13 @@ def add_subcommands(sub) -> None:
                         "up to 64 buffers after a search with the rollout value, else 0)")
     a.add_argument("--polish-pairs", action=argparse.BooleanOptionalAction, default=None,
                    help="after the polish, the pair stage: every single change tried as a "
-                        "kick, completed by a polish pass with that move frozen (learned; only "
-                        "where the game is polished: --polish > 0, by default up to 64 "
-                        "buffers; cheap on a dozen buffers, 10-20x the polish's time on 24-58; default: "
-                        "msa.learned.agent.DEFAULT_POLISH_PAIRS, off)")
+                        "kick, completed by its best second change (learned; only where the "
+                        "game is polished: --polish > 0, by default up to 64 buffers). "
+                        "Default: on for offload instances of at most 32 buffers "
+                        "(msa.learned.agent.DEFAULT_PAIR_MAX_BUFFERS; 5-25 s CPU per instance "
+                        "there on a fresh test set); --polish-pairs runs it on every "
+                        "instance (10-20x the polish's time on 24-58 buffers in placement "
+                        "mode), --no-polish-pairs on none")
     a.add_argument("--repack", action=argparse.BooleanOptionalAction, default=None,
                    help="placement mode: then change plans with offsets re-derived by "
                         "relayouts and the exact packer (msa.repack; never slower; "

@@ -95,13 +95,24 @@ DEFAULT_POLISH_THEN = ("own", "heuristic", "upgrade", "reserved")
 DEFAULT_POLISH_PAIRS = False
 #: With the pair stage at its default (``polish_pairs=None``) and
 #: DEFAULT_POLISH_PAIRS off: the pair stage still runs on instances of at
-#: most this many buffers (0: on none). A round costs about the cube of the
-#: buffer count (every kick is completed by a whole 1-opt pass), so it is
-#: cheap only on small instances. Off: a gate at 23 buffers (from
-#: validation costs) gained 2 instances on fresh set 3 but cost more than
-#: half the default's CPU there, and a gate per mode (offload 32) changed
-#: no game on fresh set 4 (docs/msa.md, *A size-gated pair stage*).
-DEFAULT_PAIR_MAX_BUFFERS = 0
+#: most this many buffers, by mode (0: on none). A round costs about the
+#: cube of the buffer count (every kick is completed by a whole pass), so
+#: it is cheap only on small instances, and an offload instance costs a
+#: quarter of a placement one (8 legal actions of 29). Judged on fresh test
+#: sets against a criterion written before each result (docs/msa.md, *A
+#: size-gated pair stage*): both modes up to 23 buffers gained 2 instances
+#: on set 3 but cost more than half the default's CPU; offload up to 32
+#: with the first-improvement kick pass changed no game on set 4; offload
+#: up to 32 with DEFAULT_PAIR_BEST_SECOND took set 5 from 15/26 to 17/26
+#: instances within 2% of CP-SAT's optimum (4 of its 5 gated instances
+#: faster, none slower) for 103 s CPU against the default's 216 s.
+DEFAULT_PAIR_MAX_BUFFERS = {"offload": 32, "placement": 0}
+#: A kick is completed by its best second change (play.pair_pass
+#: ``best_second``) instead of a first-improvement pass, by mode: on 11 dev
+#: offload misses 8 reached CP-SAT's optimum (within 2%) vs 7; on 4 dev
+#: placement misses 1 vs 3 (the pass reaches two cnn ones, bench/
+#: msa_pair_dev_misses.txt), so placement keeps the pass.
+DEFAULT_PAIR_BEST_SECOND = {"offload": True, "placement": False}
 DEFAULT_PAIR_ROUNDS = 2
 DEFAULT_PAIR_CHUNK = 16
 #: A polish pass tries 29 actions x 3 completions per move (8 actions on
@@ -315,11 +326,12 @@ def _polish_stages(batch: Batch, actions, passes: int, completions, pairs: bool 
 def pair_stage_rows(batch: Batch, pairs: bool | None) -> list:
     """Per instance of the batch, whether the pair stage runs on it:
     ``pairs`` True (all) or False (none); None: all if DEFAULT_POLISH_PAIRS,
-    else those of at most DEFAULT_PAIR_MAX_BUFFERS buffers."""
+    else those of at most DEFAULT_PAIR_MAX_BUFFERS[mode] buffers."""
     if pairs is None:
         if DEFAULT_POLISH_PAIRS:
             return [True] * len(batch.specs)
-        return [s.inst.num_buffers <= DEFAULT_PAIR_MAX_BUFFERS for s in batch.specs]
+        return [s.inst.num_buffers <= DEFAULT_PAIR_MAX_BUFFERS.get(s.inst.mode, 0)
+                for s in batch.specs]
     return [bool(pairs)] * len(batch.specs)
 
 
@@ -327,13 +339,14 @@ def pair_polish(batch: Batch, actions, max_kicks: int | None = None,
                 passes: int = DEFAULT_POLISH_PASSES, rounds: int = DEFAULT_PAIR_ROUNDS,
                 completions: tuple | None = None, chunk: int = DEFAULT_PAIR_CHUNK,
                 kick_completions: tuple | None = None, only: list | None = None,
-                best_second: bool = False):
+                best_second: bool | None = None):
     """play.pair_batch over polished games (``actions`` [N, M]): coordinated
     changes that 1-opt cannot reach (``max_kicks``: kicks tried per round,
     None = all; each kick completed with ``kick_completions``, default
     play.PAIR_KICK_COMPLETIONS; ``only``: per instance, whether to run it,
     the others' games are returned as they are; ``best_second``: each kick
-    completed by its best second change, play.pair_pass). Returns (final states,
+    completed by its best second change, play.pair_pass; default
+    DEFAULT_PAIR_BEST_SECOND by the instance's mode). Returns (final states,
     actions); no game gets slower."""
     from . import play
     comps = _completions(completions or DEFAULT_POLISH_THEN or play.COMPLETIONS)
@@ -341,14 +354,18 @@ def pair_polish(batch: Batch, actions, max_kicks: int | None = None,
     return _one_at_a_time(play.pair_batch, batch, actions, jnp.int32(rounds), jnp.int32(passes),
                           jnp.int32(max_kicks or (1 << 30)), chunk=chunk, completions=comps,
                           kick_completions=kicks, only=only,
-                          best_second=best_second)
+                          per_instance=lambda spec: {"best_second": (
+                              DEFAULT_PAIR_BEST_SECOND.get(spec.inst.mode, False)
+                              if best_second is None else bool(best_second))})
 
 
-def _one_at_a_time(fn, batch: Batch, actions, *args, only: list | None = None, **kwargs):
+def _one_at_a_time(fn, batch: Batch, actions, *args, only: list | None = None,
+                   per_instance=None, **kwargs):
     """``fn(arrays, static, actions, *args, **kwargs)`` (play.polish_batch,
     play.pair_batch: jitted, vmapped over instances) called on one instance
     at a time, the results concatenated (``only``: per instance, whether to
-    call it; the others' games are replayed as they are). Their while loops run, in a vmapped
+    call it; the others' games are replayed as they are; ``per_instance``:
+    spec -> that instance's own keyword arguments). Their while loops run, in a vmapped
     batch, every lane until the lane that needs most is done (the most
     moves, passes, kick chunks, rounds), so a batch costs its size times its
     worst instance; alone each instance stops when it is done, and there is
@@ -359,15 +376,16 @@ def _one_at_a_time(fn, batch: Batch, actions, *args, only: list | None = None, *
     instance in offload mode is polished with ``offload=True``
     (play.tried_actions: its 8 legal actions of the 29, the same games)."""
     from . import play
-    offload = [spec.inst.mode == "offload" for spec in batch.specs]
+    own = [dict(offload=spec.inst.mode == "offload", **(per_instance(spec) if per_instance
+                                                         else {})) for spec in batch.specs]
     if actions.shape[0] == 1 and (only is None or only[0]):
-        return fn(batch.arrays, batch.static, actions, *args, offload=offload[0], **kwargs)
+        return fn(batch.arrays, batch.static, actions, *args, **own[0], **kwargs)
     outs = []
     for i in range(actions.shape[0]):
         one = lambda tree: jax.tree.map(lambda x: x[i:i + 1], tree)   # noqa: E731
         if only is None or only[i]:
             outs.append(fn(one(batch.arrays), one(batch.static), actions[i:i + 1], *args,
-                           offload=offload[i], **kwargs))
+                           **own[i], **kwargs))
         else:
             outs.append((play.replay_batch(one(batch.arrays), actions[i:i + 1]),
                          actions[i:i + 1]))
