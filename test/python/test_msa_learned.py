@@ -474,8 +474,9 @@ def test_pair_stage_finds_coordinated_changes_that_1opt_cannot():
     """play.pair_batch (agent.pair_polish): on a game that no single change
     improves (another 1-opt pass with every completion finds nothing), a
     first change that costs time, completed by a polish pass with that move
-    frozen, reaches a faster game; the result validates and its time is the
-    validator's. (The instance: a small synthetic one where this happens.)"""
+    frozen, or by its best second change (``best_second``), reaches a faster
+    game; the result validates and its time is the validator's. (The
+    instance: a small synthetic one where this happens.)"""
     inst = random_instance(13, num_ops=20, num_args=4, mode="offload")
     batch = agent.encode_batch([inst], 16)
     M = batch.arrays.order.shape[1]
@@ -483,26 +484,24 @@ def test_pair_stage_finds_coordinated_changes_that_1opt_cannot():
     t1 = validate(inst, sol).estimated_time
     (again,), _, _ = agent.polish(batch, acts, passes=1, completions=play.COMPLETIONS, pairs=False)
     assert validate(inst, again).estimated_time >= t1 * (1 - 1e-6)
-    final, _ = agent.pair_polish(batch, acts, rounds=1, best_second=False)
-    (sol2,) = agent._solutions(batch, final, "learned-polish")
-    v = validate(inst, sol2)
-    assert v.valid, v.summary()
-    assert v.estimated_time < t1 * (1 - 1e-3)
-    assert float(final.time[0]) == pytest.approx(v.estimated_time, rel=1e-5)
+
+    def faster_and_valid(final):
+        (sol2,) = agent._solutions(batch, final, "learned-polish")
+        v = validate(inst, sol2)
+        assert v.valid, v.summary()
+        assert v.estimated_time < t1 * (1 - 1e-3)
+        assert float(final.time[0]) == pytest.approx(v.estimated_time, rel=1e-5)
+
+    final, paired = agent.pair_polish(batch, acts, rounds=1, best_second=False)
+    faster_and_valid(final)
     # agent.pair_polish tries only offload mode's legal actions
     # (play.tried_actions): the same game as trying all 29
     comps = agent.DEFAULT_POLISH_THEN
     _, every = play.pair_batch(batch.arrays, batch.static, acts, 1, 2, completions=comps,
                                kick_completions=play.PAIR_KICK_COMPLETIONS)
-    np.testing.assert_array_equal(np.asarray(every), np.asarray(agent.pair_polish(
-        batch, acts, rounds=1, best_second=False)[1]))
+    np.testing.assert_array_equal(np.asarray(every), np.asarray(paired))
     # kicks completed by their best second change find a faster game too
-    final2, _ = agent.pair_polish(batch, acts, rounds=1, best_second=True)
-    (sol3,) = agent._solutions(batch, final2, "learned-polish")
-    v3 = validate(inst, sol3)
-    assert v3.valid, v3.summary()
-    assert v3.estimated_time < t1 * (1 - 1e-3)
-    assert float(final2.time[0]) == pytest.approx(v3.estimated_time, rel=1e-5)
+    faster_and_valid(agent.pair_polish(batch, acts, rounds=1, best_second=True)[0])
 
 
 def test_reserved_upgrades_never_displace_the_games_own_later_moves():
