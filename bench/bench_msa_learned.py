@@ -294,6 +294,8 @@ def polish_from(args, passes: int) -> int:
     from memfit.msa.learned import agent
     src = Path(args.polish_from)
     rows = json.loads(src.read_text())
+    if args.only:        # as in a fresh run: only the instances whose name has one
+        rows = [r for r in rows if any(o in r["instance"] for o in args.only.split(","))]
     man_path = Path(args.manifest)
     insts = [Instance.load(man_path.parent / "instances" / (r["instance"] + ".json")) for r in rows]
     groups: dict = {}
