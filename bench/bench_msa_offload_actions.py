@@ -90,8 +90,9 @@ def main(argv=None) -> int:
         a = [r[2 + 3 * k] for r in rows]
         b = [r[3 + 3 * k] for r in rows]
         same = sum(r[4 + 3 * k] for r in rows)
+        ratio = geo([x / y for x, y in zip(a, b)])
         print(f"{stage}: {len(rows)} offload instances, all actions {sum(a):.1f} s CPU, "
-              f"offload's 8 {sum(b):.1f} s; geomean ratio {geo([x / y for x, y in zip(a, b)]):.2f}; "
+              f"offload's 8 {sum(b):.1f} s; geomean ratio {ratio:.2f}; "
               f"identical games {same}/{len(rows)}")
     return 0 if all(all(r[4::3]) for r in rows) else 1
 

@@ -25,7 +25,8 @@ arguments; ``then=own+heuristic+upgrade+reserved``: after the polish, as
 many passes again with these completions; ``pairs=K`` (``rounds=R;chunk=C;kick=own+...``):
 then the pair stage (agent.pair_polish) with at most K kicks a round (-1: all), with
 ``pairmax=G`` only on instances of at most G buffers (0: none; ``pairmaxoff=G``: offload
-ones' own gate; ``second=1``: kicks completed by their best second change; each instance's pair-stage CPU seconds, warm, printed beside it in brackets); ``repack=1``:
+ones' own gate; ``second=1``: kicks completed by their best second change; each
+instance's pair-stage CPU seconds, warm, printed beside it in brackets); ``repack=1``:
 then msa.repack (plan changes with offsets from the exact packer; placement instances only).
 Columns with the same settings but polish's share the search: it is played once (polish=0)
 and each column polishes that game; columns that differ only in ``pairs`` or ``repack``
@@ -96,31 +97,31 @@ def _games_cache(insts, idx, pkey) -> Path:
 
 def pair_stage_timed(batch, actions, only, rounds: int, pair_args: dict):
     """agent.pair_polish on the rows ``only`` picks, one instance at a time,
-    each timed (CPU seconds, warm: the bucket's compile is paid first by a
-    call with no round, and reported as ``"compile"``). Returns (final
-    states, actions, {row: CPU seconds, "compile": CPU seconds})."""
+    each timed (CPU seconds, warm: each compile, per mode since the stage
+    compiles per mode, is paid first by a call with no round, and their sum
+    is reported as ``"compile"``). Returns (final states, actions, {row:
+    CPU seconds, "compile": CPU seconds})."""
     import jax
+    import jax.numpy as jnp
     from memfit.msa.learned import agent, play
-    cpu, finals, rows = {}, [], []
+    cpu, finals, rows, compiled = {"compile": 0.0}, [], [], set()
     for i in range(actions.shape[0]):
-        one = lambda t: jax.tree.map(lambda x: x[i:i + 1], t)     # noqa: E731
-        sub = agent.Batch([batch.specs[i]], one(batch.arrays), one(batch.static), 0.0)
-        a = actions[i:i + 1]
+        sub, a = agent.batch_row(batch, i), actions[i:i + 1]
         if not only[i]:
             finals.append(play.replay_batch(sub.arrays, a))
             rows.append(a)
             continue
-        if "compile" not in cpu:
+        if sub.specs[0].inst.mode not in compiled:
+            compiled.add(sub.specs[0].inst.mode)
             c0 = time.process_time()
             jax.block_until_ready(agent.pair_polish(sub, a, rounds=0, **pair_args)[1])
-            cpu["compile"] = time.process_time() - c0
+            cpu["compile"] += time.process_time() - c0
         c0 = time.process_time()
         final, a = agent.pair_polish(sub, a, rounds=rounds, **pair_args)
         jax.block_until_ready(a)
         cpu[i] = time.process_time() - c0
         finals.append(final)
         rows.append(a)
-    import jax.numpy as jnp
     return (jax.tree.map(lambda *xs: jnp.concatenate(xs), *finals), jnp.concatenate(rows), cpu)
 
 

@@ -382,14 +382,18 @@ def _one_at_a_time(fn, batch: Batch, actions, *args, only: list | None = None,
         return fn(batch.arrays, batch.static, actions, *args, **own[0], **kwargs)
     outs = []
     for i in range(actions.shape[0]):
-        one = lambda tree: jax.tree.map(lambda x: x[i:i + 1], tree)   # noqa: E731
+        row, acts = batch_row(batch, i), actions[i:i + 1]
         if only is None or only[i]:
-            outs.append(fn(one(batch.arrays), one(batch.static), actions[i:i + 1], *args,
-                           **own[i], **kwargs))
+            outs.append(fn(row.arrays, row.static, acts, *args, **own[i], **kwargs))
         else:
-            outs.append((play.replay_batch(one(batch.arrays), actions[i:i + 1]),
-                         actions[i:i + 1]))
+            outs.append((play.replay_batch(row.arrays, acts), acts))
     return jax.tree.map(lambda *xs: jnp.concatenate(xs), *outs)
+
+
+def batch_row(batch: Batch, i: int) -> Batch:
+    """Instance ``i`` of the batch as a batch of one (same buckets)."""
+    one = lambda tree: jax.tree.map(lambda x: x[i:i + 1], tree)   # noqa: E731
+    return Batch([batch.specs[i]], one(batch.arrays), one(batch.static), 0.0)
 
 
 def repacked(batch: Batch, sols) -> list:

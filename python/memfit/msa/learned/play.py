@@ -345,26 +345,29 @@ def pair_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array
         j, best_t, _ = c
         return (j * chunk < n_kicks) & (best_t >= t * (1 - POLISH_MIN_GAIN))
 
-    def body(c):
-        j, best_t, best_a = c
-        idx = jax.lax.dynamic_slice(order, (j * chunk,), (chunk,))
-        live = (j * chunk + jnp.arange(chunk)) < n_kicks
-        complete = _best_second_change if best_second else (
-            lambda k, a0, t0: polish_pass(sf, g, a0, t0, kicks, frozen=k, offload=offload))
-        a_k, t_k = jax.vmap(complete)(idx // P, flat_a[idx], flat_t[idx])
-        t_k = jnp.where(live & jnp.isfinite(flat_t[idx]), t_k, jnp.inf)
-        m = jnp.argmin(t_k)
-        better = t_k[m] < best_t
-        return (j + 1, jnp.where(better, t_k[m], best_t),
-                jnp.where(better, a_k[m], best_a))
-
-    def _best_second_change(k, a0, t0):
+    def best_second_change(k, a0, t0):
         """The kicked game ``a0`` (time ``t0``, move ``k`` kicked) with its
         best single change at another move (``plan_changes``), if faster."""
         bt2, ba2 = plan_changes(sf, g, a0, kicks, offload)
         flat2 = bt2.at[k].set(jnp.inf).reshape(-1)
         j = jnp.argmin(flat2)
         return jnp.where(flat2[j] < t0, ba2.reshape(M * P, M)[j], a0), jnp.minimum(flat2[j], t0)
+
+    def polished_kick(k, a0, t0):
+        return polish_pass(sf, g, a0, t0, kicks, frozen=k, offload=offload)
+
+    complete = best_second_change if best_second else polished_kick
+
+    def body(c):
+        j, best_t, best_a = c
+        idx = jax.lax.dynamic_slice(order, (j * chunk,), (chunk,))
+        live = (j * chunk + jnp.arange(chunk)) < n_kicks
+        a_k, t_k = jax.vmap(complete)(idx // P, flat_a[idx], flat_t[idx])
+        t_k = jnp.where(live & jnp.isfinite(flat_t[idx]), t_k, jnp.inf)
+        m = jnp.argmin(t_k)
+        better = t_k[m] < best_t
+        return (j + 1, jnp.where(better, t_k[m], best_t),
+                jnp.where(better, a_k[m], best_a))
 
     _, best_t, best_a = jax.lax.while_loop(cond, body, (jnp.int32(0), t, actions))
     gain = best_t < t * (1 - POLISH_MIN_GAIN)
@@ -393,9 +396,10 @@ def pair_batch(arrays, static, actions, rounds=2, passes=2, max_kicks=1 << 30, c
     kicks each, ``chunk`` at a time, each completed with ``kick_completions``) over every game of the batch
     (``actions`` [N, M]: polished games), each improvement followed by up to
     ``passes`` polish passes (1-opt) from the new game; stops where a round
-    found nothing (``best_second``: ``pair_pass``'s). ``offload``: every instance is in offload mode
-    (``tried_actions``: the same games, less work). Returns the final
-    states and their actions; no game gets slower."""
+    found nothing (``best_second``: ``pair_pass``'s). ``offload``: every
+    instance is in offload mode (``tried_actions``: the same games, less
+    work). Returns the final states and their actions; no game gets
+    slower."""
     def one(sf, g, acts):
         acts = legal_actions_played(g, acts)
         t0 = game.estimated_time(g, _replay(g, acts).choice)
