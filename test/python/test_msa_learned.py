@@ -392,7 +392,7 @@ def test_polish_improves_a_game_and_never_makes_it_slower():
         sf, g = play.unstack(batch.static, 0), play.unstack(batch.arrays, 0)
         heur, heur_acts = jax.jit(play.rollout_actions)(sf, game.init(g), jnp.zeros(M, jnp.int32))
         slow = jnp.zeros((1, M), jnp.int32)
-        (sol,), _, acts = agent.polish(batch, slow, passes=2)
+        (sol,), _, acts = agent.polish(batch, slow, passes=2, pairs=False)
         v = validate(inst, sol)
         assert v.valid, v.summary()
         all_slow = float(game.init(g).time)
@@ -400,13 +400,25 @@ def test_polish_improves_a_game_and_never_makes_it_slower():
         end = play.replay_batch(batch.arrays, acts)
         assert float(end.time[0]) == pytest.approx(v.estimated_time, rel=1e-5)
         # polishing the polished game again never makes it slower
-        (again,), _, _ = agent.polish(batch, acts, passes=1)
+        (again,), _, _ = agent.polish(batch, acts, passes=1, pairs=False)
         assert validate(inst, again).estimated_time <= v.estimated_time * (1 + 1e-6)
         # the default's second stage (agent.DEFAULT_POLISH_THEN, with the
         # "reserved" completion) starts from the first stage's game
         (first,), _, _ = agent.polish(batch, slow, passes=2,
-                                      completions=play.DEFAULT_COMPLETIONS)
+                                      completions=play.DEFAULT_COMPLETIONS, pairs=False)
         assert v.estimated_time <= validate(inst, first).estimated_time * (1 + 1e-6)
+    # an offload instance is polished trying only offload mode's legal
+    # actions (play.tried_actions, as agent._one_at_a_time calls it): the
+    # same game as trying all 29 (both compiles are the loop's, same buckets;
+    # play.pair_batch tries its kicks and completions through the same
+    # play._try_move)
+    batch = agent.encode_batch(insts[:1], 16)
+    slow = jnp.zeros((1, batch.arrays.order.shape[1]), jnp.int32)
+    games = [play.polish_batch(batch.arrays, batch.static, slow, jnp.int32(2),
+                               completions=play.DEFAULT_COMPLETIONS, offload=off)[1]
+             for off in (True, False)]
+    np.testing.assert_array_equal(np.asarray(games[0]), np.asarray(games[1]))
+    assert int(jnp.sum(games[0] != 0)) > 0          # a game with fast moves
 
 
 def test_one_instance_at_a_time_keeps_each_instances_game():
@@ -492,14 +504,7 @@ def test_pair_stage_finds_coordinated_changes_that_1opt_cannot():
         assert v.estimated_time < t1 * (1 - 1e-3)
         assert float(final.time[0]) == pytest.approx(v.estimated_time, rel=1e-5)
 
-    final, paired = agent.pair_polish(batch, acts, rounds=1, best_second=False)
-    faster_and_valid(final)
-    # agent.pair_polish tries only offload mode's legal actions
-    # (play.tried_actions): the same game as trying all 29
-    comps = agent.DEFAULT_POLISH_THEN
-    _, every = play.pair_batch(batch.arrays, batch.static, acts, 1, 2, completions=comps,
-                               kick_completions=play.PAIR_KICK_COMPLETIONS)
-    np.testing.assert_array_equal(np.asarray(every), np.asarray(paired))
+    faster_and_valid(agent.pair_polish(batch, acts, rounds=1, best_second=False)[0])
     # kicks completed by their best second change find a faster game too
     faster_and_valid(agent.pair_polish(batch, acts, rounds=1, best_second=True)[0])
 
