@@ -225,6 +225,7 @@ def main(argv=None) -> int:
             pairmax_off = kw.pop("pairmaxoff", pairmax)
             best_second = bool(kw.pop("second", 0))
             rp = kw.pop("repack", 0)
+            rx = kw.pop("relax", 0)
             key = tuple(sorted(kw.items()))
             if key not in searched:
                 c0 = time.process_time()
@@ -274,6 +275,17 @@ def main(argv=None) -> int:
                 c3 = time.process_time()
                 cols[m] = [repack(s.inst, sol)[0] for s, sol in zip(batch.specs, cols[m])]
                 cpu[m] += time.process_time() - c3
+            if rx:
+                c4 = time.process_time()
+                rows = [i for i, s in enumerate(batch.specs) if s.inst.mode == "placement"]
+                rb = agent.encode_batch([agent.offload_relaxation(batch.specs[i].inst)
+                                         for i in rows], access_width=batch.arrays.acc.shape[2])
+                plans = agent.play_batch(rb, polish=max(passes, 1), relax=False, repack=False,
+                                         **kw)[0] if rows else []
+                cols[m] = agent.relaxed(batch, cols[m], dict(zip(rows, plans)), repack=bool(rp))
+                cpu[m] += time.process_time() - c4
+                print(f"  {m}: relaxation {time.process_time() - c4:.0f} s CPU",
+                      file=sys.stderr, flush=True)
         for i, k in enumerate(idx):
             name, inst = insts[k]
             h = validate(inst, heuristic(inst)).estimated_time

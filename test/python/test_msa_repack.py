@@ -130,3 +130,78 @@ def test_agent_default_repacks_placement_games(monkeypatch):
     assert len(calls) == 1
     v_on, v_off = validate(inst, on), validate(inst, off)
     assert v_on.valid and v_on.estimated_time <= v_off.estimated_time
+
+
+def _relayouts_fail():
+    """A placement instance (synthetic, 21 buffers) and CP-SAT's optimal
+    solution, whose plan set neither the greedy relayouts nor the packer lay
+    out (split buffers: two intervals at one offset)."""
+    from memfit.msa import exact
+    inst = random_instance(38, num_ops=18, num_args=3, mode="placement", capacity_fraction=0.4)
+    r = exact.solve(inst, time_limit=30, num_workers=1)
+    assert r.status == "OPTIMAL"
+    return inst, r
+
+
+def test_lay_out_places_plans_the_relayouts_and_packer_cannot():
+    """msa.repack.lay_out (the first-fit order search) gives CP-SAT's
+    optimal plan set offsets where repack's relayouts and its packer step
+    find none; the layout validates at CP-SAT's time."""
+    import numpy as np
+    from memfit.msa.plans import menu_index
+    from memfit.msa.repack import NODE_LIMIT, _Search, lay_out
+    inst, r = _relayouts_fail()
+    h = heuristic(inst)
+    s = _Search(inst, h, NODE_LIMIT)
+    by_id = r.solution.by_id()
+    choice = np.array([menu_index(s.menus[b], by_id[b]) for b in range(inst.num_buffers)],
+                      np.int32)
+    assert s.compact(choice, []) is None and s.repack(choice) is None
+    laid = lay_out(inst, h, r.solution)
+    assert laid is not None
+    v = validate(inst, laid)
+    assert v.valid, v.summary()
+    assert v.estimated_time == pytest.approx(r.verdict.estimated_time, rel=1e-9)
+    # the same plans given as an offload-mode solution (no offsets)
+    plans = Solution("offload", "relaxed", [dataclasses.replace(a, offset=None if a.space == "slow"
+                                                                else 0)
+                                            for a in r.solution.buffers])
+    assert validate(inst, lay_out(inst, h, plans)).estimated_time == pytest.approx(
+        v.estimated_time, rel=1e-9)
+
+
+def test_lay_out_repair_makes_the_buffers_above_capacity_slow():
+    """A plan set that cannot fit (every buffer kept in fast memory): no
+    layout; with ``repair`` a valid layout of a subset of them."""
+    from memfit.msa.repack import lay_out
+    inst, _ = _relayouts_fail()
+    h = heuristic(inst)
+    every = Solution("offload", "all kept", [BufferAssignment(b, "fast", 0)
+                                             for b in range(inst.num_buffers)])
+    assert lay_out(inst, h, every) is None
+    laid = lay_out(inst, h, every, repair=True)
+    v = validate(inst, laid)
+    assert v.valid, v.summary()
+    fast = [a.id for a in laid.buffers if a.space == "fast"]
+    assert 0 < len(fast) < inst.num_buffers
+    assert all(not a.prefetches for a in laid.buffers)     # kept or slow, nothing else
+
+
+def test_agent_plays_placement_games_in_their_offload_relaxation():
+    """agent.play_batch (agent.DEFAULT_RELAX): a placement instance is also
+    played in its offload relaxation, the relaxed plans laid out
+    (msa.repack.lay_out) and repacked; the faster valid layout is kept.
+    On this instance the game's placement offsets end in a slower layout
+    than the relaxation's plans (0.876 of its time, measured)."""
+    from memfit.msa.learned import agent
+    assert agent.DEFAULT_RELAX
+    inst = random_instance(42, num_ops=18, num_args=3, mode="placement", capacity_fraction=0.4)
+    relaxed = agent.offload_relaxation(inst)
+    assert relaxed.mode == "offload" and relaxed.buffers == inst.buffers
+    batch = agent.encode_batch([inst])
+    kw = dict(simulations=0, polish=1, polish_pairs=False)
+    (off,), _ = agent.play_batch(batch, relax=False, **kw)
+    (on,), _ = agent.play_batch(batch, **kw)
+    v_on, v_off = validate(inst, on), validate(inst, off)
+    assert v_on.valid, v_on.summary()
+    assert v_on.estimated_time < v_off.estimated_time * (1 - 1e-3)

@@ -139,6 +139,18 @@ BIG_DEFAULT_SIMULATIONS = 0
 #: instances, slower on none. About 0.2-0.9 s CPU per instance plus a ~2 s
 #: compile per bucket shape.
 DEFAULT_REPACK = True
+#: After the polish, in placement mode, before msa.repack: the game's plans
+#: are polished again in the instance's *offload relaxation* (the same
+#: buffers, plans and capacity, fast memory counted per op with no
+#: offsets: the game's offload mode, where a move tries 8 actions, not 29,
+#: and the pair stage runs by its offload gate), and the relaxed game's
+#: plans get offsets by msa.repack.lay_out; the fastest valid layout is
+#: kept (never slower). Why: the game places a buffer at one of its K
+#: lowest skyline offsets when it is decided, so some plan sets cannot be
+#: played in placement mode although they fit; on 10 of 13 dev misses
+#: whose relaxation CP-SAT proved, the relaxation's optimum equals the
+#: placement optimum (/work/notes: bench/msa_relax_dev.txt).
+DEFAULT_RELAX = True
 MAX_BUFFERS = game.BUFFER_BUCKETS[-1]
 MAX_OPS = game.OP_BUCKETS[-1]
 
@@ -230,7 +242,7 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
                root_rule: str | None = None, polish: int | None = None,
                max_considered: int | None = None, policy_seed: bool | None = None,
                completions: tuple | None = None, polish_pairs: bool | None = None,
-               repack: bool | None = None,
+               repack: bool | None = None, relax: bool | None = None,
                return_actions: bool = False, return_raw: bool = False):
     """Plays every game of the batch; ``(solutions, wall seconds of the play)``
     (with ``return_actions``, also the games' moves [N, M], for ``polish``).
@@ -255,8 +267,13 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     instances' solutions then go through msa.repack (default ``DEFAULT_REPACK`` where
     the game is polished; the returned actions are then the polished game's, not
     the repacked layout's). ``return_raw``: also return the
-    played game's own solutions (before the best-game choice and polish)."""
+    played game's own solutions (before the best-game choice and polish).
+    ``relax``: placement instances are also played in their offload
+    relaxation (``relaxed``; default ``DEFAULT_RELAX`` where the game is
+    polished)."""
     from . import play
+    given = {k: v for k, v in locals().items()
+             if k not in ("batch", "play", "return_actions", "return_raw")}
     if simulations > 0:
         require("mctx", "the learned memory-space player")
     net = params if params is not None else load_params()
@@ -296,8 +313,16 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     if polish > 0:
         final, actions = _polish_stages(batch, actions, polish, completions, polish_pairs)
         sols = _solutions(batch, final, method)
-    if (DEFAULT_REPACK and polish > 0) if repack is None else repack:
+    repack = (DEFAULT_REPACK and polish > 0) if repack is None else repack
+    if repack:
         sols = repacked(batch, sols)
+    rows = [i for i, spec in enumerate(batch.specs) if spec.inst.mode == "placement"]
+    if rows and polish > 0 and (DEFAULT_RELAX if relax is None else relax):
+        rb = encode_batch([offload_relaxation(batch.specs[i].inst) for i in rows],
+                          access_width=batch.arrays.acc.shape[2])
+        plans, _ = play_batch(rb, **{**given, "params": net, "polish": polish,
+                                     "relax": False, "repack": False})
+        sols = relaxed(batch, sols, dict(zip(rows, plans)), repack=repack)
     wall = time.perf_counter() - t0
     out = (sols, wall) + ((actions,) if return_actions else ()) + ((raw,) if return_raw else ())
     return out
@@ -401,6 +426,38 @@ def repacked(batch: Batch, sols) -> list:
     from ..repack import repack
     return [repack(spec.inst, sol)[0] if spec.inst.mode == "placement" else sol
             for spec, sol in zip(batch.specs, sols)]
+
+
+def offload_relaxation(inst):
+    """``inst`` in offload mode: the same buffers, plans and capacity, fast
+    memory counted per op, no offsets (a relaxation of placement mode)."""
+    from ..instance import Instance
+    d = inst.to_dict()
+    d["mode"] = "offload"
+    d["program"] = f"{inst.program} (offload relaxation)"
+    return Instance.from_dict(d)
+
+
+def relaxed(batch: Batch, sols, plans: dict, repack: bool = True) -> list:
+    """``sols`` with each placement instance ``i`` in ``plans`` (its offload
+    relaxation's solution, ``offload_relaxation``) laid out by
+    msa.repack.lay_out (with ``repair``: a plan set that does not fit loses
+    the buffers above the capacity), then msa.repack'ed (``repack``), where
+    the validator times that faster than ``sols[i]``."""
+    from ..repack import lay_out, repack as repack_one
+    from ..validator import validate
+    out = list(sols)
+    for i, relaxed_sol in plans.items():
+        inst = batch.specs[i].inst
+        laid = lay_out(inst, sols[i], relaxed_sol, repair=True)
+        if laid is not None and repack:
+            laid = repack_one(inst, laid)[0]
+        if laid is not None and (validate(inst, laid).estimated_time
+                                 < validate(inst, sols[i]).estimated_time):
+            laid.method = sols[i].method
+            laid.notes = sols[i].notes
+            out[i] = laid
+    return out
 
 
 def _completions(names) -> tuple:
