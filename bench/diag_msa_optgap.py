@@ -277,12 +277,12 @@ def main(argv=None) -> int:
                 cpu[m] += time.process_time() - c3
             if rx:
                 c4 = time.process_time()
-                rows = [i for i, s in enumerate(batch.specs) if s.inst.mode == "placement"]
+                prow = [i for i, s in enumerate(batch.specs) if s.inst.mode == "placement"]
                 rb = agent.encode_batch([agent.offload_relaxation(batch.specs[i].inst)
-                                         for i in rows], access_width=batch.arrays.acc.shape[2])
+                                         for i in prow], access_width=batch.arrays.acc.shape[2])
                 plans = agent.play_batch(rb, polish=max(passes, 1), relax=False, repack=False,
-                                         **kw)[0] if rows else []
-                cols[m] = agent.relaxed(batch, cols[m], dict(zip(rows, plans)), repack=bool(rp))
+                                         **kw)[0] if prow else []
+                cols[m] = agent.relaxed(batch, cols[m], dict(zip(prow, plans)), repack=bool(rp))
                 cpu[m] += time.process_time() - c4
                 print(f"  {m}: relaxation {time.process_time() - c4:.0f} s CPU",
                       file=sys.stderr, flush=True)
