@@ -188,20 +188,19 @@ def test_lay_out_repair_makes_the_buffers_above_capacity_slow():
 
 
 def test_agent_plays_placement_games_in_their_offload_relaxation():
-    """agent.play_batch (agent.DEFAULT_RELAX): a placement instance is also
+    """agent.play_batch(relax=True): a placement instance is also
     played in its offload relaxation, the relaxed plans laid out
     (msa.repack.lay_out) and repacked; the faster valid layout is kept.
     On this instance the game's placement offsets end in a slower layout
     than the relaxation's plans (0.876 of its time, measured)."""
     from memfit.msa.learned import agent
-    assert agent.DEFAULT_RELAX
     inst = random_instance(42, num_ops=18, num_args=3, mode="placement", capacity_fraction=0.4)
     relaxed = agent.offload_relaxation(inst)
     assert relaxed.mode == "offload" and relaxed.buffers == inst.buffers
     batch = agent.encode_batch([inst])
     kw = dict(simulations=0, polish=1, polish_pairs=False)
     (off,), _ = agent.play_batch(batch, relax=False, **kw)
-    (on,), _ = agent.play_batch(batch, **kw)
+    (on,), _ = agent.play_batch(batch, relax=True, **kw)
     v_on, v_off = validate(inst, on), validate(inst, off)
     assert v_on.valid, v_on.summary()
     assert v_on.estimated_time < v_off.estimated_time * (1 - 1e-3)

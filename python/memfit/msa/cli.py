@@ -12,7 +12,8 @@ METHODS = ("heuristic", "exact", "learned", "greedy", "random", "slow")
 
 def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int = 8, seed: int = 0,
                simulations: int | None = None, polish: int | None = None,
-               polish_pairs: bool | None = None, repack: bool | None = None):
+               polish_pairs: bool | None = None, repack: bool | None = None,
+               relax: bool | None = None):
     """``method``'s solution; ``repack`` (placement mode): then msa.repack
     (None: the learned agent's default, off for the other methods)."""
     if method != "learned" and repack and inst.mode == "placement":
@@ -28,7 +29,7 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
         from .learned.agent import use_compilation_cache
         use_compilation_cache()
         return learned.assign(inst, simulations=simulations, seed=seed, polish=polish,
-                              polish_pairs=polish_pairs, repack=repack)
+                              polish_pairs=polish_pairs, repack=repack, relax=relax)
     if method == "exact":
         return exact.solve(inst, time_limit=time_limit, num_workers=num_workers, seed=seed).solution
     if method == "greedy":
@@ -49,7 +50,8 @@ def cmd_assign(args) -> int:
         sol = run_method(inst, args.method, time_limit=args.time_limit,
                          num_workers=args.num_workers, seed=args.seed,
                          simulations=args.simulations, polish=args.polish,
-                         polish_pairs=args.polish_pairs, repack=args.repack)
+                         polish_pairs=args.polish_pairs, repack=args.repack,
+                         relax=args.relax)
     except MemfitError as e:
         print(f"memfit assign: {e}", file=sys.stderr)
         return 2
@@ -114,6 +116,12 @@ def add_subcommands(sub) -> None:
                         "relayouts and the exact packer (msa.repack; never slower; "
                         "default: on for --method learned where it polishes, off for "
                         "the other methods)")
+    a.add_argument("--relax", action=argparse.BooleanOptionalAction, default=None,
+                   help="placement mode (learned, where it polishes): also play the "
+                        "instance's offload relaxation (fast memory counted per op, no "
+                        "offsets), lay its plans out by a first-fit order search, repack, "
+                        "and keep the faster (never slower; default: "
+                        "msa.learned.agent.DEFAULT_RELAX)")
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("-o", "--output", default=None, help="solution JSON (default stdout)")
     a.set_defaults(func=cmd_assign)

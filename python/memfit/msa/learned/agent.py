@@ -150,7 +150,7 @@ DEFAULT_REPACK = True
 #: played in placement mode although they fit; on 10 of 13 dev misses
 #: whose relaxation CP-SAT proved, the relaxation's optimum equals the
 #: placement optimum (/work/notes: bench/msa_relax_dev.txt).
-DEFAULT_RELAX = True
+DEFAULT_RELAX = False
 MAX_BUFFERS = game.BUFFER_BUCKETS[-1]
 MAX_OPS = game.OP_BUCKETS[-1]
 
@@ -525,19 +525,22 @@ def default_simulations(inst) -> int:
 
 def assign(inst, *, simulations: int | None = None, checkpoint=None, seed: int = 0,
            polish: int | None = None, polish_pairs: bool | None = None,
-           repack: bool | None = None):
+           repack: bool | None = None, relax: bool | None = None):
     """A validated Solution for ``inst`` (an Instance) by the learned agent
     (``simulations``: default ``default_simulations(inst)``; ``polish``:
     local-improvement passes, default as ``play_batch``; ``polish_pairs``:
     the pair stage after them, default ``DEFAULT_POLISH_PAIRS``; ``repack``:
-    msa.repack after it, placement mode, default as ``play_batch``)."""
+    msa.repack after it, placement mode, default as ``play_batch``;
+    ``relax``: placement mode, also play the offload relaxation, default
+    as ``play_batch``)."""
     from ..validator import validate
     check_size(inst)
     if simulations is None:
         simulations = default_simulations(inst)
     params = load_params(checkpoint)
     (sol,), _ = play_instances([inst], simulations=simulations, params=params, seed=seed,
-                               polish=polish, polish_pairs=polish_pairs, repack=repack)
+                               polish=polish, polish_pairs=polish_pairs, repack=repack,
+                               relax=relax)
     sol.method = "learned"
     v = validate(inst, sol)
     if not v.valid:
