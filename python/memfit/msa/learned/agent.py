@@ -321,7 +321,7 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
         rb = encode_batch([offload_relaxation(batch.specs[i].inst) for i in rows],
                           access_width=batch.arrays.acc.shape[2])
         plans, _ = play_batch(rb, **{**given, "params": net, "polish": polish,
-                                     "relax": False, "repack": False})
+                                     "polish_pairs": False, "relax": False, "repack": False})
         sols = relaxed(batch, sols, dict(zip(rows, plans)), repack=repack)
     wall = time.perf_counter() - t0
     out = (sols, wall) + ((actions,) if return_actions else ()) + ((raw,) if return_raw else ())
