@@ -41,7 +41,8 @@ LEARNED = (("uniform", "uniform zero"), ("unirollout", "uni+roll+inc"),
            ("meanbestpol", "mean+best+pol"), ("max", "raw max rule"),
            ("raw", "learned raw"), ("learned", "learned+inc"), ("polished", "learned+polish"),
            ("best", "learned+best"), ("bestpol", "learned+best+pol"), ("follow", "follow best"),
-           ("bestpolrp", "best+pol+repack"), ("bestpolpr", "best+pol+pairs+rp"))
+           ("bestpolrp", "best+pol+repack"), ("bestpolpr", "best+pol+pairs+rp"),
+           ("bestpolrx", "best+pol+rp+relax"))
 # method -> agent.play_batch keywords. "raw": the learned search alone (no
 # incumbent game, no polish); "learned": with the incumbent game
 # (play.fortify); "polished": the agent's default, "learned" followed by
@@ -85,6 +86,11 @@ REPACKED = {"bestpolrp": "bestpol"}
 # polished without the pair stage (pairs=False) whatever
 # agent.DEFAULT_POLISH_PAIRS is, so that its rows stay comparable.
 PAIRED = {"bestpolpr": "bestpol"}
+# "bestpolrx": "bestpolrp" and then the offload relaxation (agent.
+# relaxation_plans, agent.relaxed: placement instances played again in
+# offload mode, the plans laid out and repacked, the faster kept); its wall
+# "bestpol"'s plus the repack's and the relaxation's.
+RELAXED = {"bestpolrx": "bestpol"}
 POLISHED = {"unipolish": "unirollout", "polished": "learned", "unibestpol": "unibest",
             "bestpol": "best", "meanbestpol": "meanbest"}
 # The agent as it plays by default (memfit assign --method learned)
@@ -131,13 +137,12 @@ def learned_rows(insts, sims: int, methods, passes: int, params=None):
                 if base not in games:
                     raise SystemExit(f"--methods: {name} needs {base}")
                 sols, wall = _paired(batch, *games[base])
-            elif name in REPACKED:
-                base = REPACKED[name]
+            elif name in REPACKED or name in RELAXED:
+                base = {**REPACKED, **RELAXED}[name]
                 if base not in solved:
                     raise SystemExit(f"--methods: {name} needs {base}")
-                t = time.perf_counter()
-                sols = agent.repacked(batch, solved[base][0])
-                wall = solved[base][1] + time.perf_counter() - t
+                sols, wall = _repacked(batch, solved[base][0], solved[base][1],
+                                       sims if name in RELAXED else None, params)
             elif name in POLISHED:
                 base = POLISHED[name]
                 if base not in games:
@@ -278,6 +283,19 @@ def _paired(batch, actions, base_wall: float):
     return sols, base_wall + time.perf_counter() - t
 
 
+def _repacked(batch, sols, base_wall: float, relax_simulations=None, params=None):
+    """msa.repack of the solutions and, with ``relax_simulations``, then the
+    offload relaxation played with that many simulations: ``(solutions,
+    wall)`` with ``base_wall`` added."""
+    from memfit.msa.learned import agent
+    t = time.perf_counter()
+    sols = agent.repacked(batch, sols)
+    if relax_simulations is not None:
+        plans = agent.relaxation_plans(batch, simulations=relax_simulations, params=params)
+        sols = agent.relaxed(batch, sols, plans)
+    return sols, base_wall + time.perf_counter() - t
+
+
 def _set_rows(rows, idx, insts, name, sols, walls):
     for k, sol, w in zip(idx, sols, walls):
         rows[k][name] = _checked_time(insts[k], sol, name)
@@ -315,11 +333,12 @@ def polish_from(args, passes: int) -> int:
             print(f"  {name}: {len(idx)} instances, polish {wall:.0f}s", file=sys.stderr,
                   flush=True)
             wanted = (args.methods or "").split(",")
-            derived = [n for n, b in {**REPACKED, **PAIRED}.items() if b == name and n in wanted]
+            derived = [n for n, b in {**REPACKED, **PAIRED, **RELAXED}.items()
+                       if b == name and n in wanted]
             for pname in derived if n_passes > 0 else ():
-                t = time.perf_counter()
-                psols, pwall = ((agent.repacked(batch, sols), time.perf_counter() - t)
-                                if pname in REPACKED else _paired(batch, pacts, 0.0))
+                psols, pwall = (_paired(batch, pacts, 0.0) if pname in PAIRED else
+                                _repacked(batch, sols, 0.0, args.simulations
+                                          if pname in RELAXED else None))
                 _set_rows(rows, idx, insts, pname, psols,
                           [rows[k][name + "_wall"] + pwall / len(idx) for k in idx])
                 print(f"  {pname}: {len(idx)} instances, {pwall:.0f}s", file=sys.stderr,

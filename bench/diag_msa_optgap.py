@@ -226,7 +226,7 @@ def main(argv=None) -> int:
             best_second = bool(kw.pop("second", 0))
             rp = kw.pop("repack", 0)
             rx = kw.pop("relax", 0)
-            rx_pairs = kw.pop("relaxpairs", None)      # 0: the relaxed play without the pair stage
+            kw.pop("relaxpairs", None)     # (set 7's log: the relaxed play has no pair stage now)
             key = tuple(sorted(kw.items()))
             if key not in searched:
                 c0 = time.process_time()
@@ -278,13 +278,8 @@ def main(argv=None) -> int:
                 cpu[m] += time.process_time() - c3
             if rx:
                 c4 = time.process_time()
-                prow = [i for i, s in enumerate(batch.specs) if s.inst.mode == "placement"]
-                rb = agent.encode_batch([agent.offload_relaxation(batch.specs[i].inst)
-                                         for i in prow], access_width=batch.arrays.acc.shape[2])
-                plans = agent.play_batch(rb, polish=max(passes, 1), relax=False, repack=False,
-                                         polish_pairs=None if rx_pairs is None else bool(rx_pairs),
-                                         **kw)[0] if prow else []
-                cols[m] = agent.relaxed(batch, cols[m], dict(zip(prow, plans)), repack=bool(rp))
+                plans = agent.relaxation_plans(batch, polish=max(passes, 1), **kw)
+                cols[m] = agent.relaxed(batch, cols[m], plans, repack=bool(rp))
                 cpu[m] += time.process_time() - c4
                 print(f"  {m}: relaxation {time.process_time() - c4:.0f} s CPU",
                       file=sys.stderr, flush=True)

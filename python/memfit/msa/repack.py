@@ -301,9 +301,9 @@ class _Search:
         """Offsets for ``choice`` by a search over first-fit orders (None:
         none found in ``evals`` layouts; with ``repair``, the lowest layout
         found instead, each buffer whose top is above the capacity made slow
-        in ``choice``, in place: a valid layout of fewer fast buffers). Each order places every resident
-        buffer, in turn, at the lowest offset free over all its intervals,
-        with no ceiling; an order is kept when its height (the highest top)
+        in ``choice``, in place: a valid layout of fewer fast buffers). Each
+        order places every resident buffer, in turn, at the lowest offset
+        free over all its intervals, with no ceiling; an order is kept when its height (the highest top)
         is no greater, and the search stops at the first order whose height
         fits the capacity. Starts: decreasing size, decreasing area, by
         start; then moves one buffer (half the time the highest one, else
@@ -312,11 +312,9 @@ class _Search:
         (its hull packing rules out the gap), and one fixed order often
         fails where another fits (CP-SAT's own optimal layouts are first-fit
         in the order of their offsets)."""
-        items = [(int(self.size[b]), self.ivs[b][int(choice[b])])
-                 for b in range(len(self.menus))
-                 if self.ivs[b][int(choice[b])] and self.size[b] > 0]
         ids = [b for b in range(len(self.menus))
                if self.ivs[b][int(choice[b])] and self.size[b] > 0]
+        items = [(int(self.size[b]), self.ivs[b][int(choice[b])]) for b in ids]
         rng = np.random.default_rng(seed)
         n, cap = len(items), self.inst.capacity
         start = [min(lo for lo, _ in ivs) for _, ivs in items]
@@ -326,16 +324,7 @@ class _Search:
                   sorted(range(n), key=lambda i: (start[i], -items[i][0], i))]
         best = None
         for k in range(evals):
-            if k < len(starts):
-                order = starts[k]
-            else:
-                order = list(best[0])
-                tops = [o + items[i][0] for i, o in enumerate(best[2])]
-                b = (max(range(n), key=lambda i: (tops[i], rng.random()))
-                     if rng.random() < 0.5 else int(rng.integers(n)))
-                p = order.index(b)
-                order.pop(p)
-                order.insert(int(rng.integers(0, p + 1)), b)
+            order = starts[k] if k < len(starts) else _moved_earlier(items, *best, rng)
             offs, height = _first_fit(items, order)
             if best is None or height <= best[1]:
                 best = (order, height, offs)
@@ -398,6 +387,20 @@ class _Search:
 
 class _OutsideMenu(Exception):
     pass
+
+
+def _moved_earlier(items, order, height, offs, rng) -> list[int]:
+    """``order`` with one item (half the time the one whose top is highest
+    in its layout ``offs``, else any) moved to a random earlier place."""
+    n = len(order)
+    tops = [o + items[i][0] for i, o in enumerate(offs)]
+    b = (max(range(n), key=lambda i: (tops[i], rng.random())) if rng.random() < 0.5
+         else int(rng.integers(n)))
+    out = list(order)
+    p = out.index(b)
+    out.pop(p)
+    out.insert(int(rng.integers(0, p + 1)), b)
+    return out
 
 
 def _first_fit(items, order) -> tuple[list[int], int]:

@@ -316,13 +316,9 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     repack = (DEFAULT_REPACK and polish > 0) if repack is None else repack
     if repack:
         sols = repacked(batch, sols)
-    rows = [i for i, spec in enumerate(batch.specs) if spec.inst.mode == "placement"]
-    if rows and polish > 0 and (DEFAULT_RELAX if relax is None else relax):
-        rb = encode_batch([offload_relaxation(batch.specs[i].inst) for i in rows],
-                          access_width=batch.arrays.acc.shape[2])
-        plans, _ = play_batch(rb, **{**given, "params": net, "polish": polish,
-                                     "polish_pairs": False, "relax": False, "repack": False})
-        sols = relaxed(batch, sols, dict(zip(rows, plans)), repack=repack)
+    if polish > 0 and (DEFAULT_RELAX if relax is None else relax):
+        plans = relaxation_plans(batch, **{**given, "params": net, "polish": polish})
+        sols = relaxed(batch, sols, plans, repack=repack)
     wall = time.perf_counter() - t0
     out = (sols, wall) + ((actions,) if return_actions else ()) + ((raw,) if return_raw else ())
     return out
@@ -436,6 +432,22 @@ def offload_relaxation(inst):
     d["mode"] = "offload"
     d["program"] = f"{inst.program} (offload relaxation)"
     return Instance.from_dict(d)
+
+
+def relaxation_plans(batch: Batch, **play_kwargs) -> dict:
+    """``{row: solution}``: the batch's placement instances played in their
+    offload relaxation (``offload_relaxation``) by ``play_batch(**
+    play_kwargs)``, without the pair stage (on the 20 dev placement misses
+    it fixed the same 11 as with it, for less CPU:
+    bench/msa_relax_dev_nopairs.txt), the relaxation or repack."""
+    rows = [i for i, spec in enumerate(batch.specs) if spec.inst.mode == "placement"]
+    if not rows:
+        return {}
+    rb = encode_batch([offload_relaxation(batch.specs[i].inst) for i in rows],
+                      access_width=batch.arrays.acc.shape[2])
+    plans, _ = play_batch(rb, **{**play_kwargs, "polish_pairs": False, "relax": False,
+                                 "repack": False})
+    return dict(zip(rows, plans))
 
 
 def relaxed(batch: Batch, sols, plans: dict, repack: bool = True) -> list:
