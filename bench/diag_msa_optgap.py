@@ -27,7 +27,10 @@ then the pair stage (agent.pair_polish) with at most K kicks a round (-1: all), 
 ``pairmax=G`` only on instances of at most G buffers (0: none; ``pairmaxoff=G``: offload
 ones' own gate; ``second=1``: kicks completed by their best second change; each
 instance's pair-stage CPU seconds, warm, printed beside it in brackets); ``repack=1``:
-then msa.repack (plan changes with offsets from the exact packer; placement instances only).
+then msa.repack (plan changes with offsets from the exact packer; placement instances only;
+``orderevals=E``: a change the relayouts cannot place gets up to E first-fit orders,
+repack's ``order_evals``); ``relax=1``: then the offload relaxation (agent.relaxation_plans,
+agent.relaxed: placement instances played again in offload mode, laid out, repacked).
 Columns with the same settings but polish's share the search: it is played once (polish=0)
 and each column polishes that game; columns that differ only in ``pairs`` or ``repack``
 also share the polish. A column's CPU seconds are its whole cost (the shared search and
@@ -226,6 +229,7 @@ def main(argv=None) -> int:
             best_second = bool(kw.pop("second", 0))
             rp = kw.pop("repack", 0)
             rx = kw.pop("relax", 0)
+            order_evals = kw.pop("orderevals", 0)     # repack: order_layout after the relayouts
             kw.pop("relaxpairs", None)     # (set 7's log: the relaxed play has no pair stage now)
             key = tuple(sorted(kw.items()))
             if key not in searched:
@@ -274,7 +278,8 @@ def main(argv=None) -> int:
             if rp:
                 from memfit.msa.repack import repack
                 c3 = time.process_time()
-                cols[m] = [repack(s.inst, sol)[0] for s, sol in zip(batch.specs, cols[m])]
+                cols[m] = [repack(s.inst, sol, order_evals=order_evals)[0]
+                           for s, sol in zip(batch.specs, cols[m])]
                 cpu[m] += time.process_time() - c3
             if rx:
                 c4 = time.process_time()

@@ -46,6 +46,13 @@ the packer's address order): exact when it succeeds, which is rare (1 of
 The output is never slower than the input (every step is accepted only on
 the validator's time) and always validates (checked; an invalid layout is a
 bug and raises).
+
+``lay_out`` gives a whole plan set offsets (e.g. the plans of the offload
+relaxation the learned agent plays with ``relax=True``) by a search over
+first-fit orders (``_Search.order_layout``), which lays out plan sets with
+split buffers that the relayouts and the packer above miss; with
+``order_evals``, repack itself tries it on a change the relayouts cannot
+place.
 """
 from __future__ import annotations
 
@@ -129,8 +136,9 @@ class _Timer:
 
 class _Search:
     def __init__(self, inst: Instance, sol: Solution, node_limit: int,
-                 relayout: bool = True, t_valid: float = float("inf")):
+                 relayout: bool = True, t_valid: float = float("inf"), order_evals: int = 0):
         self.inst = inst
+        self.order_evals = order_evals
         self.node_limit = node_limit
         self.relayout_on = relayout
         self.t_valid = t_valid          # the validator's time of the current layout
@@ -362,6 +370,9 @@ class _Search:
             if offset is None and self.relayout_on:
                 offset = self.compact(choice, changes)
                 where = "compact"
+            if offset is None and self.order_evals:
+                offset = self.order_layout(choice, self.order_evals)
+                where = "ordered"
             if offset is None and self.relayout_on:
                 if budget <= 0:
                     continue
@@ -456,7 +467,7 @@ def lay_out(inst: Instance, sol: Solution, plans: Solution,
 def repack(inst: Instance, sol: Solution, *, node_limit: int = NODE_LIMIT,
            max_rounds: int = MAX_ROUNDS, max_packs: int = MAX_PACKS_PER_ROUND,
            pairs: bool = True, relayout: bool = True, pair_firsts: int = PAIR_FIRSTS,
-           any_first: bool = False) -> tuple[Solution, RepackStats]:
+           any_first: bool = False, order_evals: int = 0) -> tuple[Solution, RepackStats]:
     """Improves a valid placement-mode solution by plan changes with offsets
     re-derived by the packer (module docstring). Returns ``(solution,
     stats)``; the solution is ``sol`` itself when nothing helped (or the mode
@@ -470,7 +481,7 @@ def repack(inst: Instance, sol: Solution, *, node_limit: int = NODE_LIMIT,
     if inst.mode != "placement":
         return sol, RepackStats(note="offload mode: nothing to repack")
     try:
-        s = _Search(inst, sol, node_limit, relayout, v0.estimated_time)
+        s = _Search(inst, sol, node_limit, relayout, v0.estimated_time, order_evals)
     except _OutsideMenu as e:
         return sol, RepackStats(note=f"buffer {e.args[0]}'s plan is outside the menus")
     s.stats.time_before = v0.estimated_time

@@ -139,17 +139,19 @@ BIG_DEFAULT_SIMULATIONS = 0
 #: instances, slower on none. About 0.2-0.9 s CPU per instance plus a ~2 s
 #: compile per bucket shape.
 DEFAULT_REPACK = True
-#: After the polish, in placement mode, before msa.repack: the game's plans
-#: are polished again in the instance's *offload relaxation* (the same
-#: buffers, plans and capacity, fast memory counted per op with no
-#: offsets: the game's offload mode, where a move tries 8 actions, not 29,
-#: and the pair stage runs by its offload gate), and the relaxed game's
-#: plans get offsets by msa.repack.lay_out; the fastest valid layout is
-#: kept (never slower). Why: the game places a buffer at one of its K
-#: lowest skyline offsets when it is decided, so some plan sets cannot be
-#: played in placement mode although they fit; on 10 of 13 dev misses
-#: whose relaxation CP-SAT proved, the relaxation's optimum equals the
-#: placement optimum (/work/notes: bench/msa_relax_dev.txt).
+#: The offload relaxation (``relax``, ``memfit assign --relax``): after the
+#: repack, a placement instance is played again, search and polish, in its
+#: offload relaxation (the same buffers, plans and capacity, fast memory
+#: counted per op, no offsets; ``offload_relaxation``), its plans get
+#: offsets by msa.repack.lay_out (a first-fit order search; plans that do
+#: not fit lose the buffers above the capacity) and are repacked; the faster
+#: valid layout is kept (never slower). Why: the game places a buffer at one
+#: of its K lowest skyline offsets when it is decided, so plan sets that fit
+#: cannot always be played in placement mode; on 10 of 13 dev misses whose
+#: relaxation CP-SAT proved, the relaxation's optimum is the placement
+#: optimum. On the 20 placement misses of the dev sets it reached within 2%
+#: of the optimum on 11 (bench/msa_relax_dev_nopairs.txt); judged on fresh
+#: sets (docs/msa.md, *The offload relaxation*).
 DEFAULT_RELAX = False
 MAX_BUFFERS = game.BUFFER_BUCKETS[-1]
 MAX_OPS = game.OP_BUCKETS[-1]
