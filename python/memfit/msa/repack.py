@@ -417,7 +417,11 @@ def _moved_earlier(items, order, height, offs, rng) -> list[int]:
 def _first_fit(items, order) -> tuple[list[int], int]:
     """Offsets of ``items`` (``(size, intervals)``) placed in ``order``,
     each at the lowest offset free over all its intervals among those placed
-    before it (no ceiling), and the height (the highest top)."""
+    before it (no ceiling), and the height (the highest top). Not
+    plans.FastMemory: its offsets stop at the capacity (here the height
+    above it is the search's measure), and its per-op byte counts in numpy
+    cost more than this sweep over the few rectangles met, thousands of
+    layouts a call."""
     placed: list[tuple[int, int, int, int]] = []     # lo, hi, y0, y1
     offs, height = [0] * len(items), 0
     for i in order:
@@ -448,11 +452,11 @@ def lay_out(inst: Instance, sol: Solution, plans: Solution,
     except _OutsideMenu:
         return None
     by_id = plans.by_id()
-    choice = np.array([menu_index(s.menus[b], by_id[b]) if b in by_id else None
-                       for b in range(inst.num_buffers)], object)
-    if any(q is None for q in choice):
+    picks = [menu_index(s.menus[b], by_id[b]) if b in by_id else None
+             for b in range(inst.num_buffers)]
+    if None in picks:
         return None
-    choice = choice.astype(np.int32)
+    choice = np.array(picks, np.int32)
     offset = s.order_layout(choice, evals, repair=repair)
     if offset is None:
         return None
