@@ -78,6 +78,31 @@ def test_replaying_the_heuristic_offload_solution():
         assert float(s.time) == pytest.approx(validate(inst, sol).estimated_time, rel=2e-5)
 
 
+def test_offload_mode_constant_plays_the_same_game():
+    # game.offload_mode makes the mode a compile-time constant so that XLA
+    # drops placement's offset search; every state along a random play of an
+    # offload instance must have the same legal actions, and the game the
+    # same times, as with the traced flag.
+    @jax.jit
+    def both(g, s, a):
+        sc = s._replace(inst=game.offload_mode(g))
+        return (game.legal_actions(s), game.legal_actions(sc),
+                game.step(s, a)[0], game.step(sc, a)[0])
+
+    for inst in [i for i in SUITE if i.mode == "offload"][:3]:
+        g = game.encode(inst).arrays
+        rng = np.random.default_rng(0)
+        s = game.init(g)
+        while not bool(s.done):
+            legal, legal_c, _, _ = both(g, s, jnp.int32(0))
+            assert (np.asarray(legal) == np.asarray(legal_c)).all()
+            a = jnp.int32(rng.choice(np.flatnonzero(np.asarray(legal))))
+            _, _, nxt, nxt_c = both(g, s, a)
+            assert float(nxt.time) == float(nxt_c.time)
+            assert (np.asarray(nxt.choice) == np.asarray(nxt_c.choice)).all()
+            s = nxt
+
+
 def test_vmap_over_games_and_instances():
     # two instances of the same buckets, batched: init, legal_actions and step under vmap+jit
     a = game.encode(random_instance(5, num_ops=20, mode="placement"))

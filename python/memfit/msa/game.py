@@ -377,6 +377,18 @@ def _legal_from(s: State, offs, cap_ok):
     return jnp.where(s.done, jnp.arange(1 + P1 * K) == 0, mask)
 
 
+def offload_mode(g: GameArrays) -> GameArrays:
+    """``g`` (an instance in offload mode) with its mode a compile-time
+    constant. ``placement`` is otherwise a traced flag, and every move
+    computes both modes' legal actions: the candidate offsets of placement
+    mode (``_candidates``' sorts and searchsorted over all placed buffers)
+    are computed and then discarded by a ``where``. With the flag constant,
+    XLA folds the ``where`` and drops the offset search: one polish scan
+    (play.plan_changes) of a 58-buffer offload instance took 0.05 s CPU
+    instead of 1.1 s, the same games (2026-12-05)."""
+    return g._replace(placement=jnp.bool_(False))
+
+
 def legal_and_offsets(s: State):
     """``(legal [A], candidate offsets [P-1, K] in units (-1 none), plan fits
     by bytes [P])`` for the next buffer: what a learned player scores."""

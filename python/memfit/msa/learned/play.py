@@ -397,10 +397,11 @@ def pair_batch(arrays, static, actions, rounds=2, passes=2, max_kicks=1 << 30, c
     (``actions`` [N, M]: polished games), each improvement followed by up to
     ``passes`` polish passes (1-opt) from the new game; stops where a round
     found nothing (``best_second``: ``pair_pass``'s). ``offload``: every
-    instance is in offload mode (``tried_actions``: the same games, less
-    work). Returns the final states and their actions; no game gets
+    instance is in offload mode (``tried_actions`` and ``game.offload_mode``:
+    the same games, less work). Returns the final states and their actions; no game gets
     slower."""
     def one(sf, g, acts):
+        g = game.offload_mode(g) if offload else g
         acts = legal_actions_played(g, acts)
         t0 = game.estimated_time(g, _replay(g, acts).choice)
 
@@ -429,10 +430,12 @@ def polish_batch(arrays, static, actions, passes=2, completions: tuple = DEFAULT
     """Up to ``passes`` polish passes (``polish_pass``) over every game of
     the batch (``actions`` [N, M]: the games' moves), stopping early where
     a pass found nothing (``passes`` is traced: one compile for any count;
-    ``offload``: every instance is in offload mode, ``tried_actions``).
+    ``offload``: every instance is in offload mode, ``tried_actions`` and
+    ``game.offload_mode``).
     Returns the final states of the polished games (their ``time``
     estimated) and their actions."""
     def one(sf, g, acts):
+        g = game.offload_mode(g) if offload else g
         acts = legal_actions_played(g, acts)
         t0 = game.estimated_time(g, _replay(g, acts).choice)
         return _polish_passes(sf, g, acts, t0, passes, completions, offload)[0]
