@@ -25,7 +25,8 @@ arguments; ``then=own+heuristic+upgrade+reserved``: after the polish, as
 many passes again with these completions; ``pairs=K`` (``rounds=R;chunk=C;kick=own+...``):
 then the pair stage (agent.pair_polish) with at most K kicks a round (-1: all), with
 ``pairmax=G`` only on instances of at most G buffers (0: none; ``pairmaxoff=G``: offload
-ones' own gate; ``second=1``: kicks completed by their best second change; each
+ones' own gate; ``second=1``: kicks completed by their best second change, ``second=2``: that and then
+the kick pass; each
 instance's pair-stage CPU seconds, warm, printed beside it in brackets); ``repack=1``:
 then msa.repack (plan changes with offsets from the exact packer; placement instances only;
 ``orderevals=E``: a change the relayouts cannot place gets up to E first-fit orders,
@@ -226,7 +227,7 @@ def main(argv=None) -> int:
             kick = kw.pop("kick", None)
             pairmax = kw.pop("pairmax", None)
             pairmax_off = kw.pop("pairmaxoff", pairmax)
-            best_second = bool(kw.pop("second", 0))
+            best_second = {0: False, 1: True, 2: "both"}[kw.pop("second", 0)]
             rp = kw.pop("repack", 0)
             rx = kw.pop("relax", 0)
             order_evals = kw.pop("orderevals", 0)     # repack: order_layout after the relayouts

@@ -506,7 +506,16 @@ def test_pair_stage_finds_coordinated_changes_that_1opt_cannot():
 
     faster_and_valid(agent.pair_polish(batch, acts, rounds=1, best_second=False)[0])
     # kicks completed by their best second change find a faster game too
-    faster_and_valid(agent.pair_polish(batch, acts, rounds=1, best_second=True)[0])
+    exact, exact_acts = agent.pair_polish(batch, acts, rounds=1, best_second=True)
+    faster_and_valid(exact)
+    # "both": the kick pass from the exact 2-exchange's game, never slower than it
+    both, both_acts = agent.pair_polish(batch, acts, rounds=1, best_second="both")
+    faster_and_valid(both)
+    assert float(both.time[0]) <= float(exact.time[0])
+    then = agent.pair_polish(batch, exact_acts, rounds=1, best_second=False)[1]
+    np.testing.assert_array_equal(np.asarray(both_acts), np.asarray(then))
+    with pytest.raises(ValueError, match="best_second"):
+        agent.pair_polish(batch, acts, rounds=1, best_second="all")
 
 
 def test_reserved_upgrades_never_displace_the_games_own_later_moves():

@@ -368,24 +368,39 @@ def pair_polish(batch: Batch, actions, max_kicks: int | None = None,
                 passes: int = DEFAULT_POLISH_PASSES, rounds: int = DEFAULT_PAIR_ROUNDS,
                 completions: tuple | None = None, chunk: int = DEFAULT_PAIR_CHUNK,
                 kick_completions: tuple | None = None, only: list | None = None,
-                best_second: bool | None = None):
+                best_second: bool | str | None = None):
     """play.pair_batch over polished games (``actions`` [N, M]): coordinated
     changes that 1-opt cannot reach (``max_kicks``: kicks tried per round,
     None = all; each kick completed with ``kick_completions``, default
     play.PAIR_KICK_COMPLETIONS; ``only``: per instance, whether to run it,
     the others' games are returned as they are; ``best_second``: each kick
-    completed by its best second change, play.pair_pass; default
-    DEFAULT_PAIR_BEST_SECOND by the instance's mode). Returns (final states,
-    actions); no game gets slower."""
+    completed by its best second change, play.pair_pass, or (False) by a
+    polish pass with the kicked move frozen, or ("both") the first and then
+    the second from its game; default DEFAULT_PAIR_BEST_SECOND by the
+    instance's mode). Returns (final states, actions); no game gets slower."""
     from . import play
     comps = _completions(completions or DEFAULT_POLISH_THEN or play.COMPLETIONS)
     kicks = _completions(kick_completions or play.PAIR_KICK_COMPLETIONS)
-    return _one_at_a_time(play.pair_batch, batch, actions, jnp.int32(rounds), jnp.int32(passes),
-                          jnp.int32(max_kicks or (1 << 30)), chunk=chunk, completions=comps,
-                          kick_completions=kicks, only=only,
-                          per_instance=lambda spec: {"best_second": (
-                              DEFAULT_PAIR_BEST_SECOND.get(spec.inst.mode, False)
-                              if best_second is None else bool(best_second))})
+
+    def completion(spec):
+        c = DEFAULT_PAIR_BEST_SECOND.get(spec.inst.mode, False) if best_second is None else best_second
+        if c not in (True, False, "both"):
+            raise ValueError(f"best_second {c!r}: expected True, False or 'both'")
+        return c
+
+    def stage(acts, which: bool):
+        return _one_at_a_time(play.pair_batch, batch, acts, jnp.int32(rounds), jnp.int32(passes),
+                              jnp.int32(max_kicks or (1 << 30)), chunk=chunk, completions=comps,
+                              kick_completions=kicks, only=[o and completion(s) in (which, "both")
+                                                            for o, s in zip(rows, batch.specs)],
+                              per_instance=lambda spec: {"best_second": which})
+
+    rows = [True] * len(batch.specs) if only is None else list(only)
+    # "both": the exact 2-exchange first, then the kick pass from its game
+    final, actions = stage(actions, True)
+    if any(o and completion(s) in (False, "both") for o, s in zip(rows, batch.specs)):
+        final, actions = stage(actions, False)
+    return final, actions
 
 
 def _one_at_a_time(fn, batch: Batch, actions, *args, only: list | None = None,
