@@ -382,24 +382,21 @@ def pair_polish(batch: Batch, actions, max_kicks: int | None = None,
     comps = _completions(completions or DEFAULT_POLISH_THEN or play.COMPLETIONS)
     kicks = _completions(kick_completions or play.PAIR_KICK_COMPLETIONS)
 
-    def completion(spec):
-        c = DEFAULT_PAIR_BEST_SECOND.get(spec.inst.mode, False) if best_second is None else best_second
-        if c not in (True, False, "both"):
-            raise ValueError(f"best_second {c!r}: expected True, False or 'both'")
-        return c
-
-    def stage(acts, which: bool):
-        return _one_at_a_time(play.pair_batch, batch, acts, jnp.int32(rounds), jnp.int32(passes),
-                              jnp.int32(max_kicks or (1 << 30)), chunk=chunk, completions=comps,
-                              kick_completions=kicks, only=[o and completion(s) in (which, "both")
-                                                            for o, s in zip(rows, batch.specs)],
-                              per_instance=lambda spec: {"best_second": which})
-
+    choice = [DEFAULT_PAIR_BEST_SECOND.get(spec.inst.mode, False) if best_second is None
+              else best_second for spec in batch.specs]
+    bad = [c for c in choice if c not in (True, False, "both")]
+    if bad:
+        raise ValueError(f"best_second {bad[0]!r}: expected True, False or 'both'")
     rows = [True] * len(batch.specs) if only is None else list(only)
+    final = None
     # "both": the exact 2-exchange first, then the kick pass from its game
-    final, actions = stage(actions, True)
-    if any(o and completion(s) in (False, "both") for o, s in zip(rows, batch.specs)):
-        final, actions = stage(actions, False)
+    for which in (True, False):
+        wants = [r and c in (which, "both") for r, c in zip(rows, choice)]
+        if any(wants) or (final is None and not which):
+            final, actions = _one_at_a_time(
+                play.pair_batch, batch, actions, jnp.int32(rounds), jnp.int32(passes),
+                jnp.int32(max_kicks or (1 << 30)), chunk=chunk, completions=comps,
+                kick_completions=kicks, only=wants, best_second=which)
     return final, actions
 
 
