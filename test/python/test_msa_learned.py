@@ -482,7 +482,7 @@ def test_pair_stage_runs_where_the_size_gate_says(monkeypatch):
     assert agent.pair_stage_rows(batch, None) == [True, True]
 
 
-def test_pair_stage_finds_coordinated_changes_that_1opt_cannot():
+def test_pair_stage_finds_coordinated_changes_that_1opt_cannot(monkeypatch):
     """play.pair_batch (agent.pair_polish): on a game that no single change
     improves (another 1-opt pass with every completion finds nothing), a
     first change that costs time, completed by a polish pass with that move
@@ -508,12 +508,20 @@ def test_pair_stage_finds_coordinated_changes_that_1opt_cannot():
     # kicks completed by their best second change find a faster game too
     exact, exact_acts = agent.pair_polish(batch, acts, rounds=1, best_second=True)
     faster_and_valid(exact)
-    # "both": the kick pass from the exact 2-exchange's game, never slower than it
-    both, both_acts = agent.pair_polish(batch, acts, rounds=1, best_second="both")
+    # "both": the exact 2-exchange, then the kick pass from its game (here
+    # the pass finds nothing more, so the calls are checked), never slower
+    calls, pair_batch = [], play.pair_batch
+
+    def recorded(arrays, static, a, *args, **kw):
+        calls.append((kw["best_second"], np.asarray(a)))
+        return pair_batch(arrays, static, a, *args, **kw)
+
+    monkeypatch.setattr(play, "pair_batch", recorded)
+    both, _ = agent.pair_polish(batch, acts, rounds=1, best_second="both")
+    assert [c[0] for c in calls] == [True, False]
+    np.testing.assert_array_equal(calls[1][1], np.asarray(exact_acts))
     faster_and_valid(both)
     assert float(both.time[0]) <= float(exact.time[0])
-    then = agent.pair_polish(batch, exact_acts, rounds=1, best_second=False)[1]
-    np.testing.assert_array_equal(np.asarray(both_acts), np.asarray(then))
     with pytest.raises(ValueError, match="best_second"):
         agent.pair_polish(batch, acts, rounds=1, best_second="all")
 
