@@ -84,12 +84,8 @@ def main(argv=None) -> int:
 
         @jax.jit
         def second(ks, a0s, t0s):
-            def one(k, a0, tk):
-                bt2, _ = play.plan_changes(sf, g, a0, kicks, offload)
-                f2 = bt2.at[k].set(jnp.inf).reshape(-1)
-                j = jnp.argmin(f2)
-                return jnp.minimum(f2[j], tk), jnp.where(f2[j] < tk, j, -1)
-            return jax.vmap(one)(ks, a0s, t0s)
+            return jax.vmap(lambda k, a0, tk: play.best_second_change(
+                sf, g, a0, k, tk, kicks, offload)[1:])(ks, a0s, t0s)
 
         t2, j2 = np.zeros(len(cand)), np.zeros(len(cand), int)
         for s in range(0, len(cand), args.chunk):

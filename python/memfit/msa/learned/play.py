@@ -345,18 +345,13 @@ def pair_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array
         j, best_t, _ = c
         return (j * chunk < n_kicks) & (best_t >= t * (1 - POLISH_MIN_GAIN))
 
-    def best_second_change(k, a0, t0):
-        """The kicked game ``a0`` (time ``t0``, move ``k`` kicked) with its
-        best single change at another move (``plan_changes``), if faster."""
-        bt2, ba2 = plan_changes(sf, g, a0, kicks, offload)
-        flat2 = bt2.at[k].set(jnp.inf).reshape(-1)
-        j = jnp.argmin(flat2)
-        return jnp.where(flat2[j] < t0, ba2.reshape(M * P, M)[j], a0), jnp.minimum(flat2[j], t0)
+    def exact_second(k, a0, t0):
+        return best_second_change(sf, g, a0, k, t0, kicks, offload)[:2]
 
     def polished_kick(k, a0, t0):
         return polish_pass(sf, g, a0, t0, kicks, frozen=k, offload=offload)
 
-    complete = best_second_change if best_second else polished_kick
+    complete = exact_second if best_second else polished_kick
 
     def body(c):
         j, best_t, best_a = c
@@ -372,6 +367,22 @@ def pair_pass(sf: F.Static, g: game.GameArrays, actions: jax.Array, t: jax.Array
     _, best_t, best_a = jax.lax.while_loop(cond, body, (jnp.int32(0), t, actions))
     gain = best_t < t * (1 - POLISH_MIN_GAIN)
     return jnp.where(gain, best_a, actions), jnp.where(gain, best_t, t)
+
+
+def best_second_change(sf: F.Static, g: game.GameArrays, actions: jax.Array, k, t,
+                       completions: tuple, offload: bool = False):
+    """The kicked game ``actions`` (time ``t``, move ``k`` kicked) with its
+    best single change at another move (``plan_changes``), if faster: the
+    completion of a kick in ``pair_pass(best_second=True)``. Returns
+    ``(actions, time, the change's index move * NUM_PLANS + plan or -1 where
+    none is faster)``."""
+    M, P = actions.shape[0], game.NUM_PLANS
+    bt, ba = plan_changes(sf, g, actions, completions, offload)
+    flat = bt.at[k].set(jnp.inf).reshape(-1)
+    j = jnp.argmin(flat)
+    better = flat[j] < t
+    return (jnp.where(better, ba.reshape(M * P, M)[j], actions), jnp.minimum(flat[j], t),
+            jnp.where(better, j, -1))
 
 
 #: The completions of a kick's polish pass in the pair stage (``pair_pass``):
