@@ -31,7 +31,9 @@ instance's pair-stage CPU seconds, warm, printed beside it in brackets); ``repac
 then msa.repack (plan changes with offsets from the exact packer; placement instances only;
 ``orderevals=E``: a change the relayouts cannot place gets up to E first-fit orders,
 repack's ``order_evals``); ``relax=1``: then the offload relaxation (agent.relaxation_plans,
-agent.relaxed: placement instances played again in offload mode, laid out, repacked).
+agent.relaxed: placement instances played again in offload mode, laid out, repacked);
+``relax=2``: the same with the column's own plans polished in offload mode instead
+(agent.relaxation_polish_plans: no second search).
 Columns with the same settings but polish's share the search: it is played once (polish=0)
 and each column polishes that game; columns that differ only in ``pairs`` or ``repack``
 also share the polish. A column's CPU seconds are its whole cost (the shared search and
@@ -284,7 +286,8 @@ def main(argv=None) -> int:
                 cpu[m] += time.process_time() - c3
             if rx:
                 c4 = time.process_time()
-                plans = agent.relaxation_plans(batch, polish=max(passes, 1), **kw)
+                plans = (agent.relaxation_plans(batch, polish=max(passes, 1), **kw) if rx == 1
+                         else agent.relaxation_polish_plans(batch, cols[m], max(passes, 1)))
                 cols[m] = agent.relaxed(batch, cols[m], plans, repack=bool(rp))
                 cpu[m] += time.process_time() - c4
                 print(f"  {m}: relaxation {time.process_time() - c4:.0f} s CPU",

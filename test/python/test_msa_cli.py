@@ -47,7 +47,7 @@ def test_bad_instance_is_a_clear_error(tmp_path, capsys):
 
 
 def test_assign_passes_the_learned_options(tmp_path, monkeypatch):
-    """--polish, --polish-pairs / --no-polish-pairs and --relax /
+    """--polish, --polish-pairs / --no-polish-pairs and --relax [play|polish] /
     --no-relax reach the learned player (its own tests play it; here its
     entry point is replaced)."""
     from memfit.msa import heuristic, learned
@@ -65,7 +65,8 @@ def test_assign_passes_the_learned_options(tmp_path, monkeypatch):
         assert main(["assign", str(ip), "--method", "learned", "--polish", "1",
                      "-o", str(tmp_path / "s.json")] + flag) == 0
         assert seen[-1]["polish_pairs"] is want and seen[-1]["polish"] == 1
-    for flag, want in (([], None), (["--relax"], True), (["--no-relax"], False)):
+    for flag, want in (([], None), (["--relax"], "play"), (["--relax", "polish"], "polish"),
+                       (["--no-relax"], False)):
         assert main(["assign", str(ip), "--method", "learned",
                      "-o", str(tmp_path / "s.json")] + flag) == 0
         assert seen[-1]["relax"] is want

@@ -13,7 +13,7 @@ METHODS = ("heuristic", "exact", "learned", "greedy", "random", "slow")
 def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int = 8, seed: int = 0,
                simulations: int | None = None, polish: int | None = None,
                polish_pairs: bool | None = None, repack: bool | None = None,
-               relax: bool | None = None):
+               relax: bool | str | None = None):
     """``method``'s solution; ``repack`` (placement mode): then msa.repack
     (None: the learned agent's default, off for the other methods)."""
     if method != "learned" and repack and inst.mode == "placement":
@@ -116,12 +116,16 @@ def add_subcommands(sub) -> None:
                         "relayouts and the exact packer (msa.repack; never slower; "
                         "default: on for --method learned where it polishes, off for "
                         "the other methods)")
-    a.add_argument("--relax", action=argparse.BooleanOptionalAction, default=None,
-                   help="placement mode (learned, where it polishes): also play the "
-                        "instance's offload relaxation (fast memory counted per op, no "
-                        "offsets), lay its plans out by a first-fit order search, repack, "
-                        "and keep the faster (never slower; default: "
+    a.add_argument("--relax", nargs="?", const="play", choices=("play", "polish"), default=None,
+                   help="placement mode (learned, where it polishes): use the instance's "
+                        "offload relaxation (fast memory counted per op, no offsets): "
+                        "'play' (the default of a bare --relax) plays it again, search and "
+                        "polish; 'polish' polishes the game's own plans there (no second "
+                        "search). Its plans are laid out by a first-fit order search and "
+                        "repacked, and the faster solution is kept (never slower; default: "
                         "msa.learned.agent.DEFAULT_RELAX)")
+    a.add_argument("--no-relax", dest="relax", action="store_const", const=False,
+                   help="placement mode: no offload relaxation")
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("-o", "--output", default=None, help="solution JSON (default stdout)")
     a.set_defaults(func=cmd_assign)

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ..._optional import require
 from ...errors import MemfitError
@@ -250,7 +251,7 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
                root_rule: str | None = None, polish: int | None = None,
                max_considered: int | None = None, policy_seed: bool | None = None,
                completions: tuple | None = None, polish_pairs: bool | None = None,
-               repack: bool | None = None, relax: bool | None = None,
+               repack: bool | None = None, relax: bool | str | None = None,
                return_actions: bool = False, return_raw: bool = False):
     """Plays every game of the batch; ``(solutions, wall seconds of the play)``
     (with ``return_actions``, also the games' moves [N, M], for ``polish``).
@@ -278,7 +279,8 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     played game's own solutions (before the best-game choice and polish).
     ``relax``: placement instances are also played in their offload
     relaxation (``relaxed``; default ``DEFAULT_RELAX`` where the game is
-    polished)."""
+    polished; True or "play": played again there, ``relaxation_plans``;
+    "polish": the game's own plans polished there, ``relaxation_polish_plans``)."""
     from . import play
     given = {k: v for k, v in locals().items()
              if k not in ("batch", "play", "return_actions", "return_raw")}
@@ -324,8 +326,10 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     repack = (DEFAULT_REPACK and polish > 0) if repack is None else repack
     if repack:
         sols = repacked(batch, sols)
-    if polish > 0 and (DEFAULT_RELAX if relax is None else relax):
-        plans = relaxation_plans(batch, **{**given, "params": net, "polish": polish})
+    how = relax_mode(DEFAULT_RELAX if relax is None else relax)
+    if polish > 0 and how:
+        plans = (relaxation_polish_plans(batch, sols, polish) if how == "polish" else
+                 relaxation_plans(batch, **{**given, "params": net, "polish": polish}))
         sols = relaxed(batch, sols, plans, repack=repack)
     wall = time.perf_counter() - t0
     out = (sols, wall) + ((actions,) if return_actions else ()) + ((raw,) if return_raw else ())
@@ -454,6 +458,23 @@ def offload_relaxation(inst):
     return Instance.from_dict(d)
 
 
+#: How a placement instance's offload relaxation is used (``relax``):
+#: "play" plays the relaxation again, search and polish (``relaxation_plans``);
+#: "polish" polishes the placement game's own plans there (``relaxation_polish_plans``).
+RELAX_MODES = ("play", "polish")
+
+
+def relax_mode(relax) -> str | None:
+    """``relax`` (False/None, True = "play", or one of RELAX_MODES) as a mode or None."""
+    if relax is None or relax is False:
+        return None
+    if relax is True:
+        return "play"
+    if relax not in RELAX_MODES:
+        raise ValueError(f"relax {relax!r}: expected True, False or one of {RELAX_MODES}")
+    return relax
+
+
 def relaxation_plans(batch: Batch, **play_kwargs) -> dict:
     """``{row: solution}``: the batch's placement instances played in their
     offload relaxation (``offload_relaxation``) by ``play_batch(**
@@ -468,6 +489,32 @@ def relaxation_plans(batch: Batch, **play_kwargs) -> dict:
     plans, _ = play_batch(rb, **{**play_kwargs, "polish_pairs": False, "relax": False,
                                  "repack": False})
     return dict(zip(rows, plans))
+
+
+def relaxation_polish_plans(batch: Batch, sols, passes: int = DEFAULT_POLISH_PASSES,
+                            pairs: bool | None = None) -> dict:
+    """``{row: solution}``: each placement instance's solution ``sols[row]``
+    (its plans; offsets dropped) polished in the instance's offload
+    relaxation (``offload_relaxation``): no search, the polish stages from
+    that game (``_polish_stages``; ``pairs``: the pair stage, as there).
+    A cheaper relaxation than ``relaxation_plans``, which plays the
+    relaxation again from the start: offload polish costs a fraction of
+    placement polish (game.offload_mode, 8 actions of 29)."""
+    from . import imitate
+    rows = [i for i, spec in enumerate(batch.specs) if spec.inst.mode == "placement"]
+    if not rows:
+        return {}
+    rb = encode_batch([offload_relaxation(batch.specs[i].inst) for i in rows],
+                      access_width=batch.arrays.acc.shape[2])
+    M = rb.arrays.order.shape[1]
+    acts = []
+    for spec, i in zip(rb.specs, rows):
+        a = np.zeros(M, np.int32)
+        played = np.asarray(imitate.replay(spec, sols[i])[0]["action"])
+        a[:len(played)] = played
+        acts.append(a)
+    final, _ = _polish_stages(rb, jnp.asarray(np.stack(acts)), passes, None, pairs)
+    return dict(zip(rows, _solutions(rb, final, "learned-polish")))
 
 
 def relaxed(batch: Batch, sols, plans: dict, repack: bool = True) -> list:
@@ -557,14 +604,14 @@ def default_simulations(inst) -> int:
 
 def assign(inst, *, simulations: int | None = None, checkpoint=None, seed: int = 0,
            polish: int | None = None, polish_pairs: bool | None = None,
-           repack: bool | None = None, relax: bool | None = None):
+           repack: bool | None = None, relax: bool | str | None = None):
     """A validated Solution for ``inst`` (an Instance) by the learned agent
     (``simulations``: default ``default_simulations(inst)``; ``polish``:
     local-improvement passes, default as ``play_batch``; ``polish_pairs``:
     the pair stage after them, default ``DEFAULT_POLISH_PAIRS``; ``repack``:
     msa.repack after it, placement mode, default as ``play_batch``;
-    ``relax``: placement mode, also play the offload relaxation, default
-    as ``play_batch``)."""
+    ``relax``: placement mode, also use the offload relaxation, True or
+    "play" / "polish", default as ``play_batch``)."""
     from ..validator import validate
     check_size(inst)
     if simulations is None:
