@@ -42,7 +42,7 @@ LEARNED = (("uniform", "uniform zero"), ("unirollout", "uni+roll+inc"),
            ("raw", "learned raw"), ("learned", "learned+inc"), ("polished", "learned+polish"),
            ("best", "learned+best"), ("bestpol", "learned+best+pol"), ("follow", "follow best"),
            ("bestpolrp", "best+pol+repack"), ("bestpolpr", "best+pol+pairs+rp"),
-           ("bestpolrx", "best+pol+rp+relax"))
+           ("bestpolrx", "best+pol+rp+relax"), ("bestpolrxp", "best+pol+rp+rxpol"))
 # method -> agent.play_batch keywords. "raw": the learned search alone (no
 # incumbent game, no polish); "learned": with the incumbent game
 # (play.fortify); "polished": the agent's default, "learned" followed by
@@ -91,6 +91,10 @@ PAIRED = {"bestpolpr": "bestpol"}
 # offload mode, the plans laid out and repacked, the faster kept); its wall
 # "bestpol"'s plus the repack's and the relaxation's.
 RELAXED = {"bestpolrx": "bestpol"}
+# "bestpolrxp": "bestpolrp" and then the relaxation polish (agent.
+# relaxation_polish_plans, relax="polish": the repacked plans polished in
+# offload mode, no second search, laid out, repacked, the faster kept).
+RELAX_POLISHED = {"bestpolrxp": "bestpol"}
 POLISHED = {"unipolish": "unirollout", "polished": "learned", "unibestpol": "unibest",
             "bestpol": "best", "meanbestpol": "meanbest"}
 # The agent as it plays by default (memfit assign --method learned)
@@ -137,12 +141,13 @@ def learned_rows(insts, sims: int, methods, passes: int, params=None):
                 if base not in games:
                     raise SystemExit(f"--methods: {name} needs {base}")
                 sols, wall = _paired(batch, *games[base])
-            elif name in REPACKED or name in RELAXED:
-                base = {**REPACKED, **RELAXED}[name]
+            elif name in REPACKED or name in RELAXED or name in RELAX_POLISHED:
+                base = {**REPACKED, **RELAXED, **RELAX_POLISHED}[name]
                 if base not in solved:
                     raise SystemExit(f"--methods: {name} needs {base}")
                 sols, wall = _repacked(batch, solved[base][0], solved[base][1],
-                                       sims if name in RELAXED else None, params)
+                                       sims if name in RELAXED else None, params,
+                                       relax_polish=name in RELAX_POLISHED)
             elif name in POLISHED:
                 base = POLISHED[name]
                 if base not in games:
@@ -283,15 +288,18 @@ def _paired(batch, actions, base_wall: float):
     return sols, base_wall + time.perf_counter() - t
 
 
-def _repacked(batch, sols, base_wall: float, relax_simulations=None, params=None):
+def _repacked(batch, sols, base_wall: float, relax_simulations=None, params=None,
+              relax_polish: bool = False):
     """msa.repack of the solutions and, with ``relax_simulations``, then the
-    offload relaxation played with that many simulations: ``(solutions,
-    wall)`` with ``base_wall`` added."""
+    offload relaxation played with that many simulations (``relax_polish``:
+    the repacked plans polished there instead): ``(solutions, wall)`` with
+    ``base_wall`` added."""
     from memfit.msa.learned import agent
     t = time.perf_counter()
     sols = agent.repacked(batch, sols)
-    if relax_simulations is not None:
-        plans = agent.relaxation_plans(batch, simulations=relax_simulations, params=params)
+    if relax_simulations is not None or relax_polish:
+        plans = (agent.relaxation_polish_plans(batch, sols) if relax_polish else
+                 agent.relaxation_plans(batch, simulations=relax_simulations, params=params))
         sols = agent.relaxed(batch, sols, plans)
     return sols, base_wall + time.perf_counter() - t
 
@@ -333,12 +341,13 @@ def polish_from(args, passes: int) -> int:
             print(f"  {name}: {len(idx)} instances, polish {wall:.0f}s", file=sys.stderr,
                   flush=True)
             wanted = (args.methods or "").split(",")
-            derived = [n for n, b in {**REPACKED, **PAIRED, **RELAXED}.items()
+            derived = [n for n, b in {**REPACKED, **PAIRED, **RELAXED, **RELAX_POLISHED}.items()
                        if b == name and n in wanted]
             for pname in derived if n_passes > 0 else ():
                 psols, pwall = (_paired(batch, pacts, 0.0) if pname in PAIRED else
                                 _repacked(batch, sols, 0.0, args.simulations
-                                          if pname in RELAXED else None))
+                                          if pname in RELAXED else None,
+                                          relax_polish=pname in RELAX_POLISHED))
                 _set_rows(rows, idx, insts, pname, psols,
                           [rows[k][name + "_wall"] + pwall / len(idx) for k in idx])
                 print(f"  {pname}: {len(idx)} instances, {pwall:.0f}s", file=sys.stderr,

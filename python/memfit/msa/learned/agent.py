@@ -280,7 +280,8 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     ``relax``: placement instances are also played in their offload
     relaxation (``relaxed``; default ``DEFAULT_RELAX`` where the game is
     polished; True or "play": played again there, ``relaxation_plans``;
-    "polish": the game's own plans polished there, ``relaxation_polish_plans``)."""
+    "polish": the game's own plans polished there, ``relaxation_polish_plans``,
+    with the pair stage as ``polish_pairs`` says)."""
     from . import play
     given = {k: v for k, v in locals().items()
              if k not in ("batch", "play", "return_actions", "return_raw")}
@@ -328,7 +329,7 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
         sols = repacked(batch, sols)
     how = relax_mode(DEFAULT_RELAX if relax is None else relax)
     if polish > 0 and how:
-        plans = (relaxation_polish_plans(batch, sols, polish) if how == "polish" else
+        plans = (relaxation_polish_plans(batch, sols, polish, polish_pairs) if how == "polish" else
                  relaxation_plans(batch, **{**given, "params": net, "polish": polish}))
         sols = relaxed(batch, sols, plans, repack=repack)
     wall = time.perf_counter() - t0
