@@ -123,7 +123,7 @@ def add_subcommands(sub) -> None:
                         "polish; 'polish' polishes the game's own plans there (no second "
                         "search). Its plans are laid out by a first-fit order search and "
                         "repacked, and the faster solution is kept (never slower; default: "
-                        "msa.learned.agent.DEFAULT_RELAX)")
+                        "polish, msa.learned.agent.DEFAULT_RELAX)")
     a.add_argument("--no-relax", dest="relax", action="store_const", const=False,
                    help="placement mode: no offload relaxation")
     a.add_argument("--seed", type=int, default=0)

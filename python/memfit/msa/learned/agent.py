@@ -146,20 +146,27 @@ BIG_DEFAULT_SIMULATIONS = 0
 #: instances, slower on none. About 0.2-0.9 s CPU per instance plus a ~2 s
 #: compile per bucket shape.
 DEFAULT_REPACK = True
-#: The offload relaxation (``relax``, ``memfit assign --relax``): after the
-#: repack, a placement instance is played again, search and polish, in its
+#: The offload relaxation (``relax``, ``memfit assign --relax [play|polish]``):
+#: after the repack, a placement instance's plans are improved in its
 #: offload relaxation (the same buffers, plans and capacity, fast memory
-#: counted per op, no offsets; ``offload_relaxation``), its plans get
-#: offsets by msa.repack.lay_out (a first-fit order search; plans that do
-#: not fit lose the buffers above the capacity) and are repacked; the faster
-#: valid layout is kept (never slower). Why: the game places a buffer at one
-#: of its K lowest skyline offsets when it is decided, so plan sets that fit
-#: cannot always be played in placement mode; on 10 of 13 dev misses whose
+#: counted per op, no offsets; ``offload_relaxation``), get offsets by
+#: msa.repack.lay_out (a first-fit order search; plans that do not fit lose
+#: the buffers above the capacity) and are repacked; the faster valid layout
+#: is kept (never slower). Why: the game places a buffer at one of its K
+#: lowest skyline offsets when it is decided, so plan sets that fit cannot
+#: always be played in placement mode; on 10 of 13 dev misses whose
 #: relaxation CP-SAT proved, the relaxation's optimum is the placement
-#: optimum. On the 20 placement misses of the dev sets it reached within 2%
-#: of the optimum on 11 (bench/msa_relax_dev_nopairs.txt); judged on fresh
-#: sets (docs/msa.md, *The offload relaxation*).
-DEFAULT_RELAX = False
+#: optimum. "play" plays the relaxation again, search and polish (11 of 20
+#: dev placement misses within 2%; three fresh sets gained 3, 0 and 0 in
+#: that count: opt-in). "polish", the default since 2026-12-05 (ninth),
+#: polishes the game's own plans there (polish stages and the offload pair
+#: stage's gate, no second search): 7 of the 11 dev placement misses of sets
+#: 6-10 within 2% vs 5 for "play" (bench/msa_relax_polish_dev.txt); fresh
+#: set 11 no gain in the count (resmlp-1121-48 1.145 -> 1.039), fresh set
+#: 12, its second trial, 24/30 -> 26/30; none slower in either, 21 s CPU
+#: against the default's 205-297 s a set (docs/msa.md, *The relaxation
+#: polish*).
+DEFAULT_RELAX = "polish"
 MAX_BUFFERS = game.BUFFER_BUCKETS[-1]
 MAX_OPS = game.OP_BUCKETS[-1]
 
