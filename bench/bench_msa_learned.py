@@ -42,7 +42,8 @@ LEARNED = (("uniform", "uniform zero"), ("unirollout", "uni+roll+inc"),
            ("raw", "learned raw"), ("learned", "learned+inc"), ("polished", "learned+polish"),
            ("best", "learned+best"), ("bestpol", "learned+best+pol"), ("follow", "follow best"),
            ("bestpolrp", "best+pol+repack"), ("bestpolpr", "best+pol+pairs+rp"),
-           ("bestpolrx", "best+pol+rp+relax"), ("bestpolrxp", "best+pol+rp+rxpol"))
+           ("bestpolrx", "best+pol+rp+relax"), ("bestpolrxp", "best+pol+rp+rxpol"),
+           ("default", "agent default"))
 # method -> agent.play_batch keywords. "raw": the learned search alone (no
 # incumbent game, no polish); "learned": with the incumbent game
 # (play.fortify); "polished": the agent's default, "learned" followed by
@@ -95,6 +96,12 @@ RELAXED = {"bestpolrx": "bestpol"}
 # relaxation_polish_plans, relax="polish": the repacked plans polished in
 # offload mode, no second search, laid out, repacked, the faster kept).
 RELAX_POLISHED = {"bestpolrxp": "bestpol"}
+# "default": the agent as memfit assign runs it, from "best"'s games: the
+# polish stages with the pair stage at its gate (agent.polish, pairs=None),
+# repack and the offload relaxation by agent.DEFAULT_RELAX, all where the
+# agent polishes (agent.default_polish; above, "best"'s game itself). Its
+# wall "best"'s plus all of those.
+FULL_DEFAULT = {"default": "best"}
 POLISHED = {"unipolish": "unirollout", "polished": "learned", "unibestpol": "unibest",
             "bestpol": "best", "meanbestpol": "meanbest"}
 # The agent as it plays by default (memfit assign --method learned)
@@ -148,6 +155,11 @@ def learned_rows(insts, sims: int, methods, passes: int, params=None):
                 sols, wall = _repacked(batch, solved[base][0], solved[base][1],
                                        sims if name in RELAXED else None, params,
                                        relax_polish=name in RELAX_POLISHED)
+            elif name in FULL_DEFAULT:
+                base = FULL_DEFAULT[name]
+                if base not in games:
+                    raise SystemExit(f"--methods: {name} needs {base}")
+                sols, wall = _full_default(batch, games[base][0], games[base][1], sims, params)
             elif name in POLISHED:
                 base = POLISHED[name]
                 if base not in games:
@@ -304,6 +316,26 @@ def _repacked(batch, sols, base_wall: float, relax_simulations=None, params=None
     return sols, base_wall + time.perf_counter() - t
 
 
+def _full_default(batch, actions, base_wall: float, simulations: int, params=None):
+    """FULL_DEFAULT: the agent's default stages after the search from its
+    games ``actions``: ``(solutions, wall)`` with ``base_wall`` added."""
+    from memfit.msa.learned import agent, play
+    t = time.perf_counter()
+    passes = agent.default_polish(batch)
+    if passes == 0:
+        sols = agent._solutions(batch, play.replay_batch(batch.arrays, actions), "learned-mcts")
+        return sols, base_wall + time.perf_counter() - t
+    sols, _, _ = agent.polish(batch, actions, passes=passes)
+    if agent.DEFAULT_REPACK:
+        sols = agent.repacked(batch, sols)
+    mode = agent.relax_mode(agent.DEFAULT_RELAX)
+    if mode:
+        plans = (agent.relaxation_polish_plans(batch, sols, passes) if mode == "polish" else
+                 agent.relaxation_plans(batch, simulations=simulations, params=params))
+        sols = agent.relaxed(batch, sols, plans, repack=agent.DEFAULT_REPACK)
+    return sols, base_wall + time.perf_counter() - t
+
+
 def _set_rows(rows, idx, insts, name, sols, walls):
     for k, sol, w in zip(idx, sols, walls):
         rows[k][name] = _checked_time(insts[k], sol, name)
@@ -328,8 +360,17 @@ def polish_from(args, passes: int) -> int:
     for k, inst in enumerate(insts):
         spec = game.encode(inst)
         groups.setdefault((spec.arrays.order.shape[0], spec.arrays.op_valid.shape[0]), []).append(k)
+    wanted = (args.methods or "").split(",")
     for idx in groups.values():
         batch = agent.encode_batch([insts[k] for k in idx])
+        for name, base in FULL_DEFAULT.items():
+            if name not in wanted or not all(base + "_actions" in rows[k] for k in idx):
+                continue
+            acts = jnp.asarray([rows[k][base + "_actions"] for k in idx], jnp.int32)
+            sols, wall = _full_default(batch, acts, 0.0, args.simulations)
+            _set_rows(rows, idx, insts, name, sols, [rows[k][base + "_wall"] + wall / len(idx)
+                                                     for k in idx])
+            print(f"  {name}: {len(idx)} instances, {wall:.0f}s", file=sys.stderr, flush=True)
         for name, base in POLISHED.items():
             if not all(base + "_actions" in rows[k] for k in idx):
                 continue
@@ -340,7 +381,6 @@ def polish_from(args, passes: int) -> int:
                                                      for k in idx])
             print(f"  {name}: {len(idx)} instances, polish {wall:.0f}s", file=sys.stderr,
                   flush=True)
-            wanted = (args.methods or "").split(",")
             derived = [n for n, b in {**REPACKED, **PAIRED, **RELAXED, **RELAX_POLISHED}.items()
                        if b == name and n in wanted]
             for pname in derived if n_passes > 0 else ():
@@ -428,7 +468,7 @@ def summarize(rows) -> None:
           + f", CP-SAT {_geo([r['cpsat_wall'] for r in rows]):.2f}")
     n = len(rows)
     for m in ("mean", "meanbest", "meanbestpol", "max", "raw", "learned", "polished", "best",
-              "bestpol", "follow"):
+              "bestpol", "follow", "default"):
         if m in names:
             worse = [r["instance"] for r in rows if r[m] > 1.01 * r["heuristic"]]
             print(f"{labels[m]} worse than the heuristic by > 1%: {len(worse)}/{n} {worse}")
@@ -440,7 +480,7 @@ def summarize(rows) -> None:
     for a, u in (("raw", "uniform"), ("learned", "unirollout"), ("polished", "unipolish"),
                  ("best", "unibest"), ("bestpol", "unibestpol"), ("bestpol", "raw"),
                  ("bestpol", "polished"), ("raw", "mean"), ("raw", "meanbest"),
-                 ("bestpol", "meanbestpol")):
+                 ("bestpol", "meanbestpol"), ("default", "bestpol")):
         if a in names and u in names:
             print(f"{labels[a]} vs {labels[u]} (same simulations): geomean "
                   f"{_geo([r[a] / r[u] for r in rows]):.4f}, faster on "
@@ -453,7 +493,7 @@ def summarize(rows) -> None:
     opt = [r for r in rows if r["status"] == "OPTIMAL"]
     if opt:
         for m in ("mean", "meanbestpol", "raw", "learned", "polished", "best", "bestpol",
-                  "follow"):
+                  "follow", "default"):
             if m in names:
                 within = sum(r[m] <= 1.02 * r["cpsat"] for r in opt)
                 print(f"CP-SAT proved optimal on {len(opt)}/{n}; {labels[m]} within 2% of the "
