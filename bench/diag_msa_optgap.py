@@ -33,7 +33,8 @@ then msa.repack (plan changes with offsets from the exact packer; placement inst
 repack's ``order_evals``); ``relax=1``: then the offload relaxation (agent.relaxation_plans,
 agent.relaxed: placement instances played again in offload mode, laid out, repacked);
 ``relax=2``: the same with the column's own plans polished in offload mode instead
-(agent.relaxation_polish_plans: no second search).
+(agent.relaxation_polish_plans: no second search; ``rxpairs=1``: with the pair stage on
+every instance, ``rxpairs=0`` on none, default: the offload gate).
 Columns with the same settings but polish's share the search: it is played once (polish=0)
 and each column polishes that game; columns that differ only in ``pairs`` or ``repack``
 also share the polish. A column's CPU seconds are its whole cost (the shared search and
@@ -232,6 +233,7 @@ def main(argv=None) -> int:
             best_second = {0: False, 1: True, 2: "both"}[kw.pop("second", 0)]
             rp = kw.pop("repack", 0)
             rx = kw.pop("relax", 0)
+            rxpairs = kw.pop("rxpairs", None)     # relax=2: the relaxation's pair stage (1 all, 0 none)
             order_evals = kw.pop("orderevals", 0)     # repack: order_layout after the relayouts
             kw.pop("relaxpairs", None)     # (set 7's log: the relaxed play has no pair stage now)
             key = tuple(sorted(kw.items()))
@@ -287,7 +289,9 @@ def main(argv=None) -> int:
             if rx:
                 c4 = time.process_time()
                 plans = (agent.relaxation_plans(batch, polish=max(passes, 1), **kw) if rx == 1
-                         else agent.relaxation_polish_plans(batch, cols[m], max(passes, 1)))
+                         else agent.relaxation_polish_plans(
+                             batch, cols[m], max(passes, 1),
+                             None if rxpairs is None else bool(rxpairs)))
                 cols[m] = agent.relaxed(batch, cols[m], plans, repack=bool(rp))
                 cpu[m] += time.process_time() - c4
                 print(f"  {m}: relaxation {time.process_time() - c4:.0f} s CPU",
