@@ -104,11 +104,11 @@ def add_subcommands(sub) -> None:
                         "up to 64 buffers after a search with the rollout value, else 0)")
     a.add_argument("--polish-pairs", action=argparse.BooleanOptionalAction, default=None,
                    help="after the polish, the pair stage: every single change tried as a "
-                        "kick, completed by its best second change (learned; only where the "
-                        "game is polished: --polish > 0, by default up to 64 buffers). "
-                        "Default: on for offload instances of at most 32 buffers "
-                        "(msa.learned.agent.DEFAULT_PAIR_MAX_BUFFERS; 5-25 s CPU per instance "
-                        "there on a fresh test set); --polish-pairs runs it on every "
+                        "kick, completed by its best second change and a polish pass "
+                        "(learned; only where the game is polished: --polish > 0, by default "
+                        "up to 64 buffers). Default: on for offload instances "
+                        "(msa.learned.agent.DEFAULT_PAIR_MAX_BUFFERS; at most 11 s CPU per "
+                        "instance warm on a fresh test set); --polish-pairs runs it on every "
                         "instance (10-20x the polish's time on 24-58 buffers in placement "
                         "mode), --no-polish-pairs on none")
     a.add_argument("--repack", action=argparse.BooleanOptionalAction, default=None,

@@ -111,15 +111,23 @@ DEFAULT_POLISH_PAIRS = False
 #: constant (game.offload_mode), the stage costs 15-20x less there (the
 #: same games); offload up to 64 buffers then took dev sets 6-8 from 68/84
 #: to 74/84 within 2% for 27% more CPU, but fresh set 9 stayed at 24/27
-#: (one instance faster, 1.009 -> 1.000), so the gate stays at 32
-#: (bench/msa_optgap_test9.txt).
-DEFAULT_PAIR_MAX_BUFFERS = {"offload": 32, "placement": 0}
-#: A kick is completed by its best second change (play.pair_pass
-#: ``best_second``) instead of a first-improvement pass, by mode: on 11 dev
-#: offload misses 8 reached CP-SAT's optimum (within 2%) vs 7; on 4 dev
-#: placement misses 1 vs 3 (the pass reaches two cnn ones, bench/
-#: msa_pair_dev_misses.txt), so placement keeps the pass.
-DEFAULT_PAIR_BEST_SECOND = {"offload": True, "placement": False}
+#: (one instance faster, 1.009 -> 1.000), and fresh set 10 likewise (five
+#: faster inside the 2% band). With both kick completions (below), offload
+#: up to 64 buffers took fresh set 14 from 16/20 to 18/20 within 2%
+#: (criterion written before the run; none slower; +49 s pair-stage CPU
+#: against the default's 223 s, at most 10.9 s per instance warm;
+#: bench/msa_optgap_test14.txt): the offload gate is 64 since 2026-12-06.
+DEFAULT_PAIR_MAX_BUFFERS = {"offload": 64, "placement": 0}
+#: How a kick is completed (play.pair_pass ``best_second``), by mode: True,
+#: its best second change (an exact 2-exchange); False, a first-improvement
+#: pass with the kicked move frozen; "both", the first and then the second
+#: from its game (agent.pair_polish). Offload: "both" since 2026-12-06 (on
+#: the 63 proven offload instances of dev sets 6-9 at gate 64: 61/63 within
+#: 2% vs 60/63 for True, bench/msa_pair_both_dev.txt; with gate 64 on fresh
+#: set 14, above). Placement keeps the pass: on 4 dev placement misses 1 vs
+#: 3 reached the optimum with True (the pass reaches two cnn ones, bench/
+#: msa_pair_dev_misses.txt).
+DEFAULT_PAIR_BEST_SECOND = {"offload": "both", "placement": False}
 DEFAULT_PAIR_ROUNDS = 2
 DEFAULT_PAIR_CHUNK = 16
 #: A polish pass tries 29 actions x 3 completions per move (8 actions on
