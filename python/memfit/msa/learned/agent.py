@@ -507,12 +507,24 @@ def relaxation_plans(batch: Batch, **play_kwargs) -> dict:
     return dict(zip(rows, plans))
 
 
+#: The relaxation polish's own pair stage (``relaxation_polish_plans`` with
+#: ``pairs=None``): relaxations of at most this many buffers, each kick
+#: completed by its best second change: the offload pair stage as it was
+#: when the relaxation polish was judged (fresh sets 11 and 12); the offload
+#: default's later gate of 64 with both completions was judged on offload
+#: instances, not on relaxations, and costs far more there (60 buffers:
+#: minutes).
+RELAX_PAIR_MAX_BUFFERS = 32
+RELAX_PAIR_BEST_SECOND = True
+
+
 def relaxation_polish_plans(batch: Batch, sols, passes: int = DEFAULT_POLISH_PASSES,
                             pairs: bool | None = None) -> dict:
     """``{row: solution}``: each placement instance's solution ``sols[row]``
     (its plans; offsets dropped) polished in the instance's offload
     relaxation (``offload_relaxation``): no search, the polish stages from
-    that game (``_polish_stages``; ``pairs``: the pair stage, as there).
+    that game (``_polish_stages``), then the pair stage (``pairs``: on all
+    or none; None: RELAX_PAIR_MAX_BUFFERS, RELAX_PAIR_BEST_SECOND).
     A cheaper relaxation than ``relaxation_plans``, which plays the
     relaxation again from the start: offload polish costs a fraction of
     placement polish (game.offload_mode, 8 actions of 29)."""
@@ -529,7 +541,12 @@ def relaxation_polish_plans(batch: Batch, sols, passes: int = DEFAULT_POLISH_PAS
         played = np.asarray(imitate.replay(spec, sols[i])[0]["action"])
         a[:len(played)] = played
         acts.append(a)
-    final, _ = _polish_stages(rb, jnp.asarray(np.stack(acts)), passes, None, pairs)
+    final, acts = _polish_stages(rb, jnp.asarray(np.stack(acts)), passes, None, False)
+    only = ([s.inst.num_buffers <= RELAX_PAIR_MAX_BUFFERS for s in rb.specs] if pairs is None
+            else [bool(pairs)] * len(rows))
+    if any(only):
+        final, _ = pair_polish(rb, acts, passes=passes, only=only,
+                               best_second=RELAX_PAIR_BEST_SECOND)
     return dict(zip(rows, _solutions(rb, final, "learned-polish")))
 
 
