@@ -226,3 +226,28 @@ def test_agent_polishes_placement_plans_in_their_offload_relaxation(monkeypatch)
     assert v_on.estimated_time < v_off.estimated_time * (1 - 1e-3)
     with pytest.raises(ValueError, match="relax 'replay'"):
         agent.play_batch(batch, relax="replay", **kw)
+
+
+def test_relaxation_polish_has_its_own_pair_stage_gate(monkeypatch):
+    """agent.relaxation_polish_plans runs the pair stage on relaxations of
+    at most RELAX_PAIR_MAX_BUFFERS buffers with RELAX_PAIR_BEST_SECOND (the
+    setting it was judged with), whatever the offload default's gate; on
+    none with pairs=False, on all with pairs=True."""
+    from memfit.msa.learned import agent, play
+    inst = random_instance(38, num_ops=18, num_args=3, mode="placement", capacity_fraction=0.4)
+    batch = agent.encode_batch([inst])
+    (sol,), _ = agent.play_batch(batch, simulations=0, polish=1, polish_pairs=False, relax=False)
+    calls = []
+
+    def spy(b, acts, **kw):
+        calls.append((kw["only"], kw["best_second"]))
+        return play.replay_batch(b.arrays, acts), acts
+    monkeypatch.setattr(agent, "pair_polish", spy)
+    monkeypatch.setattr(agent, "DEFAULT_PAIR_MAX_BUFFERS", {"offload": 0, "placement": 0})
+    for pairs, gate, want in ((None, inst.num_buffers, [True]), (None, inst.num_buffers - 1, None),
+                              (False, 99, None), (True, 0, [True])):
+        calls.clear()
+        monkeypatch.setattr(agent, "RELAX_PAIR_MAX_BUFFERS", gate)
+        plans = agent.relaxation_polish_plans(batch, [sol], 1, pairs)
+        assert list(plans) == [0] and validate(agent.offload_relaxation(inst), plans[0]).valid
+        assert calls == ([] if want is None else [(want, agent.RELAX_PAIR_BEST_SECOND)])
