@@ -317,22 +317,15 @@ def _repacked(batch, sols, base_wall: float, relax_simulations=None, params=None
 
 
 def _full_default(batch, actions, base_wall: float, simulations: int, params=None):
-    """FULL_DEFAULT: the agent's default stages after the search from its
-    games ``actions``: ``(solutions, wall)`` with ``base_wall`` added."""
+    """FULL_DEFAULT: the agent's stages after the search (agent.after_search,
+    as play_batch runs them) from its games ``actions``: ``(solutions,
+    wall)`` with ``base_wall`` added."""
     from memfit.msa.learned import agent, play
     t = time.perf_counter()
-    passes = agent.default_polish(batch)
-    if passes == 0:
-        sols = agent._solutions(batch, play.replay_batch(batch.arrays, actions), "learned-mcts")
-        return sols, base_wall + time.perf_counter() - t
-    sols, _, _ = agent.polish(batch, actions, passes=passes)
-    if agent.DEFAULT_REPACK:
-        sols = agent.repacked(batch, sols)
-    mode = agent.relax_mode(agent.DEFAULT_RELAX)
-    if mode:
-        plans = (agent.relaxation_polish_plans(batch, sols, passes) if mode == "polish" else
-                 agent.relaxation_plans(batch, simulations=simulations, params=params))
-        sols = agent.relaxed(batch, sols, plans, repack=agent.DEFAULT_REPACK)
+    searched = agent._solutions(batch, play.replay_batch(batch.arrays, actions), "learned-mcts")
+    sols, _ = agent.after_search(batch, searched, actions, agent.default_polish(batch),
+                                 "learned-mcts",
+                                 relax_play=dict(simulations=simulations, params=params))
     return sols, base_wall + time.perf_counter() - t
 
 

@@ -34,7 +34,7 @@ repack's ``order_evals``); ``relax=1``: then the offload relaxation (agent.relax
 agent.relaxed: placement instances played again in offload mode, laid out, repacked);
 ``relax=2``: the same with the column's own plans polished in offload mode instead
 (agent.relaxation_polish_plans: no second search; ``rxpairs=1``: with the pair stage on
-every instance, ``rxpairs=0`` on none, default: the offload gate).
+every instance, ``rxpairs=0`` on none, default: its own gate, agent.RELAX_PAIR_MAX_BUFFERS).
 Columns with the same settings but polish's share the search: it is played once (polish=0)
 and each column polishes that game; columns that differ only in ``pairs`` or ``repack``
 also share the polish. A column's CPU seconds are its whole cost (the shared search and

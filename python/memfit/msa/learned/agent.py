@@ -336,6 +336,26 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
         sols, actions = _fastest(batch, [(raw, actions),
                                          (_solutions(batch, play.replay_batch(batch.arrays, kept[1]),
                                                      method), kept[1])])
+    sols, actions = after_search(batch, sols, actions, polish, method, completions=completions,
+                                 polish_pairs=polish_pairs, repack=repack, relax=relax,
+                                 relax_play={**given, "params": net, "polish": polish})
+    wall = time.perf_counter() - t0
+    out = (sols, wall) + ((actions,) if return_actions else ()) + ((raw,) if return_raw else ())
+    return out
+
+
+def after_search(batch: Batch, sols, actions, polish: int, method: str, *,
+                 completions=None, polish_pairs: bool | None = None,
+                 repack: bool | None = None, relax: bool | str | None = None,
+                 relax_play: dict | None = None):
+    """The stages after the search (``play_batch``'s; one place for their
+    order): ``polish`` passes (``_polish_stages``, with ``completions`` and
+    ``polish_pairs``), then msa.repack (``repack``; default
+    DEFAULT_REPACK where it polishes), then the offload relaxation
+    (``relax``; default DEFAULT_RELAX where it polishes; "play" plays it
+    with ``play_batch(**relax_play)``). ``sols``/``actions``: the search's
+    games. Returns ``(solutions, actions)`` (the actions are the polished
+    game's, not the repacked or relaxed layout's)."""
     if polish > 0:
         final, actions = _polish_stages(batch, actions, polish, completions, polish_pairs)
         sols = _solutions(batch, final, method)
@@ -344,12 +364,10 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
         sols = repacked(batch, sols)
     how = relax_mode(DEFAULT_RELAX if relax is None else relax)
     if polish > 0 and how:
-        plans = (relaxation_polish_plans(batch, sols, polish, polish_pairs) if how == "polish" else
-                 relaxation_plans(batch, **{**given, "params": net, "polish": polish}))
+        plans = (relaxation_polish_plans(batch, sols, polish, polish_pairs) if how == "polish"
+                 else relaxation_plans(batch, **(relax_play or {})))
         sols = relaxed(batch, sols, plans, repack=repack)
-    wall = time.perf_counter() - t0
-    out = (sols, wall) + ((actions,) if return_actions else ()) + ((raw,) if return_raw else ())
-    return out
+    return sols, actions
 
 
 def _polish_stages(batch: Batch, actions, passes: int, completions, pairs: bool | None = None):
