@@ -546,26 +546,34 @@ def relaxation_polish_plans(batch: Batch, sols, passes: int = DEFAULT_POLISH_PAS
     A cheaper relaxation than ``relaxation_plans``, which plays the
     relaxation again from the start: offload polish costs a fraction of
     placement polish (game.offload_mode, 8 actions of 29)."""
-    from . import imitate
     rows = [i for i, spec in enumerate(batch.specs) if spec.inst.mode == "placement"]
     if not rows:
         return {}
     rb = encode_batch([offload_relaxation(batch.specs[i].inst) for i in rows],
                       access_width=batch.arrays.acc.shape[2])
     M = rb.arrays.order.shape[1]
-    acts = []
-    for spec, i in zip(rb.specs, rows):
-        a = np.zeros(M, np.int32)
-        played = np.asarray(imitate.replay(spec, sols[i])[0]["action"])
-        a[:len(played)] = played
-        acts.append(a)
-    final, acts = _polish_stages(rb, jnp.asarray(np.stack(acts)), passes, None, False)
+    acts = np.stack([_offload_moves(spec, sols[i], M) for spec, i in zip(rb.specs, rows)])
+    final, acts = _polish_stages(rb, jnp.asarray(acts), passes, None, False)
     only = ([s.inst.num_buffers <= RELAX_PAIR_MAX_BUFFERS for s in rb.specs] if pairs is None
             else [bool(pairs)] * len(rows))
     if any(only):
         final, _ = pair_polish(rb, acts, passes=passes, only=only,
                                best_second=RELAX_PAIR_BEST_SECOND)
     return dict(zip(rows, _solutions(rb, final, "learned-polish")))
+
+
+def _offload_moves(spec, sol, M: int) -> np.ndarray:
+    """[M]: ``sol``'s plans as the moves of ``spec``'s offload-mode game (a
+    plan at its only offset; slow after the last move). A placement
+    layout fits by bytes at every op, so every move is legal there (the
+    polish replays the moves, playing any illegal one slow)."""
+    from ..plans import menu_index
+    by_id = sol.by_id()
+    a = np.zeros(M, np.int32)
+    for k, b in enumerate(spec.order):
+        p = menu_index(spec.menus[b], by_id[b]) or 0
+        a[k] = 0 if p == 0 else 1 + (p - 1) * game.NUM_OFFSETS
+    return a
 
 
 def relaxed(batch: Batch, sols, plans: dict, repack: bool = True) -> list:
