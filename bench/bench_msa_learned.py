@@ -1,17 +1,19 @@
 """The learned player vs the heuristic, uniform-prior MCTS and CP-SAT, on held-out programs.
 
 For every held-out instance of data/msa/manifest.json (programs never played
-in training), in one run: the XLA-style heuristic; Gumbel MuZero with a
-uniform prior at the same number of simulations, with a zero value and with
-the agent's own rollout value, incumbent game and polish (the ablation of
-the learned prior); the learned policy alone (argmax); the learned search
-raw (no incumbent, no polish), with the incumbent game, and with the
-incumbent and the polish passes (the agent's default); CP-SAT at a time
-limit with its bound and, where it does not prove optimality, CP-SAT again
-at the agent's wall time on that instance. Prints each method's validator
-time relative to the heuristic, wall times, geometric means and the
-issue's goals; every solution goes through the validator (an invalid one
-stops the bench).
+in training), in one run (the default --methods, DEFAULT_METHODS below): the
+XLA-style heuristic; Gumbel MuZero with a uniform prior and a zero value at
+the same number of simulations (the ablation of the learned prior and
+value); the learned policy alone (argmax); the learned search raw, with its
+best game kept, that game polished, and the agent's default (what `memfit
+assign --method learned` returns: the search, then agent.after_search's
+polish, pair stage, repack and relaxation polish); CP-SAT at a time limit
+with its bound and, where it does not prove optimality, CP-SAT again at the
+default's wall time on that instance. `--methods all` adds the other
+variants of LEARNED (older defaults, the uniform prior with the rollout
+value and polish). Prints each method's validator time relative to the
+heuristic, wall times, geometric means and the issue's goals; every
+solution goes through the validator (an invalid one stops the bench).
 
     .venv/bin/python bench/bench_msa_learned.py [--simulations 16] [--time-limit 10]
         [--num-workers 2] [--only cnn_train,sgpr] [--methods ...] [--json out.json]
@@ -104,8 +106,17 @@ RELAX_POLISHED = {"bestpolrxp": "bestpol"}
 FULL_DEFAULT = {"default": "best"}
 POLISHED = {"unipolish": "unirollout", "polished": "learned", "unibestpol": "unibest",
             "bestpol": "best", "meanbestpol": "meanbest"}
-# The agent as it plays by default (memfit assign --method learned)
-AGENT = "bestpol"
+# The agent as it plays by default (memfit assign --method learned): CP-SAT
+# runs again at this method's wall time where its limit does not prove
+# optimality. Until 2026-12-06 that was "bestpol" (the default before
+# the pair stage, repack and the relaxation polish); --merge drops a saved
+# part's CP-SAT-at-the-agent's-wall rows measured at another method's wall.
+AGENT = "default"
+# The methods of a plain run (the issue's columns): the uniform-prior
+# search at the same simulations, the policy alone, the learned search raw
+# and with its best game kept, that game polished, and the agent's
+# default; --methods all plays every method of LEARNED.
+DEFAULT_METHODS = "uniform,policy,raw,best,bestpol,default"
 # Above this many buffers (a game bucket over agent.ROLLOUT_MAX_BUCKET) the
 # rollout leaf value and the incumbent cost a game per simulation: the big
 # instances get a table of their own with --big-simulations.
@@ -218,7 +229,8 @@ def main(argv=None) -> int:
     ap.add_argument("--big", action="store_true",
                     help=f"the held-out instances over {BIG_BUFFERS} buffers (default: up to)")
     ap.add_argument("--methods", default=None,
-                    help="learned methods to play (default: all; with --big: uniform,policy,learned)")
+                    help=f"learned methods to play, or 'all' (default: {DEFAULT_METHODS}; "
+                         "with --big: uniform,policy,learned)")
     ap.add_argument("--big-methods", default=None, help="(old name of --methods with --big)")
     ap.add_argument("--checkpoint", default=None,
                     help="the learned methods play with this checkpoint instead of the packaged "
@@ -259,8 +271,13 @@ def main(argv=None) -> int:
     insts = [Instance.load(man_path.parent / f) for f in files]
     keep = [k for k, i in enumerate(insts) if (i.num_buffers > BIG_BUFFERS) == args.big]
     files, insts = [files[k] for k in keep], [insts[k] for k in keep]
-    chosen = args.methods or args.big_methods or ("uniform,policy,learned" if args.big else None)
-    methods = set(chosen.split(",")) if chosen else {n for n, _ in LEARNED}
+    chosen = (args.methods or args.big_methods
+              or ("uniform,policy,learned" if args.big else DEFAULT_METHODS))
+    methods = {n for n, _ in LEARNED} if chosen == "all" else set(chosen.split(","))
+    unknown = methods - {n for n, _ in LEARNED}
+    if unknown:
+        raise SystemExit(f"--methods: unknown {sorted(unknown)}; known: "
+                         + ",".join(n for n, _ in LEARNED))
     LEARNED = tuple((n, lab) for n, lab in LEARNED if n in methods)
     t0 = time.time()
     params = None
@@ -473,7 +490,7 @@ def summarize(rows) -> None:
     for a, u in (("raw", "uniform"), ("learned", "unirollout"), ("polished", "unipolish"),
                  ("best", "unibest"), ("bestpol", "unibestpol"), ("bestpol", "raw"),
                  ("bestpol", "polished"), ("raw", "mean"), ("raw", "meanbest"),
-                 ("bestpol", "meanbestpol"), ("default", "bestpol")):
+                 ("bestpol", "meanbestpol"), ("default", "bestpol"), ("default", "uniform")):
         if a in names and u in names:
             print(f"{labels[a]} vs {labels[u]} (same simulations): geomean "
                   f"{_geo([r[a] / r[u] for r in rows]):.4f}, faster on "
