@@ -34,7 +34,8 @@ repack's ``order_evals``); ``relax=1``: then the offload relaxation (agent.relax
 agent.relaxed: placement instances played again in offload mode, laid out, repacked);
 ``relax=2``: the same with the column's own plans polished in offload mode instead
 (agent.relaxation_polish_plans: no second search; ``rxpairs=1``: with the pair stage on
-every instance, ``rxpairs=0`` on none, default: its own gate, agent.RELAX_PAIR_MAX_BUFFERS).
+every instance, ``rxpairs=0`` on none, default: its own gate, agent.RELAX_PAIR_MAX_BUFFERS;
+``rxsecond=0|1|2``: its kicks' completion as ``second=``, default agent.RELAX_PAIR_BEST_SECOND).
 Columns with the same settings but polish's share the search: it is played once (polish=0)
 and each column polishes that game; columns that differ only in ``pairs`` or ``repack``
 also share the polish. A column's CPU seconds are its whole cost (the shared search and
@@ -234,6 +235,7 @@ def main(argv=None) -> int:
             rp = kw.pop("repack", 0)
             rx = kw.pop("relax", 0)
             rxpairs = kw.pop("rxpairs", None)     # relax=2: the relaxation's pair stage (1 all, 0 none)
+            rxsecond = kw.pop("rxsecond", None)   # relax=2: its kicks' completion (as second=)
             order_evals = kw.pop("orderevals", 0)     # repack: order_layout after the relayouts
             kw.pop("relaxpairs", None)     # (set 7's log: the relaxed play has no pair stage now)
             key = tuple(sorted(kw.items()))
@@ -291,7 +293,8 @@ def main(argv=None) -> int:
                 plans = (agent.relaxation_plans(batch, polish=max(passes, 1), **kw) if rx == 1
                          else agent.relaxation_polish_plans(
                              batch, cols[m], max(passes, 1),
-                             None if rxpairs is None else bool(rxpairs)))
+                             None if rxpairs is None else bool(rxpairs),
+                             None if rxsecond is None else {0: False, 1: True, 2: "both"}[rxsecond]))
                 cols[m] = agent.relaxed(batch, cols[m], plans, repack=bool(rp))
                 cpu[m] += time.process_time() - c4
                 print(f"  {m}: relaxation {time.process_time() - c4:.0f} s CPU",

@@ -537,12 +537,13 @@ RELAX_PAIR_BEST_SECOND = True
 
 
 def relaxation_polish_plans(batch: Batch, sols, passes: int = DEFAULT_POLISH_PASSES,
-                            pairs: bool | None = None) -> dict:
+                            pairs: bool | None = None, best_second=None) -> dict:
     """``{row: solution}``: each placement instance's solution ``sols[row]``
     (its plans; offsets dropped) polished in the instance's offload
     relaxation (``offload_relaxation``): no search, the polish stages from
     that game (``_polish_stages``), then the pair stage (``pairs``: on all
-    or none; None: RELAX_PAIR_MAX_BUFFERS, RELAX_PAIR_BEST_SECOND).
+    or none; None: RELAX_PAIR_MAX_BUFFERS; ``best_second``: its kicks'
+    completion, None: RELAX_PAIR_BEST_SECOND).
     A cheaper relaxation than ``relaxation_plans``, which plays the
     relaxation again from the start: offload polish costs a fraction of
     placement polish (game.offload_mode, 8 actions of 29)."""
@@ -558,7 +559,8 @@ def relaxation_polish_plans(batch: Batch, sols, passes: int = DEFAULT_POLISH_PAS
             else [bool(pairs)] * len(rows))
     if any(only):
         final, _ = pair_polish(rb, acts, passes=passes, only=only,
-                               best_second=RELAX_PAIR_BEST_SECOND)
+                               best_second=(RELAX_PAIR_BEST_SECOND if best_second is None
+                                            else best_second))
     return dict(zip(rows, _solutions(rb, final, "learned-polish")))
 
 
