@@ -182,7 +182,8 @@ def learned_rows(insts, sims: int, methods, passes: int, params=None):
                         out[k][name] = out[k][base]
                     solved[name] = solved[base]
                     continue
-                sols, wall, pacts = agent.polish(batch, acts, passes=n_passes, pairs=False)
+                sols, wall, pacts = agent.polish(batch, acts, passes=n_passes, pairs=False,
+                                                 only=_rows(batch, passes))
                 wall += base_wall
                 games[name] = (pacts, wall)
             elif name == "raw" and "raw" in games:     # played by "best"
@@ -307,6 +308,13 @@ def _renamed(key: str, ren: dict) -> str:
     return key
 
 
+def _rows(batch, passes):
+    """The instances a polished method polishes: the agent's default
+    (agent.polish_rows) unless --passes was given (then all)."""
+    from memfit.msa.learned import agent
+    return agent.polish_rows(batch) if passes is None else None
+
+
 def _paired(batch, actions, base_wall: float):
     """The pair stage (agent.pair_polish) from polished games, then
     msa.repack: ``(solutions, wall)`` with ``base_wall`` added."""
@@ -341,7 +349,7 @@ def _full_default(batch, actions, base_wall: float, simulations: int, params=Non
     t = time.perf_counter()
     searched = agent._solutions(batch, play.replay_batch(batch.arrays, actions), "learned-mcts")
     sols, _ = agent.after_search(batch, searched, actions, agent.default_polish(batch),
-                                 "learned-mcts",
+                                 "learned-mcts", only=agent.polish_rows(batch),
                                  relax_play=dict(simulations=simulations, params=params))
     return sols, base_wall + time.perf_counter() - t
 
@@ -386,7 +394,8 @@ def polish_from(args, passes: int) -> int:
                 continue
             acts = jnp.asarray([rows[k][base + "_actions"] for k in idx], jnp.int32)
             n_passes = agent.default_polish(batch) if passes is None else passes
-            sols, wall, pacts = agent.polish(batch, acts, passes=n_passes, pairs=False)
+            sols, wall, pacts = agent.polish(batch, acts, passes=n_passes, pairs=False,
+                                             only=_rows(batch, passes))
             _set_rows(rows, idx, insts, name, sols, [rows[k][base + "_wall"] + wall / len(idx)
                                                      for k in idx])
             print(f"  {name}: {len(idx)} instances, polish {wall:.0f}s", file=sys.stderr,

@@ -78,6 +78,20 @@ def cpsat(name: str, inst, time_limit: float, workers: int) -> dict:
     return d
 
 
+def big_offload(n: int, start: int) -> list:
+    """``[(name, Instance)]``: ``n`` synthetic offload instances with ids
+    from ``start``, 70-190 ops each (the 256-move bucket, where the agent's
+    default did not polish before 2026-12-06)."""
+    from memfit.msa.synthetic import random_instance
+    out = []
+    for i in range(n):
+        k = start + i
+        inst = random_instance(k, num_ops=70 + (i * 37) % 121, num_args=2 + i % 6,
+                               mode="offload", capacity_fraction=0.2 + 0.4 * ((i * 5) % 9) / 8)
+        out.append((f"synthetic-big-{k}-offload", inst))
+    return out
+
+
 def heuristic_ref(inst) -> dict:
     """The heuristic's solution in CP-SAT's place (``--no-cpsat``)."""
     from memfit.msa.heuristic import assign
@@ -183,6 +197,10 @@ def main(argv=None) -> int:
     ap.add_argument("--synthetic-start", type=int, default=70_000,
                     help="first synthetic id (fresh test set: --seeds 1012-1023 --synthetic-start 70012)")
     ap.add_argument("--max-buffers", type=int, default=64)
+    ap.add_argument("--big-offload", type=int, default=0,
+                    help="N synthetic offload instances of 70-190 ops (about 75-195 buffers: "
+                         "the 256-move bucket) instead of the validation set")
+    ap.add_argument("--big-offload-start", type=int, default=71_000, help="their first id")
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--num-workers", type=int, default=2)
     ap.add_argument("--methods", default="default")
@@ -197,7 +215,8 @@ def main(argv=None) -> int:
                          "the moves where the agent's game and that replay differ")
     args = ap.parse_args(argv)
     lo, _, hi = args.seeds.partition("-")
-    insts = (validation_instances(range(int(lo), int(hi or lo) + 1), args.synthetic,
+    insts = (big_offload(args.big_offload, args.big_offload_start) if args.big_offload else
+             validation_instances(range(int(lo), int(hi or lo) + 1), args.synthetic,
                                   args.max_buffers, args.synthetic_start)
              if args.set == "validation" else manifest_train(args.max_buffers))
     if args.only:
@@ -222,6 +241,7 @@ def main(argv=None) -> int:
         cols, acts, searched, polished, pair_cpu = {}, {}, {}, {}, {}
         for m in methods:
             _, kw = parse(m)
+            rows = None if "polish" in kw else agent.polish_rows(batch)   # the default's rows
             passes = kw.pop("polish", agent.default_polish(batch))
             comps = kw.pop("completions", None)
             then = kw.pop("then", None)
@@ -246,7 +266,8 @@ def main(argv=None) -> int:
                 search_cpu[key] = time.process_time() - c0
                 print(f"  search {dict(key)}: {len(idx)} instances, {search_cpu[key]:.0f} s CPU",
                       file=sys.stderr, flush=True)
-            pkey = (key, passes, comps, then)
+            pkey = (key, passes, comps, then) + ((tuple(rows),) if rows is not None
+                                                  and not all(rows) else ())
             cached = _games_cache(insts, idx, pkey)
             if pkey not in polished and cached.exists() and passes > 0:
                 a = np.load(cached)
@@ -256,9 +277,10 @@ def main(argv=None) -> int:
             if pkey not in polished:
                 c1 = time.process_time()
                 if passes > 0:
-                    sols, _, a = agent.polish(batch, searched[key][1], passes, comps, pairs=0)
+                    sols, _, a = agent.polish(batch, searched[key][1], passes, comps, pairs=0,
+                                              only=rows)
                     if then:      # more passes with other completions, from that game
-                        sols, _, a = agent.polish(batch, a, passes, then, pairs=0)
+                        sols, _, a = agent.polish(batch, a, passes, then, pairs=0, only=rows)
                 else:
                     sols, a = searched[key]
                 polished[pkey] = (sols, a, time.process_time() - c1)
@@ -286,15 +308,17 @@ def main(argv=None) -> int:
                 from memfit.msa.repack import repack
                 c3 = time.process_time()
                 cols[m] = [repack(s.inst, sol, order_evals=order_evals)[0]
-                           for s, sol in zip(batch.specs, cols[m])]
+                           if rows is None or rows[i] else sol
+                           for i, (s, sol) in enumerate(zip(batch.specs, cols[m]))]
                 cpu[m] += time.process_time() - c3
             if rx:
                 c4 = time.process_time()
-                plans = (agent.relaxation_plans(batch, polish=max(passes, 1), **kw) if rx == 1
-                         else agent.relaxation_polish_plans(
+                plans = (agent.relaxation_plans(batch, only=rows, polish=max(passes, 1), **kw)
+                         if rx == 1 else agent.relaxation_polish_plans(
                              batch, cols[m], max(passes, 1),
                              None if rxpairs is None else bool(rxpairs),
-                             None if rxsecond is None else {0: False, 1: True, 2: "both"}[rxsecond]))
+                             None if rxsecond is None else {0: False, 1: True, 2: "both"}[rxsecond],
+                             only=rows))
                 cols[m] = agent.relaxed(batch, cols[m], plans, repack=bool(rp))
                 cpu[m] += time.process_time() - c4
                 print(f"  {m}: relaxation {time.process_time() - c4:.0f} s CPU",

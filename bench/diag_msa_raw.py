@@ -84,7 +84,8 @@ def main(argv=None) -> int:
                 passes = agent.default_polish(sub)
                 for rule, col in (("mean", "mean+best+pol"), ("max_kept", "max_kept+pol")):
                     t0 = time.perf_counter()
-                    pol, wall, _ = agent.polish(sub, games[rule][differ], passes=passes)
+                    pol, wall, _ = agent.polish(sub, games[rule][differ], passes=passes,
+                                                only=agent.polish_rows(sub))
                     cols[col] = {i: s for i, s in zip(differ, pol)}
                     print(f"  polish {rule}: {len(differ)} games, {wall:.0f}s", file=sys.stderr,
                           flush=True)

@@ -482,6 +482,36 @@ def test_pair_stage_runs_where_the_size_gate_says(monkeypatch):
     assert agent.pair_stage_rows(batch, None) == [True, True]
 
 
+def test_default_polish_runs_where_its_bucket_gate_says(monkeypatch):
+    """agent.polish_rows: by default the agent polishes an instance when the
+    batch's move bucket is within its mode's POLISH_MAX_BUCKET (offload up
+    to the 256-move bucket, placement up to 64); after_search with those
+    rows polishes, repacks and relaxes only them, the others' games kept."""
+    big = agent.encode_batch([random_instance(s, num_ops=90, num_args=4, mode=m)
+                              for s, m in ((31, "offload"), (32, "placement"))], 16)
+    assert big.arrays.order.shape[1] == 256
+    assert agent.polish_rows(big) == [True, False]
+    assert agent.default_polish(big) == agent.DEFAULT_POLISH_PASSES
+    # the rows are honoured: here only the offload instance of a 64-move batch
+    monkeypatch.setattr(agent, "POLISH_MAX_BUCKET", {"offload": 64, "placement": 0})
+    insts = [random_instance(s, num_ops=20, num_args=4, mode=m)
+             for s, m in ((21, "offload"), (23, "placement"))]
+    batch = agent.encode_batch(insts, 16)
+    rows = agent.polish_rows(batch)
+    assert rows == [True, False]
+    slow = jnp.zeros((2, batch.arrays.order.shape[1]), jnp.int32)
+    searched = agent._solutions(batch, play.replay_batch(batch.arrays, slow), "test")
+    sols, acts = agent.after_search(batch, searched, slow, agent.default_polish(batch), "test",
+                                    only=rows)
+    times = [validate(i, s).estimated_time for i, s in zip(insts, sols)]
+    slow_times = [validate(i, s).estimated_time for i, s in zip(insts, searched)]
+    assert times[0] < slow_times[0]                 # polished
+    assert times[1] == pytest.approx(slow_times[1])  # neither polished, repacked nor relaxed
+    assert int(jnp.sum(acts[1] != 0)) == 0
+    monkeypatch.setattr(agent, "POLISH_MAX_BUCKET", {"offload": 0, "placement": 0})
+    assert agent.default_polish(batch) == 0
+
+
 def test_pair_stage_finds_coordinated_changes_that_1opt_cannot(monkeypatch):
     """play.pair_batch (agent.pair_polish): on a game that no single change
     improves (another 1-opt pass with every completion finds nothing), a

@@ -130,13 +130,15 @@ DEFAULT_PAIR_MAX_BUFFERS = {"offload": 64, "placement": 0}
 DEFAULT_PAIR_BEST_SECOND = {"offload": "both", "placement": False}
 DEFAULT_PAIR_ROUNDS = 2
 DEFAULT_PAIR_CHUNK = 16
-#: A polish pass tries 29 actions x 3 completions per move (8 actions on
-#: offload instances since 2026-12-05, play.tried_actions: 3x less CPU)
-#: where the search plays 16 simulations: measured 2.8x the search's own wall time on the
-#: 64-buffer bucket (bench_msa_learned.py, 12 held-out instances, loaded
-#: machine), so at 256 buffers (73 s per 188-buffer game already) it is off
-#: by default; ``polish=N`` still polishes there.
-POLISH_MAX_BUCKET = 64
+#: The largest game bucket the agent polishes by default, per mode. A
+#: placement polish pass tries 29 actions x 3 completions per move where the
+#: search plays 16 simulations: measured 2.8x the search's own wall time on
+#: the 64-buffer bucket (bench_msa_learned.py, 12 held-out instances, loaded
+#: machine), so at 256 buffers it is off by default; ``polish=N`` still
+#: polishes there. Offload polish (8 actions, the mode a compile-time
+#: constant: game.offload_mode) costs a fraction of that: on the 256-move
+#: bucket since 2026-12-06 (docs/msa.md, *Offload polish up to 256 moves*).
+POLISH_MAX_BUCKET = {"offload": 256, "placement": 64}
 #: Above ROLLOUT_MAX_BUCKET buffers the default is the policy's argmax (no
 #: search): a searched move costs (simulations + 1) network evaluations and
 #: game steps, measured 25 ms + 21 ms each at the 1,024-buffer bucket
@@ -249,9 +251,17 @@ def encode_batch(insts, access_width: int | None = None) -> Batch:
                  play.stack([f for _, f in enc]), time.perf_counter() - t0)
 
 
+def polish_rows(batch: Batch) -> list:
+    """Per instance of the batch, whether the agent polishes it by default:
+    the batch's move bucket is within its mode's POLISH_MAX_BUCKET."""
+    moves = batch.arrays.order.shape[1]
+    return [moves <= POLISH_MAX_BUCKET.get(s.inst.mode, 0) for s in batch.specs]
+
+
 def default_polish(batch: Batch) -> int:
-    """DEFAULT_POLISH_PASSES up to POLISH_MAX_BUCKET buffers, else 0."""
-    return DEFAULT_POLISH_PASSES if batch.arrays.order.shape[1] <= POLISH_MAX_BUCKET else 0
+    """DEFAULT_POLISH_PASSES where some instance of the batch is polished by
+    default (``polish_rows``), else 0."""
+    return DEFAULT_POLISH_PASSES if any(polish_rows(batch)) else 0
 
 
 def default_value_mode(batch: Batch, uniform: bool) -> str:
@@ -313,8 +323,10 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     if root_rule is None:
         root_rule = (DEFAULT_ROOT_RULE if value_mode == "rollout" and simulations > 0
                      and not fortified else "mean")
+    only = None            # polish=N given: every instance
     if polish is None:
         polish = default_polish(batch) if value_mode == "rollout" and simulations > 0 else 0
+        only = polish_rows(batch)
     seeding = (best or root_rule == "max_kept") and not uniform and (
         DEFAULT_POLICY_SEED if policy_seed is None else policy_seed)
     seed_games = None
@@ -336,8 +348,9 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
         sols, actions = _fastest(batch, [(raw, actions),
                                          (_solutions(batch, play.replay_batch(batch.arrays, kept[1]),
                                                      method), kept[1])])
-    sols, actions = after_search(batch, sols, actions, polish, method, completions=completions,
-                                 polish_pairs=polish_pairs, repack=repack, relax=relax,
+    sols, actions = after_search(batch, sols, actions, polish, method, only=only,
+                                 completions=completions, polish_pairs=polish_pairs,
+                                 repack=repack, relax=relax,
                                  relax_play={**given, "params": net, "polish": polish})
     wall = time.perf_counter() - t0
     out = (sols, wall) + ((actions,) if return_actions else ()) + ((raw,) if return_raw else ())
@@ -345,7 +358,7 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
 
 
 def after_search(batch: Batch, sols, actions, polish: int, method: str, *,
-                 completions=None, polish_pairs: bool | None = None,
+                 only: list | None = None, completions=None, polish_pairs: bool | None = None,
                  repack: bool | None = None, relax: bool | str | None = None,
                  relax_play: dict | None = None):
     """The stages after the search (``play_batch``'s; one place for their
@@ -354,39 +367,47 @@ def after_search(batch: Batch, sols, actions, polish: int, method: str, *,
     DEFAULT_REPACK where it polishes), then the offload relaxation
     (``relax``; default DEFAULT_RELAX where it polishes; "play" plays it
     with ``play_batch(**relax_play)``). ``sols``/``actions``: the search's
-    games. Returns ``(solutions, actions)`` (the actions are the polished
-    game's, not the repacked or relaxed layout's)."""
-    if polish > 0:
-        final, actions = _polish_stages(batch, actions, polish, completions, polish_pairs)
+    games; ``only``: per instance, whether these stages run on it (default:
+    all; ``polish_rows`` for the agent's default). Returns ``(solutions,
+    actions)`` (the actions are the polished game's, not the repacked or
+    relaxed layout's)."""
+    rows = [True] * len(batch.specs) if only is None else list(only)
+    if polish > 0 and any(rows):
+        final, actions = _polish_stages(batch, actions, polish, completions, polish_pairs,
+                                        only=rows)
         sols = _solutions(batch, final, method)
     repack = (DEFAULT_REPACK and polish > 0) if repack is None else repack
     if repack:
-        sols = repacked(batch, sols)
+        sols = repacked(batch, sols, only=rows)
     how = relax_mode(DEFAULT_RELAX if relax is None else relax)
     if polish > 0 and how:
-        plans = (relaxation_polish_plans(batch, sols, polish, polish_pairs) if how == "polish"
-                 else relaxation_plans(batch, **(relax_play or {})))
+        plans = (relaxation_polish_plans(batch, sols, polish, polish_pairs, only=rows)
+                 if how == "polish" else relaxation_plans(batch, only=rows, **(relax_play or {})))
         sols = relaxed(batch, sols, plans, repack=repack)
     return sols, actions
 
 
-def _polish_stages(batch: Batch, actions, passes: int, completions, pairs: bool | None = None):
+def _polish_stages(batch: Batch, actions, passes: int, completions, pairs: bool | None = None,
+                   only: list | None = None):
     """``passes`` polish passes with ``completions`` (default: play.
     DEFAULT_COMPLETIONS, then as many again with DEFAULT_POLISH_THEN from
     that game, then the pair stage, play.pair_batch, on the instances
     ``pair_stage_rows(batch, pairs)`` picks; none where ``completions``
-    are given and ``pairs`` is not). Returns (final states, actions)."""
+    are given and ``pairs`` is not), on the instances ``only`` picks
+    (default: all; the others' games replayed as they are). Returns
+    (final states, actions)."""
     from . import play
     final, actions = _one_at_a_time(play.polish_batch, batch, actions, jnp.int32(passes),
-                                    completions=_completions(completions))
+                                    completions=_completions(completions), only=only)
     if completions is None and DEFAULT_POLISH_THEN:
         final, actions = _one_at_a_time(play.polish_batch, batch, actions, jnp.int32(passes),
-                                        completions=_completions(DEFAULT_POLISH_THEN))
+                                        completions=_completions(DEFAULT_POLISH_THEN), only=only)
     if pairs is None and completions is not None:
         pairs = False          # completions chosen by the caller: no default pair stage
-    only = pair_stage_rows(batch, pairs)
-    if any(only):
-        final, actions = pair_polish(batch, actions, passes=passes, only=only)
+    rows = [p and (only is None or o) for p, o in
+            zip(pair_stage_rows(batch, pairs), only or [True] * len(batch.specs))]
+    if any(rows):
+        final, actions = pair_polish(batch, actions, passes=passes, only=rows)
     return final, actions
 
 
@@ -475,11 +496,13 @@ def batch_row(batch: Batch, i: int) -> Batch:
     return Batch([batch.specs[i]], one(batch.arrays), one(batch.static), 0.0)
 
 
-def repacked(batch: Batch, sols) -> list:
-    """msa.repack of each placement instance's solution (offload ones as they are)."""
+def repacked(batch: Batch, sols, only: list | None = None) -> list:
+    """msa.repack of each placement instance's solution (offload ones as
+    they are; ``only``: per instance, whether to repack it, default all)."""
     from ..repack import repack
-    return [repack(spec.inst, sol)[0] if spec.inst.mode == "placement" else sol
-            for spec, sol in zip(batch.specs, sols)]
+    return [repack(spec.inst, sol)[0] if spec.inst.mode == "placement"
+            and (only is None or only[i]) else sol
+            for i, (spec, sol) in enumerate(zip(batch.specs, sols))]
 
 
 def offload_relaxation(inst):
@@ -509,13 +532,14 @@ def relax_mode(relax) -> str | None:
     return relax
 
 
-def relaxation_plans(batch: Batch, **play_kwargs) -> dict:
-    """``{row: solution}``: the batch's placement instances played in their
+def relaxation_plans(batch: Batch, only: list | None = None, **play_kwargs) -> dict:
+    """``{row: solution}``: the batch's placement instances (``only``: per
+    instance, whether to consider it; default all) played in their
     offload relaxation (``offload_relaxation``) by ``play_batch(**
     play_kwargs)``, without the pair stage (on the 20 dev placement misses
     it fixed the same 11 as with it, for less CPU:
     bench/msa_relax_dev_nopairs.txt), the relaxation or repack."""
-    rows = [i for i, spec in enumerate(batch.specs) if spec.inst.mode == "placement"]
+    rows = _placement_rows(batch, only)
     if not rows:
         return {}
     rb = encode_batch([offload_relaxation(batch.specs[i].inst) for i in rows],
@@ -536,8 +560,15 @@ RELAX_PAIR_MAX_BUFFERS = 32
 RELAX_PAIR_BEST_SECOND = True
 
 
+def _placement_rows(batch: Batch, only: list | None) -> list:
+    """The rows of the batch's placement instances that ``only`` admits."""
+    return [i for i, spec in enumerate(batch.specs)
+            if spec.inst.mode == "placement" and (only is None or only[i])]
+
+
 def relaxation_polish_plans(batch: Batch, sols, passes: int = DEFAULT_POLISH_PASSES,
-                            pairs: bool | None = None, best_second=None) -> dict:
+                            pairs: bool | None = None, best_second=None,
+                            only: list | None = None) -> dict:
     """``{row: solution}``: each placement instance's solution ``sols[row]``
     (its plans; offsets dropped) polished in the instance's offload
     relaxation (``offload_relaxation``): no search, the polish stages from
@@ -546,8 +577,9 @@ def relaxation_polish_plans(batch: Batch, sols, passes: int = DEFAULT_POLISH_PAS
     completion, None: RELAX_PAIR_BEST_SECOND).
     A cheaper relaxation than ``relaxation_plans``, which plays the
     relaxation again from the start: offload polish costs a fraction of
-    placement polish (game.offload_mode, 8 actions of 29)."""
-    rows = [i for i, spec in enumerate(batch.specs) if spec.inst.mode == "placement"]
+    placement polish (game.offload_mode, 8 actions of 29). ``only``: per
+    instance, whether to consider it (default all)."""
+    rows = _placement_rows(batch, only)
     if not rows:
         return {}
     rb = encode_batch([offload_relaxation(batch.specs[i].inst) for i in rows],
@@ -638,14 +670,16 @@ def _solutions(batch: Batch, final, method: str) -> list:
 
 
 def polish(batch: Batch, actions, passes: int = DEFAULT_POLISH_PASSES,
-           completions: tuple | None = None, pairs: bool | None = None):
+           completions: tuple | None = None, pairs: bool | None = None,
+           only: list | None = None):
     """Local improvement (``play.polish_batch``) of games already played
     (``actions`` from ``play_batch(..., return_actions=True)``):
     ``(solutions, wall seconds, polished actions)``. A polished game is
     never slower than the game it starts from. ``pairs``: run the pair
-    stage after (``_polish_stages``)."""
+    stage after (``_polish_stages``); ``only``: per instance, whether to
+    polish it (default all; ``polish_rows`` for the agent's default)."""
     t0 = time.perf_counter()
-    final, actions = _polish_stages(batch, actions, passes, completions, pairs)
+    final, actions = _polish_stages(batch, actions, passes, completions, pairs, only=only)
     jax.block_until_ready(final.time)
     return _solutions(batch, final, "learned-polish"), time.perf_counter() - t0, actions
 
