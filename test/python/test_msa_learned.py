@@ -502,7 +502,7 @@ def test_default_polish_runs_where_its_bucket_gate_says(monkeypatch):
     slow = jnp.zeros((2, batch.arrays.order.shape[1]), jnp.int32)
     searched = agent._solutions(batch, play.replay_batch(batch.arrays, slow), "test")
     sols, acts = agent.after_search(batch, searched, slow, agent.default_polish(batch), "test",
-                                    only=rows)
+                                    only=rows, polish_pairs=False)
     times = [validate(i, s).estimated_time for i, s in zip(insts, sols)]
     slow_times = [validate(i, s).estimated_time for i, s in zip(insts, searched)]
     assert times[0] < slow_times[0]                 # polished
