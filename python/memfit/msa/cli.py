@@ -101,7 +101,8 @@ def add_subcommands(sub) -> None:
                         "policy's argmax alone)")
     a.add_argument("--polish", type=int, default=None,
                    help="local-improvement passes after the search (learned; default 2 "
-                        "up to 64 buffers after a search with the rollout value, else 0)")
+                        "after a search with the rollout value on offload instances up to "
+                        "256 buffers and placement ones up to 64, else 0)")
     a.add_argument("--polish-pairs", action=argparse.BooleanOptionalAction, default=None,
                    help="after the polish, the pair stage: every single change tried as a "
                         "kick, completed by its best second change and a polish pass "

@@ -75,7 +75,7 @@ DEFAULT_ROOT_RULE = "max_kept"
 #: Local improvement after the search (play.polish_batch): up to this many
 #: passes of 1-opt over the played game, each move tried with every legal
 #: action and the game completed three ways (play.DEFAULT_COMPLETIONS); on
-#: after a search with the rollout value up to POLISH_MAX_BUCKET buffers, 0 = off.
+#: after a search with the rollout value up to POLISH_MAX_BUCKET[mode] moves, 0 = off.
 DEFAULT_POLISH_PASSES = 2
 #: After those passes, as many again from their game with these
 #: completions (None: off): play.COMPLETIONS adds "reserved" (slow moves
