@@ -241,7 +241,7 @@ def main(argv=None) -> int:
         cols, acts, searched, polished, pair_cpu = {}, {}, {}, {}, {}
         for m in methods:
             _, kw = parse(m)
-            rows = None if "polish" in kw else agent.polish_rows(batch)   # the default's rows
+            own = None if "polish" in kw else agent.polish_rows(batch)   # the default's rows
             passes = kw.pop("polish", agent.default_polish(batch))
             comps = kw.pop("completions", None)
             then = kw.pop("then", None)
@@ -266,8 +266,8 @@ def main(argv=None) -> int:
                 search_cpu[key] = time.process_time() - c0
                 print(f"  search {dict(key)}: {len(idx)} instances, {search_cpu[key]:.0f} s CPU",
                       file=sys.stderr, flush=True)
-            pkey = (key, passes, comps, then) + ((tuple(rows),) if rows is not None
-                                                  and not all(rows) else ())
+            pkey = (key, passes, comps, then) + ((tuple(own),) if own is not None
+                                                  and not all(own) else ())
             cached = _games_cache(insts, idx, pkey)
             if pkey not in polished and cached.exists() and passes > 0:
                 a = np.load(cached)
@@ -278,9 +278,9 @@ def main(argv=None) -> int:
                 c1 = time.process_time()
                 if passes > 0:
                     sols, _, a = agent.polish(batch, searched[key][1], passes, comps, pairs=0,
-                                              only=rows)
+                                              only=own)
                     if then:      # more passes with other completions, from that game
-                        sols, _, a = agent.polish(batch, a, passes, then, pairs=0, only=rows)
+                        sols, _, a = agent.polish(batch, a, passes, then, pairs=0, only=own)
                 else:
                     sols, a = searched[key]
                 polished[pkey] = (sols, a, time.process_time() - c1)
@@ -308,17 +308,17 @@ def main(argv=None) -> int:
                 from memfit.msa.repack import repack
                 c3 = time.process_time()
                 cols[m] = [repack(s.inst, sol, order_evals=order_evals)[0]
-                           if rows is None or rows[i] else sol
+                           if own is None or own[i] else sol
                            for i, (s, sol) in enumerate(zip(batch.specs, cols[m]))]
                 cpu[m] += time.process_time() - c3
             if rx:
                 c4 = time.process_time()
-                plans = (agent.relaxation_plans(batch, only=rows, polish=max(passes, 1), **kw)
+                plans = (agent.relaxation_plans(batch, only=own, polish=max(passes, 1), **kw)
                          if rx == 1 else agent.relaxation_polish_plans(
                              batch, cols[m], max(passes, 1),
                              None if rxpairs is None else bool(rxpairs),
                              None if rxsecond is None else {0: False, 1: True, 2: "both"}[rxsecond],
-                             only=rows))
+                             only=own))
                 cols[m] = agent.relaxed(batch, cols[m], plans, repack=bool(rp))
                 cpu[m] += time.process_time() - c4
                 print(f"  {m}: relaxation {time.process_time() - c4:.0f} s CPU",
