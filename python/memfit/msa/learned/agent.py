@@ -137,7 +137,8 @@ DEFAULT_PAIR_CHUNK = 16
 #: machine), so at 256 buffers it is off by default; ``polish=N`` still
 #: polishes there. Offload polish (8 actions, the mode a compile-time
 #: constant: game.offload_mode) costs a fraction of that: on the 256-move
-#: bucket since 2026-12-06 (docs/msa.md, *Offload polish up to 256 moves*).
+#: bucket since 2026-12-06 (docs/msa.md, *Offload polish up to the 256-move
+#: bucket*).
 POLISH_MAX_BUCKET = {"offload": 256, "placement": 64}
 #: Above ROLLOUT_MAX_BUCKET buffers the default is the policy's argmax (no
 #: search): a searched move costs (simulations + 1) network evaluations and
@@ -587,10 +588,10 @@ def relaxation_polish_plans(batch: Batch, sols, passes: int = DEFAULT_POLISH_PAS
     M = rb.arrays.order.shape[1]
     acts = np.stack([_offload_moves(spec, sols[i], M) for spec, i in zip(rb.specs, rows)])
     final, acts = _polish_stages(rb, jnp.asarray(acts), passes, None, False)
-    only = ([s.inst.num_buffers <= RELAX_PAIR_MAX_BUFFERS for s in rb.specs] if pairs is None
-            else [bool(pairs)] * len(rows))
-    if any(only):
-        final, _ = pair_polish(rb, acts, passes=passes, only=only,
+    pair_rows = ([s.inst.num_buffers <= RELAX_PAIR_MAX_BUFFERS for s in rb.specs]
+                 if pairs is None else [bool(pairs)] * len(rows))
+    if any(pair_rows):
+        final, _ = pair_polish(rb, acts, passes=passes, only=pair_rows,
                                best_second=(RELAX_PAIR_BEST_SECOND if best_second is None
                                             else best_second))
     return dict(zip(rows, _solutions(rb, final, "learned-polish")))
