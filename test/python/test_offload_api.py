@@ -27,8 +27,11 @@ def test_offload_keeps_results_and_annotates(method, monkeypatch):
     if method == "learned":
         from memfit.msa.learned import agent
         # the learned player end to end with the 4-simulation search the
-        # learned tests compile (the default's 16 only cost time here)
+        # learned tests compile, without the pair stage (the default's 16
+        # simulations and the pair stage's compiles only cost time here; both
+        # are tested in test_msa_learned.py)
         monkeypatch.setattr(agent, "DEFAULT_SIMULATIONS", 4)
+        monkeypatch.setattr(agent, "DEFAULT_PAIR_MAX_BUFFERS", {"offload": 0, "placement": 0})
     args = _args()
     need = xla_bytes(jax.jit(chain).lower(*args).compile())
     f = memfit.jit(chain, memory_limit=need // 2, offload=method)
