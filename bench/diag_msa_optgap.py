@@ -55,6 +55,8 @@ os.environ.setdefault("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type=")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 CACHE = ROOT / "bench/out/msa_optgap"
+#: second= / rxsecond=: a kick's completion (agent.pair_polish's best_second)
+SECOND = {0: False, 1: True, 2: "both"}
 
 
 def cpsat(name: str, inst, time_limit: float, workers: int) -> dict:
@@ -251,7 +253,7 @@ def main(argv=None) -> int:
             kick = kw.pop("kick", None)
             pairmax = kw.pop("pairmax", None)
             pairmax_off = kw.pop("pairmaxoff", pairmax)
-            best_second = {0: False, 1: True, 2: "both"}[kw.pop("second", 0)]
+            best_second = SECOND[kw.pop("second", 0)]
             rp = kw.pop("repack", 0)
             rx = kw.pop("relax", 0)
             rxpairs = kw.pop("rxpairs", None)     # relax=2: the relaxation's pair stage (1 all, 0 none)
@@ -317,7 +319,7 @@ def main(argv=None) -> int:
                          if rx == 1 else agent.relaxation_polish_plans(
                              batch, cols[m], max(passes, 1),
                              None if rxpairs is None else bool(rxpairs),
-                             None if rxsecond is None else {0: False, 1: True, 2: "both"}[rxsecond],
+                             None if rxsecond is None else SECOND[rxsecond],
                              only=own))
                 cols[m] = agent.relaxed(batch, cols[m], plans, repack=bool(rp))
                 cpu[m] += time.process_time() - c4

@@ -405,7 +405,7 @@ def _polish_stages(batch: Batch, actions, passes: int, completions, pairs: bool 
                                         completions=_completions(DEFAULT_POLISH_THEN), only=only)
     if pairs is None and completions is not None:
         pairs = False          # completions chosen by the caller: no default pair stage
-    rows = [p and (only is None or o) for p, o in
+    rows = [p and o for p, o in
             zip(pair_stage_rows(batch, pairs), only or [True] * len(batch.specs))]
     if any(rows):
         final, actions = pair_polish(batch, actions, passes=passes, only=rows)
