@@ -45,7 +45,7 @@ LEARNED = (("uniform", "uniform zero"), ("unirollout", "uni+roll+inc"),
            ("best", "learned+best"), ("bestpol", "learned+best+pol"), ("follow", "follow best"),
            ("bestpolrp", "best+pol+repack"), ("bestpolpr", "best+pol+pairs+rp"),
            ("bestpolrx", "best+pol+rp+relax"), ("bestpolrxp", "best+pol+rp+rxpol"),
-           ("default", "agent default"))
+           ("default", "agent default"), ("heurls", "heuristic+LS"))
 # method -> agent.play_batch keywords. "raw": the learned search alone (no
 # incumbent game, no polish); "learned": with the incumbent game
 # (play.fortify); "polished": the agent's default, "learned" followed by
@@ -68,16 +68,16 @@ LEARNED = (("uniform", "uniform zero"), ("unirollout", "uni+roll+inc"),
 # default of 2026-12-04); "max": the root rule without the kept best game
 # (play.ROOT_RULES). Rows of older runs are merged under these names with
 # --merge FILE:raw=mean,... (their "raw" was the mean rule).
-SETTINGS = {"uniform": dict(uniform=True, polish=0),
-            "unirollout": dict(uniform=True, value_mode="rollout", fortified=True, polish=0),
-            "unibest": dict(uniform=True, value_mode="rollout", best=True, polish=0),
-            "policy": dict(polish=0), "raw": dict(fortified=False, best=False, polish=0),
-            "learned": dict(fortified=True, best=False, polish=0),
-            "best": dict(best=True, polish=0),
-            "follow": dict(root_rule="max_kept", polish=0),
-            "mean": dict(root_rule="mean", best=False, polish=0),
-            "meanbest": dict(root_rule="mean", best=True, polish=0),
-            "max": dict(root_rule="max", best=False, polish=0)}
+SETTINGS = {"uniform": dict(uniform=True, polish=0, local_search=False),
+            "unirollout": dict(uniform=True, value_mode="rollout", fortified=True, polish=0, local_search=False),
+            "unibest": dict(uniform=True, value_mode="rollout", best=True, polish=0, local_search=False),
+            "policy": dict(polish=0, local_search=False), "raw": dict(fortified=False, best=False, polish=0, local_search=False),
+            "learned": dict(fortified=True, best=False, polish=0, local_search=False),
+            "best": dict(best=True, polish=0, local_search=False),
+            "follow": dict(root_rule="max_kept", polish=0, local_search=False),
+            "mean": dict(root_rule="mean", best=False, polish=0, local_search=False),
+            "meanbest": dict(root_rule="mean", best=True, polish=0, local_search=False),
+            "max": dict(root_rule="max", best=False, polish=0, local_search=False)}
 # "bestpolrp": "bestpol"'s solutions through msa.repack (placement instances;
 # offload ones as they are), its wall "bestpol"'s plus the repack's. Since
 # 2026-12-05 (fourth) that is the agent's default (agent.DEFAULT_REPACK);
@@ -104,6 +104,14 @@ RELAX_POLISHED = {"bestpolrxp": "bestpol"}
 # agent polishes (agent.default_polish; above, "best"'s game itself). Its
 # wall "best"'s plus all of those.
 FULL_DEFAULT = {"default": "best"}
+# Above BIG_BUFFERS the agent plays the policy's argmax (no search) and
+# then msa.localsearch on offload instances (agent.local_search_rows):
+# "default" there starts from "policy"'s games. "heurls": the heuristic's
+# solution through the same local search (the ablation: what the learned
+# start is worth once both are searched); its wall the heuristic's plus
+# the search's.
+BIG_FULL_DEFAULT = {"default": "policy"}
+HEURISTIC_SEARCHED = "heurls"
 POLISHED = {"unipolish": "unirollout", "polished": "learned", "unibestpol": "unibest",
             "bestpol": "best", "meanbestpol": "meanbest"}
 # The agent as it plays by default (memfit assign --method learned): CP-SAT
@@ -121,6 +129,8 @@ DEFAULT_METHODS = "uniform,policy,raw,best,bestpol,default"
 # rollout leaf value and the incumbent cost a game per simulation: the big
 # instances get a table of their own with --big-simulations.
 BIG_BUFFERS = 256
+# The methods of a plain --big run.
+BIG_METHODS = "policy,default,heurls"
 
 
 def _geo(xs):
@@ -150,7 +160,8 @@ def learned_rows(insts, sims: int, methods, passes: int, params=None):
         share = batch.encode_seconds / len(idx)
         games, solved = {}, {}
         # "best" plays the raw search's game too: play it first
-        order = sorted(LEARNED, key=lambda m: (m[0] != "best" or "raw" not in methods))
+        order = sorted(LEARNED, key=lambda m: (m[0] != "best" or "raw" not in methods,
+                                               m[0] in FULL_DEFAULT))
         for name, _ in order:
             if name not in methods:
                 continue
@@ -166,8 +177,11 @@ def learned_rows(insts, sims: int, methods, passes: int, params=None):
                 sols, wall = _repacked(batch, solved[base][0], solved[base][1],
                                        sims if name in RELAXED else None, params,
                                        relax_polish=name in RELAX_POLISHED)
+            elif name == HEURISTIC_SEARCHED:
+                sols, wall = _heuristic_searched(batch)
             elif name in FULL_DEFAULT:
-                base = FULL_DEFAULT[name]
+                big = batch.arrays.order.shape[1] > BIG_BUFFERS
+                base = (BIG_FULL_DEFAULT if big else FULL_DEFAULT)[name]
                 if base not in games:
                     raise SystemExit(f"--methods: {name} needs {base}")
                 sols, wall = _full_default(batch, games[base][0], games[base][1], sims, params)
@@ -200,7 +214,7 @@ def learned_rows(insts, sims: int, methods, passes: int, params=None):
             for i, (k, sol) in enumerate(zip(idx, sols)):
                 t = _checked_time(insts[k], sol, name)
                 # the uniform searches use no network: no encoding share
-                out[k][name] = (t, wall / len(idx) + (0.0 if name.startswith("uni") else share))
+                out[k][name] = (t, wall / len(idx) + (0.0 if name.startswith("uni") or name == HEURISTIC_SEARCHED else share))
                 if name in SETTINGS and name != "raw":    # the game's moves, for --polish-from
                     out[k][name + "_actions"] = [int(a) for a in games[name][0][i]]
             print(f"  {name}: {len(idx)} instances, {wall:.0f}s", file=sys.stderr, flush=True)
@@ -231,7 +245,7 @@ def main(argv=None) -> int:
                     help=f"the held-out instances over {BIG_BUFFERS} buffers (default: up to)")
     ap.add_argument("--methods", default=None,
                     help=f"learned methods to play, or 'all' (default: {DEFAULT_METHODS}; "
-                         "with --big: uniform,policy,learned)")
+                         f"with --big: {BIG_METHODS})")
     ap.add_argument("--big-methods", default=None, help="(old name of --methods with --big)")
     ap.add_argument("--checkpoint", default=None,
                     help="the learned methods play with this checkpoint instead of the packaged "
@@ -273,7 +287,7 @@ def main(argv=None) -> int:
     keep = [k for k, i in enumerate(insts) if (i.num_buffers > BIG_BUFFERS) == args.big]
     files, insts = [files[k] for k in keep], [insts[k] for k in keep]
     chosen = (args.methods or args.big_methods
-              or ("uniform,policy,learned" if args.big else DEFAULT_METHODS))
+              or (BIG_METHODS if args.big else DEFAULT_METHODS))
     methods = {n for n, _ in LEARNED} if chosen == "all" else set(chosen.split(","))
     unknown = methods - {n for n, _ in LEARNED}
     if unknown:
@@ -352,6 +366,18 @@ def _full_default(batch, actions, base_wall: float, simulations: int, params=Non
                                  "learned-mcts", only=agent.polish_rows(batch),
                                  relax_play=dict(simulations=simulations, params=params))
     return sols, base_wall + time.perf_counter() - t
+
+
+def _heuristic_searched(batch):
+    """HEURISTIC_SEARCHED: the heuristic's solutions through msa.localsearch
+    (offload instances; placement ones as the heuristic leaves them):
+    ``(solutions, wall)``."""
+    from memfit.msa import heuristic
+    from memfit.msa.learned import agent
+    t = time.perf_counter()
+    sols = agent.local_searched(batch, [heuristic.assign(s.inst) for s in batch.specs],
+                                agent.local_search_rows(batch, True))
+    return sols, time.perf_counter() - t
 
 
 def _set_rows(rows, idx, insts, name, sols, walls):

@@ -2,6 +2,8 @@
 import json
 
 from memfit.cli import main
+from memfit.msa.solution import Solution
+from memfit.msa.validator import validate
 from memfit.msa.synthetic import random_instance
 from memfit.msa.tiny import tiny_instance
 
@@ -70,3 +72,26 @@ def test_assign_passes_the_learned_options(tmp_path, monkeypatch):
         assert main(["assign", str(ip), "--method", "learned",
                      "-o", str(tmp_path / "s.json")] + flag) == 0
         assert seen[-1]["relax"] is want
+    for flag, want in (([], None), (["--local-search"], True), (["--no-local-search"], False)):
+        assert main(["assign", str(ip), "--method", "learned",
+                     "-o", str(tmp_path / "s.json")] + flag) == 0
+        assert seen[-1]["local_search"] is want
+
+
+def test_local_search_after_another_method(tmp_path):
+    """--local-search after a method other than learned: its solution through
+    msa.localsearch, never slower (offload and placement mode)."""
+    from memfit.msa import heuristic, localsearch
+    from memfit.msa.learned.agent import LOCAL_SEARCH_PASSES
+    inst = random_instance(5, num_ops=60, num_args=4, mode="offload")
+    ip, sp = tmp_path / "inst.json", tmp_path / "s.json"
+    inst.save(ip)
+    assert main(["assign", str(ip), "--method", "heuristic", "--local-search", "-o", str(sp)]) == 0
+    want, _ = localsearch.improve(inst, heuristic.assign(inst), passes=LOCAL_SEARCH_PASSES)
+    assert Solution.load(sp).to_dict() == want.to_dict()
+    assert validate(inst, want).estimated_time < validate(inst, heuristic.assign(inst)).estimated_time
+    inst = random_instance(5, num_ops=30, num_args=4, mode="placement")
+    inst.save(ip)
+    assert main(["assign", str(ip), "--method", "heuristic", "--local-search", "-o", str(sp)]) == 0
+    want, _ = localsearch.improve(inst, heuristic.assign(inst), passes=LOCAL_SEARCH_PASSES)
+    assert Solution.load(sp).to_dict() == want.to_dict()

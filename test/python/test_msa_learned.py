@@ -512,6 +512,45 @@ def test_default_polish_runs_where_its_bucket_gate_says(monkeypatch):
     assert agent.default_polish(batch) == 0
 
 
+def test_local_search_runs_where_the_game_is_not_polished(monkeypatch):
+    """agent.local_search_rows: by default msa.localsearch runs on the
+    instances of LOCAL_SEARCH_MODES (offload) in a batch above the 256-move
+    bucket (the big programs, where the default plays the policy's argmax);
+    after_search applies it to those rows only, as msa.localsearch.improve
+    does alone, and ``local_search=False`` turns it off."""
+    from memfit.msa import localsearch
+    big = agent.encode_batch([random_instance(s, num_ops=90, num_args=4, mode=m)
+                              for s, m in ((31, "offload"), (32, "placement"))], 16)
+    assert agent.local_search_rows(big) == [False, False]      # searched there
+    assert agent.local_search_rows(big, True) == [True, True]
+    assert agent.local_search_rows(big, False) == [False, False]
+    monkeypatch.setattr(agent, "LOCAL_SEARCH_ABOVE_BUCKET", 32)
+    insts = [random_instance(s, num_ops=20, num_args=4, mode=m)
+             for s, m in ((21, "offload"), (23, "placement"))]
+    batch = agent.encode_batch(insts, 16)
+    assert agent.local_search_rows(batch) == [True, False]
+    slow = jnp.zeros((2, batch.arrays.order.shape[1]), jnp.int32)
+    searched = agent._solutions(batch, play.replay_batch(batch.arrays, slow), "test")
+    slow_times = [validate(i, s).estimated_time for i, s in zip(insts, searched)]
+    sols, _ = agent.after_search(batch, searched, slow, 0, "test")
+    times = [validate(i, s).estimated_time for i, s in zip(insts, sols)]
+    assert times[0] < slow_times[0]
+    alone, _ = localsearch.improve(insts[0], searched[0], passes=agent.LOCAL_SEARCH_PASSES)
+    assert sols[0].to_dict() == alone.to_dict()
+    assert times[1] == slow_times[1]
+    sols, _ = agent.after_search(batch, searched, slow, 0, "test", local_search=False)
+    assert [validate(i, s).estimated_time for i, s in zip(insts, sols)] == slow_times
+    # from_heuristic: the faster of the game's and the heuristic's solution,
+    # each searched (both modes), the game's method kept
+    from memfit.msa import heuristic
+    both = agent.local_searched(batch, searched, [True, True], from_heuristic=True)
+    for inst, sol, start in zip(insts, both, searched):
+        want = min(validate(inst, localsearch.improve(inst, s, passes=agent.LOCAL_SEARCH_PASSES)[0])
+                   .estimated_time for s in (start, heuristic.assign(inst)))
+        v = validate(inst, sol)
+        assert v.valid and v.estimated_time == want and sol.method == "test"
+
+
 def test_pair_stage_finds_coordinated_changes_that_1opt_cannot(monkeypatch):
     """play.pair_batch (agent.pair_polish): on a game that no single change
     improves (another 1-opt pass with every completion finds nothing), a

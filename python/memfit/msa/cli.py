@@ -13,9 +13,16 @@ METHODS = ("heuristic", "exact", "learned", "greedy", "random", "slow")
 def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int = 8, seed: int = 0,
                simulations: int | None = None, polish: int | None = None,
                polish_pairs: bool | None = None, repack: bool | None = None,
-               relax: bool | str | None = None):
-    """``method``'s solution; ``repack`` (placement mode): then msa.repack
-    (None: the learned agent's default, off for the other methods)."""
+               relax: bool | str | None = None, local_search: bool | None = None):
+    """``method``'s solution; ``repack`` (placement mode): then msa.repack,
+    ``local_search``: then msa.localsearch (None: the learned agent's
+    default, off for the other methods)."""
+    if method != "learned" and local_search:
+        from .learned.agent import LOCAL_SEARCH_PASSES
+        from .localsearch import improve
+        sol = run_method(inst, method, time_limit=time_limit, num_workers=num_workers,
+                         seed=seed, simulations=simulations, polish=polish)
+        return improve(inst, sol, passes=LOCAL_SEARCH_PASSES)[0]
     if method != "learned" and repack and inst.mode == "placement":
         from .repack import repack as run_repack
         sol = run_method(inst, method, time_limit=time_limit, num_workers=num_workers,
@@ -29,7 +36,8 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
         from .learned.agent import use_compilation_cache
         use_compilation_cache()
         return learned.assign(inst, simulations=simulations, seed=seed, polish=polish,
-                              polish_pairs=polish_pairs, repack=repack, relax=relax)
+                              polish_pairs=polish_pairs, repack=repack, relax=relax,
+                              local_search=local_search)
     if method == "exact":
         return exact.solve(inst, time_limit=time_limit, num_workers=num_workers, seed=seed).solution
     if method == "greedy":
@@ -51,7 +59,7 @@ def cmd_assign(args) -> int:
                          num_workers=args.num_workers, seed=args.seed,
                          simulations=args.simulations, polish=args.polish,
                          polish_pairs=args.polish_pairs, repack=args.repack,
-                         relax=args.relax)
+                         relax=args.relax, local_search=args.local_search)
     except MemfitError as e:
         print(f"memfit assign: {e}", file=sys.stderr)
         return 2
@@ -127,6 +135,12 @@ def add_subcommands(sub) -> None:
                         "polish, msa.learned.agent.DEFAULT_RELAX)")
     a.add_argument("--no-relax", dest="relax", action="store_const", const=False,
                    help="placement mode: no offload relaxation")
+    a.add_argument("--local-search", action=argparse.BooleanOptionalAction, default=None,
+                   help="then a local search over the buffers' plan menus, every other "
+                        "plan (and offset) kept and each change timed by the cost model "
+                        "(msa.localsearch; never slower; default: on for --method learned "
+                        "on offload instances above the 256-buffer bucket, where its game is "
+                        "not polished; off for the other methods)")
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("-o", "--output", default=None, help="solution JSON (default stdout)")
     a.set_defaults(func=cmd_assign)

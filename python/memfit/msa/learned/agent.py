@@ -146,6 +146,28 @@ POLISH_MAX_BUCKET = {"offload": 256, "placement": 64}
 #: (transformer_deep, 2 busy cores), so 16 simulations would take about 12
 #: minutes for 1,000 buffers. ``simulations=N`` still searches there.
 BIG_DEFAULT_SIMULATIONS = 0
+#: Where the game's polish does not run by default (offload instances above
+#: POLISH_MAX_BUCKET["offload"] moves: the big programs), the agent's game
+#: goes through msa.localsearch instead: every other buffer's plan kept,
+#: each change timed by the cost model itself (milliseconds at 2,000
+#: buffers where a polish pass would replay 2,000-move games), up to
+#: LOCAL_SEARCH_PASSES passes (it stops when a pass changes nothing: 2-4
+#: passes, 2-6 s on the big training programs). Dev, big training programs
+#: (1,008-1,100 buffers, 50% capacity; policy argmax -> + local search, time /
+#: heuristic): transformer_deep 0.616 -> 0.526, resnet_train 0.948 -> 0.501,
+#: lstm_long 1.000 -> 0.932 (the heuristic's game + the same search: 0.591,
+#: 0.512, 0.932). ``local_search``: True runs it on every instance, False
+#: on none.
+DEFAULT_LOCAL_SEARCH = True
+LOCAL_SEARCH_PASSES = 20
+#: The default local search's gate: games of more moves than this bucket
+#: (where the default plays the policy's argmax: ROLLOUT_MAX_BUCKET; the
+#: offload polish reaches this bucket too) in these modes.
+LOCAL_SEARCH_ABOVE_BUCKET = 256
+LOCAL_SEARCH_MODES = ("offload",)
+#: Also search from the heuristic's solution and keep the faster of the two
+#: searched solutions.
+LOCAL_SEARCH_FROM_HEURISTIC = False
 #: After the polish, in placement mode: msa.repack (one- and two-buffer plan
 #: changes whose offsets are re-derived: in place, by greedy relayouts or by
 #: the exact packer, so the layout is no longer bound to the game's skyline
@@ -265,6 +287,40 @@ def default_polish(batch: Batch) -> int:
     return DEFAULT_POLISH_PASSES if any(polish_rows(batch)) else 0
 
 
+def local_search_rows(batch: Batch, local_search: bool | None = None) -> list:
+    """Per instance of the batch, whether msa.localsearch runs on its game:
+    ``local_search`` None: DEFAULT_LOCAL_SEARCH on the LOCAL_SEARCH_MODES
+    instances of a batch above LOCAL_SEARCH_ABOVE_BUCKET moves; True: all,
+    False: none."""
+    if local_search is not None:
+        return [bool(local_search)] * len(batch.specs)
+    big = DEFAULT_LOCAL_SEARCH and batch.arrays.order.shape[1] > LOCAL_SEARCH_ABOVE_BUCKET
+    return [big and s.inst.mode in LOCAL_SEARCH_MODES for s in batch.specs]
+
+
+def local_searched(batch: Batch, sols, rows: list, from_heuristic: bool | None = None) -> list:
+    """``sols`` with each row that ``rows`` admits improved by msa.localsearch
+    (never slower: a change is kept only where the cost model times it
+    faster); ``from_heuristic`` (default LOCAL_SEARCH_FROM_HEURISTIC): the
+    faster of that and the heuristic's solution searched the same way."""
+    from .. import heuristic
+    from ..localsearch import improve
+    from ..validator import validate
+    if from_heuristic is None:
+        from_heuristic = LOCAL_SEARCH_FROM_HEURISTIC
+    out = list(sols)
+    for i, spec in enumerate(batch.specs):
+        if not rows[i]:
+            continue
+        out[i] = improve(spec.inst, sols[i], passes=LOCAL_SEARCH_PASSES)[0]
+        if from_heuristic:
+            other = improve(spec.inst, heuristic.assign(spec.inst), passes=LOCAL_SEARCH_PASSES)[0]
+            if validate(spec.inst, other).estimated_time < validate(spec.inst, out[i]).estimated_time:
+                other.method, other.notes = out[i].method, out[i].notes
+                out[i] = other
+    return out
+
+
 def default_value_mode(batch: Batch, uniform: bool) -> str:
     big = batch.arrays.order.shape[1] > ROLLOUT_MAX_BUCKET
     return "zero" if uniform or (big and DEFAULT_VALUE == "rollout") else DEFAULT_VALUE
@@ -278,6 +334,7 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
                max_considered: int | None = None, policy_seed: bool | None = None,
                completions: tuple | None = None, polish_pairs: bool | None = None,
                repack: bool | None = None, relax: bool | str | None = None,
+               local_search: bool | None = None,
                return_actions: bool = False, return_raw: bool = False):
     """Plays every game of the batch; ``(solutions, wall seconds of the play)``
     (with ``return_actions``, also the games' moves [N, M], for ``polish``).
@@ -307,7 +364,9 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     relaxation (``relaxed``; default ``DEFAULT_RELAX`` where the game is
     polished; True or "play": played again there, ``relaxation_plans``;
     "polish": the game's own plans polished there, ``relaxation_polish_plans``,
-    with the pair stage as ``polish_pairs`` says)."""
+    with the pair stage as ``polish_pairs`` says). ``local_search``: the
+    offload games then go through msa.localsearch (``local_search_rows``;
+    default: those the game's polish does not reach)."""
     from . import play
     given = {k: v for k, v in locals().items()
              if k not in ("batch", "play", "return_actions", "return_raw")}
@@ -351,7 +410,7 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
                                                      method), kept[1])])
     sols, actions = after_search(batch, sols, actions, polish, method, only=only,
                                  completions=completions, polish_pairs=polish_pairs,
-                                 repack=repack, relax=relax,
+                                 repack=repack, relax=relax, local_search=local_search,
                                  relax_play={**given, "params": net, "polish": polish})
     wall = time.perf_counter() - t0
     out = (sols, wall) + ((actions,) if return_actions else ()) + ((raw,) if return_raw else ())
@@ -361,13 +420,14 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
 def after_search(batch: Batch, sols, actions, polish: int, method: str, *,
                  only: list | None = None, completions=None, polish_pairs: bool | None = None,
                  repack: bool | None = None, relax: bool | str | None = None,
-                 relax_play: dict | None = None):
+                 local_search: bool | None = None, relax_play: dict | None = None):
     """The stages after the search (``play_batch``'s; one place for their
     order): ``polish`` passes (``_polish_stages``, with ``completions`` and
     ``polish_pairs``), then msa.repack (``repack``; default
     DEFAULT_REPACK where it polishes), then the offload relaxation
     (``relax``; default DEFAULT_RELAX where it polishes; "play" plays it
-    with ``play_batch(**relax_play)``). ``sols``/``actions``: the search's
+    with ``play_batch(**relax_play)``), then msa.localsearch on the rows
+    ``local_search_rows(batch, local_search)`` picks. ``sols``/``actions``: the search's
     games; ``only``: per instance, whether these stages run on it (default:
     all; ``polish_rows`` for the agent's default). Returns ``(solutions,
     actions)`` (the actions are the polished game's, not the repacked or
@@ -385,6 +445,9 @@ def after_search(batch: Batch, sols, actions, polish: int, method: str, *,
         plans = (relaxation_polish_plans(batch, sols, polish, polish_pairs, only=rows)
                  if how == "polish" else relaxation_plans(batch, only=rows, **(relax_play or {})))
         sols = relaxed(batch, sols, plans, repack=repack)
+    ls_rows = local_search_rows(batch, local_search)
+    if any(ls_rows):
+        sols = local_searched(batch, sols, ls_rows)
     return sols, actions
 
 
@@ -700,14 +763,16 @@ def default_simulations(inst) -> int:
 
 def assign(inst, *, simulations: int | None = None, checkpoint=None, seed: int = 0,
            polish: int | None = None, polish_pairs: bool | None = None,
-           repack: bool | None = None, relax: bool | str | None = None):
+           repack: bool | None = None, relax: bool | str | None = None,
+           local_search: bool | None = None):
     """A validated Solution for ``inst`` (an Instance) by the learned agent
     (``simulations``: default ``default_simulations(inst)``; ``polish``:
     local-improvement passes, default as ``play_batch``; ``polish_pairs``:
     the pair stage after them, default ``DEFAULT_POLISH_PAIRS``; ``repack``:
     msa.repack after it, placement mode, default as ``play_batch``;
     ``relax``: placement mode, also use the offload relaxation, True or
-    "play" / "polish", default as ``play_batch``)."""
+    "play" / "polish", default as ``play_batch``; ``local_search``: offload
+    mode, msa.localsearch after it, default as ``play_batch``)."""
     from ..validator import validate
     check_size(inst)
     if simulations is None:
@@ -715,7 +780,7 @@ def assign(inst, *, simulations: int | None = None, checkpoint=None, seed: int =
     params = load_params(checkpoint)
     (sol,), _ = play_instances([inst], simulations=simulations, params=params, seed=seed,
                                polish=polish, polish_pairs=polish_pairs, repack=repack,
-                               relax=relax)
+                               relax=relax, local_search=local_search)
     sol.method = "learned"
     v = validate(inst, sol)
     if not v.valid:

@@ -1,0 +1,290 @@
+"""Plan-menu local search: improve any solution of menu plans, at any size.
+
+The game's polish (learned/play.py ``polish_batch``) completes every tried
+change by replaying the rest of the game, so a pass costs about the square
+of the buffer count in game steps: affordable up to a few hundred buffers,
+not at the 1,000-4,000 buffers of the big programs (data/msa/, a 2,048-move
+game step is tens of milliseconds). This search keeps every other buffer's
+plan as it is instead and times each change with the cost model itself
+(``model.simulate``, milliseconds at 2,000 buffers), so a pass costs one
+simulation per (buffer, menu plan) pair that fits.
+
+A move changes one buffer's plan to another plan of its menu
+(``plans.build_menus``: the plans the heuristic, the game and CP-SAT choose
+from) where the bytes resident at every op stay within the capacity; a pass
+visits the buffers once, largest access benefit first, and takes each
+buffer's best move that makes the program faster. Nothing is ever accepted
+that makes it slower, so the result is never slower than the start.
+
+In placement mode a move must also find the buffer an offset where its
+rectangles meet no other buffer's (``_Layout``: every other buffer stays
+where it is); msa.repack is the placement search that also moves the
+others (relayouts, the exact packer), at a cost that grows much faster.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .instance import Instance
+from .model import Plan, access_seconds, compute_seconds, copy_seconds, simulate
+from .plans import build_menus, menu_index
+from .solution import Solution
+
+
+@dataclass
+class Stats:
+    passes: int = 0              # passes run
+    tried: int = 0               # changes simulated
+    accepted: int = 0            # changes kept
+    start_time: float = 0.0      # estimated time of the start solution
+    final_time: float = 0.0
+    seconds: float = 0.0         # wall time of the search
+    stopped: str = ""            # "converged" | "passes" | "time limit"
+
+
+class _Clock:
+    """``model.simulate``'s estimated time, evaluated fast for one changed
+    buffer at a time: the same events in the same order, but the ops
+    between two copy events are summed at once (a cumulative sum of the op
+    times), so a change costs the copies' events plus an array pass instead
+    of a Python step per op (test_msa_localsearch.py checks it against
+    ``model.simulate``)."""
+
+    def __init__(self, inst: Instance, plans: dict[int, Plan]):
+        self.inst = inst
+        n = inst.num_ops
+        self.weight = np.array([op.weight for op in inst.ops], np.float64)
+        self.compute = np.array([compute_seconds(inst, t) for t in range(n)], np.float64)
+        self.overlap = inst.device.copy_overlaps_compute
+        self.ops_of = [np.array(inst.access_ops(b), np.int64) for b in range(inst.num_buffers)]
+        self.mem = np.zeros(n, np.float64)
+        self.events: dict[int, list[tuple]] = {}
+        for b in range(inst.num_buffers):
+            self.mem[self.ops_of[b]] += self._access(b, plans.get(b))
+            self.events[b] = self._events(b, plans.get(b))
+
+    def _access(self, b: int, pl: Plan | None) -> np.ndarray:
+        """Seconds of each access of b (at self.ops_of[b]) under plan ``pl``."""
+        ops = self.ops_of[b]
+        fast = np.zeros(len(ops), bool) if pl is None else np.array([pl.fast_at(int(t)) for t in ops])
+        return np.where(fast, access_seconds(self.inst, b, True), access_seconds(self.inst, b, False))
+
+    def _events(self, b: int, pl: Plan | None) -> list[tuple]:
+        """b's copies as ``simulate`` orders them: (op, phase, use, buffer, seconds)."""
+        if pl is None:
+            return []
+        out = [(s, 0, u, b, copy_seconds(self.inst, b, u)) for (s, u, _r) in pl.windows]
+        if pl.evict is not None:
+            out.append((pl.evict, 2, 0, b, copy_seconds(self.inst, b, pl.evict)))
+        return out
+
+    def time(self, b: int | None = None, old: Plan | None = None, new: Plan | None = None) -> float:
+        """Estimated time now, or with buffer b's plan ``old`` replaced by ``new``."""
+        mem, events = self.mem, self.events
+        if b is not None:
+            mem = mem.copy()
+            mem[self.ops_of[b]] += self._access(b, new) - self._access(b, old)
+            events = dict(events)
+            events[b] = self._events(b, new)
+        op_time = self.weight * np.maximum(self.compute, mem)
+        cum = np.concatenate([[0.0], np.cumsum(op_time)])
+        copies = sorted(e for evs in events.values() for e in evs)
+        return self._run(copies, cum, op_time)
+
+    def _run(self, copies: list[tuple], cum: np.ndarray, op_time: np.ndarray) -> float:
+        # the ops that wait for a prefetch are events too (phase 1, between
+        # the prefetches issued before them and the evictions after them)
+        waits = sorted({(u, 1, 0, 0, 0.0) for (_t, ph, u, _b, _d) in copies if ph == 0})
+        clock = qh = qd = 0.0
+        nxt = 0                                   # ops before nxt are done
+        pf_done: dict[int, float] = {}            # use op -> its last prefetch done
+        ev_done: dict[int, float] = {}
+        for (t, ph, u, b, d) in sorted(copies + waits):
+            if ph == 0:                           # prefetch issued before op t
+                clock += cum[t] - cum[nxt]
+                nxt = t
+                if self.overlap:
+                    qh = done = max(clock, qh, ev_done.get(b, 0.0)) + d
+                else:
+                    clock = done = max(clock, ev_done.get(b, 0.0)) + d
+                pf_done[u] = max(pf_done.get(u, 0.0), done)
+            elif ph == 1:                         # op t waits for its prefetches
+                clock += cum[t] - cum[nxt]
+                clock = max(clock, pf_done[t])
+                clock += op_time[t]
+                nxt = t + 1
+            else:                                 # eviction issued after op t
+                clock += cum[t + 1] - cum[nxt]
+                nxt = t + 1
+                if self.overlap:
+                    qd = ev_done[b] = max(clock, qd) + d
+                else:
+                    clock = ev_done[b] = clock + d
+        clock += cum[-1] - cum[nxt]
+        return max(clock, qh, qd)
+
+    def accept(self, b: int, old: Plan | None, new: Plan | None) -> None:
+        self.mem[self.ops_of[b]] += self._access(b, new) - self._access(b, old)
+        self.events[b] = self._events(b, new)
+
+
+def _start_choice(inst: Instance, menus, sol: Solution) -> np.ndarray:
+    """Menu index of each buffer's assignment in ``sol``; an error for one
+    outside its menu (this search only moves between menu plans)."""
+    by_id = sol.by_id()
+    out = np.zeros(inst.num_buffers, np.int64)
+    for b in range(inst.num_buffers):
+        i = menu_index(menus[b], by_id[b])
+        if i is None:
+            raise ValueError(f"buffer {b}: its assignment is not a plan of its menu "
+                             "(plans.build_menus); the local search moves between menu plans only")
+        out[b] = i
+    return out
+
+
+def _visit_order(inst: Instance, picker) -> list[int]:
+    """Buffers by how much their accesses gain from fast memory (most first):
+    the changes most likely to pay are tried while the game is still open."""
+    gain = np.zeros(inst.num_buffers)
+    for t in range(inst.num_ops):
+        for b in inst.accesses(t):
+            gain[b] += picker.use_reduction(b, t)
+    return [int(b) for b in np.argsort(-gain, kind="stable")]
+
+
+class _Bytes:
+    """Offload mode's capacity: the bytes resident at each op."""
+
+    def __init__(self, inst: Instance):
+        self.inst = inst
+        self.live = np.zeros(max(inst.num_ops, 1), np.int64)
+
+    def add(self, b: int, intervals, offset=None) -> None:
+        for lo, hi in intervals:
+            self.live[lo:hi + 1] += self.inst.buffers[b].size
+
+    def remove(self, b: int, intervals) -> None:
+        for lo, hi in intervals:
+            self.live[lo:hi + 1] -= self.inst.buffers[b].size
+
+    def fit(self, b: int, intervals, prefer=None):
+        """True where b fits over ``intervals`` beside the others (offload
+        mode has no offsets), else None."""
+        size, cap = self.inst.buffers[b].size, self.inst.capacity
+        ok = all((self.live[lo:hi + 1] + size <= cap).all() for lo, hi in intervals)
+        return True if ok else None
+
+
+class _Layout(_Bytes):
+    """Placement mode's capacity: every fast buffer a rectangle (its residency
+    intervals x [offset, offset + size)), none overlapping, all below the
+    capacity. A moved buffer keeps its offset where that still fits, else
+    takes the lowest free one (0 or the top of a rectangle it meets in time:
+    any free offset slides down to one of those)."""
+
+    def __init__(self, inst: Instance):
+        super().__init__(inst)
+        self.rects = np.zeros((0, 5), np.int64)          # lo, hi, y0, y1, buffer
+
+    def add(self, b: int, intervals, offset=None) -> None:
+        super().add(b, intervals)
+        size = self.inst.buffers[b].size
+        new = [(lo, hi, offset, offset + size, b) for lo, hi in intervals if size]
+        if new:
+            self.rects = np.concatenate([self.rects, np.array(new, np.int64)])
+
+    def remove(self, b: int, intervals) -> None:
+        super().remove(b, intervals)
+        self.rects = self.rects[self.rects[:, 4] != b]
+
+    def fit(self, b: int, intervals, prefer=None):
+        """The offset b takes over ``intervals`` (``prefer`` if free), or None."""
+        if super().fit(b, intervals) is None:
+            return None
+        size, cap = self.inst.buffers[b].size, self.inst.capacity
+        r = self.rects
+        meet = np.zeros(len(r), bool)
+        for lo, hi in intervals:
+            meet |= (r[:, 0] <= hi) & (lo <= r[:, 1])
+        y0, y1 = r[meet, 2], r[meet, 3]
+        cands = np.unique(np.concatenate([[0], y1]))
+        if prefer is not None:
+            cands = np.concatenate([[prefer], cands])
+        cands = cands[cands + size <= cap]
+        free = ~((cands[:, None] < y1[None, :]) & (y0[None, :] < cands[:, None] + size)).any(1)
+        return int(cands[free][0]) if free.any() else None
+
+
+def improve(inst: Instance, sol: Solution, *, passes: int = 2,
+            time_limit: float | None = None) -> tuple[Solution, Stats]:
+    """``sol`` (valid, every assignment a menu plan) improved by up to
+    ``passes`` passes of best-improvement per buffer (above); stops early when
+    a pass changes nothing or ``time_limit`` seconds have passed (checked
+    between buffers). In placement mode a moved buffer keeps its offset where
+    it still fits, else takes the lowest free one (``_Layout``). Returns the
+    solution and what the search did."""
+    t0 = time.perf_counter()
+    picker, menus = build_menus(inst)
+    choice = _start_choice(inst, menus, sol)
+    plan = [[m.plan(inst, b) for m in menus[b]] for b in range(inst.num_buffers)]
+    space = _Layout(inst) if inst.mode == "placement" else _Bytes(inst)
+    offset = {a.id: a.offset for a in sol.buffers}
+    for b in range(inst.num_buffers):
+        if choice[b]:
+            if inst.mode == "placement" and offset[b] is None:
+                raise ValueError(f"buffer {b}: a fast plan without an offset in placement mode")
+            space.add(b, plan[b][choice[b]].intervals(), offset[b])
+    if (space.live > inst.capacity).any():
+        raise ValueError("localsearch.improve: the start solution exceeds the capacity")
+    current = {b: plan[b][choice[b]] for b in range(inst.num_buffers) if choice[b]}
+    clock = _Clock(inst, current)
+    best = clock.time()
+    stats = Stats(start_time=simulate(inst, current).estimated_time)
+    order = _visit_order(inst, picker)
+    stats.stopped = "passes"
+    for _ in range(passes):
+        stats.passes += 1
+        changed = False
+        for b in order:
+            if time_limit is not None and time.perf_counter() - t0 > time_limit:
+                stats.stopped = "time limit"
+                break
+            if choice[b]:
+                space.remove(b, plan[b][choice[b]].intervals())
+            pick, pick_time, pick_at = None, best, None
+            for i, pl in enumerate(plan[b]):
+                if i == choice[b]:
+                    continue
+                at = space.fit(b, pl.intervals(), offset[b]) if i else None
+                if i and at is None:
+                    continue
+                stats.tried += 1
+                t = clock.time(b, current.get(b), pl if i else None)
+                if t < pick_time * (1 - 1e-9):
+                    pick, pick_time, pick_at = i, t, at
+            if pick is not None:
+                clock.accept(b, current.get(b), plan[b][pick] if pick else None)
+                choice[b], best, changed = pick, pick_time, True
+                stats.accepted += 1
+                if pick:
+                    current[b] = plan[b][pick]
+                    offset[b] = pick_at if inst.mode == "placement" else None
+                else:
+                    current.pop(b, None)
+                    offset[b] = None
+            if choice[b]:
+                space.add(b, plan[b][choice[b]].intervals(), offset[b])
+        if stats.stopped == "time limit":
+            break
+        if not changed:
+            stats.stopped = "converged"
+            break
+    out = Solution(inst.mode, sol.method,
+                   [menus[b][int(choice[b])].assignment(b, offset[b]) for b in range(inst.num_buffers)],
+                   sol.notes)
+    stats.final_time = simulate(inst, current).estimated_time
+    stats.seconds = time.perf_counter() - t0
+    return out, stats

@@ -1,0 +1,143 @@
+"""msa.localsearch: the plan-menu local search for instances of any size."""
+import numpy as np
+import pytest
+
+from memfit.msa import heuristic, localsearch, model, plans
+from memfit.msa.instance import Instance
+from memfit.msa.solution import BufferAssignment, Solution
+from memfit.msa.synthetic import random_instance
+from memfit.msa.validator import validate
+
+
+def _blocking(inst: Instance) -> Instance:
+    """``inst`` with copies on the ops' clock (copy_overlaps_compute off)."""
+    d = inst.to_dict()
+    d["device"]["copy_overlaps_compute"] = False
+    return Instance.from_dict(d)
+
+
+@pytest.mark.parametrize("overlap", [True, False])
+def test_clock_is_the_cost_models_time_for_every_one_buffer_change(overlap):
+    """_Clock (ops between copy events summed at once) gives model.simulate's
+    time for random plan sets and one-buffer changes of them, before and
+    after a change is accepted, with copies overlapping compute or not."""
+    rng = np.random.default_rng(7)
+    for seed in range(6):
+        inst = random_instance(seed, num_ops=30 + 7 * seed, num_args=4, mode="offload")
+        inst = inst if overlap else _blocking(inst)
+        _, menus = plans.build_menus(inst)
+        cur = {}
+        for b in range(inst.num_buffers):
+            i = int(rng.integers(len(menus[b])))
+            if i:
+                cur[b] = menus[b][i].plan(inst, b)
+        clock = localsearch._Clock(inst, cur)
+        assert clock.time() == pytest.approx(model.simulate(inst, cur).estimated_time, rel=1e-12)
+        for _ in range(8):
+            b = int(rng.integers(inst.num_buffers))
+            i = int(rng.integers(len(menus[b])))
+            new = menus[b][i].plan(inst, b) if i else None
+            trial = {**cur, b: new} if new else {k: v for k, v in cur.items() if k != b}
+            ref = model.simulate(inst, trial).estimated_time
+            assert clock.time(b, cur.get(b), new) == pytest.approx(ref, rel=1e-12)
+            clock.accept(b, cur.get(b), new)
+            cur = trial
+            assert clock.time() == pytest.approx(ref, rel=1e-12)
+
+
+def test_improve_makes_a_game_faster_and_never_slower():
+    """From the all-slow game the search reaches a faster valid solution whose
+    reported time is the validator's; from its own result it is never slower;
+    on instances where the heuristic is the start, never slower than it."""
+    inst = random_instance(5, num_ops=60, num_args=4, mode="offload")
+    slow = Solution.all_slow(inst, "test")
+    out, st = localsearch.improve(inst, slow, passes=5)
+    v = validate(inst, out)
+    assert v.valid, v.summary()
+    assert st.accepted > 0 and v.estimated_time < validate(inst, slow).estimated_time * 0.99
+    assert st.final_time == pytest.approx(v.estimated_time, rel=1e-12)
+    assert out.method == "test"
+    again, st2 = localsearch.improve(inst, out, passes=1)
+    assert validate(inst, again).estimated_time <= v.estimated_time
+    for seed in range(10, 16):
+        inst = random_instance(seed, num_ops=50, num_args=4, mode="offload")
+        h = heuristic.assign(inst)
+        out, st = localsearch.improve(inst, h)
+        v = validate(inst, out)
+        assert v.valid, v.summary()
+        assert v.estimated_time <= validate(inst, h).estimated_time
+
+
+def test_improve_stops_at_its_time_limit_and_at_convergence():
+    inst = random_instance(5, num_ops=60, num_args=4, mode="offload")
+    slow = Solution.all_slow(inst, "test")
+    out, st = localsearch.improve(inst, slow, time_limit=0.0)
+    assert st.stopped == "time limit" and st.accepted == 0
+    assert validate(inst, out).estimated_time == validate(inst, slow).estimated_time
+    out, st = localsearch.improve(inst, slow, passes=50)
+    assert st.stopped == "converged" and st.passes < 50
+
+
+def test_improve_places_moved_buffers_where_no_other_is_in_placement_mode():
+    """Placement mode: every moved buffer gets an offset where its rectangles
+    meet no other buffer's; the result validates (no overlap, offsets within
+    the capacity) and is never slower than the start; from all-slow it is
+    faster."""
+    for seed in range(4):
+        inst = random_instance(seed, num_ops=50, num_args=4, mode="placement")
+        for start in (Solution.all_slow(inst, "test"), heuristic.assign(inst)):
+            out, st = localsearch.improve(inst, start, passes=5)
+            v = validate(inst, out)
+            assert v.valid, v.summary()
+            t0 = validate(inst, start).estimated_time
+            assert v.estimated_time <= t0
+            assert st.final_time == pytest.approx(v.estimated_time, rel=1e-12)
+            if start.method == "test":
+                assert v.estimated_time < t0 * 0.99
+
+
+def test_layout_keeps_an_offset_that_fits_else_takes_the_lowest_free_one():
+    inst = random_instance(0, num_ops=10, num_args=2, mode="placement")
+    d = inst.to_dict()
+    d["capacity"] = 100
+    for k, buf in enumerate(d["buffers"]):
+        buf["size"] = 30 if k < 3 else 10
+    inst = Instance.from_dict(d)
+    lay = localsearch._Layout(inst)
+    lay.add(0, [(0, 9)], 0)
+    lay.add(1, [(0, 4)], 60)
+    assert lay.fit(2, [(2, 3)], 30) == 30          # preferred and free
+    assert lay.fit(2, [(2, 3)], 40) == 30          # 40 meets buffer 1: lowest free
+    assert lay.fit(2, [(5, 9)], None) == 30        # buffer 1 gone by then: top of 0
+    lay.add(2, [(0, 9)], 30)
+    assert lay.fit(3, [(0, 4)], None) == 90        # above buffer 1
+    assert lay.fit(4, [(0, 4)], 95) == 90          # 95 + 10 > capacity
+    lay.add(3, [(0, 4)], 90)
+    assert lay.fit(4, [(3, 6)], None) is None      # no room at ops 3-4
+    lay.remove(1, [(0, 4)])
+    assert lay.fit(4, [(3, 6)], None) == 60
+
+
+def test_improve_refuses_what_it_cannot_search():
+    """A plan outside the menus, a fast placement buffer without an offset
+    and a start above the capacity are errors that say so (the search never
+    returns a solution it did not check)."""
+    inst = random_instance(5, num_ops=40, num_args=4, mode="placement")
+    sol = Solution.all_slow(inst)
+    sol.buffers[0] = BufferAssignment(0, "fast")
+    with pytest.raises(ValueError, match="buffer 0: a fast plan without an offset"):
+        localsearch.improve(inst, sol)
+    inst = random_instance(5, num_ops=40, num_args=4, mode="offload")
+    sol = Solution.all_slow(inst)
+    b = next(x.id for x in inst.buffers if x.end - x.start >= 3)
+    sol.buffers[b] = BufferAssignment(b, "fast", None, [], inst.buffers[b].start + 1)
+    with pytest.raises(ValueError, match=f"buffer {b}: .* not a plan of its menu"):
+        localsearch.improve(inst, sol)
+    d = inst.to_dict()
+    d["capacity"] = max(x.size for x in inst.buffers) - 1
+    small = Instance.from_dict(d)
+    big = max(range(small.num_buffers), key=lambda x: small.buffers[x].size)
+    sol = Solution.all_slow(small)
+    sol.buffers[big] = BufferAssignment(big, "fast")
+    with pytest.raises(ValueError, match="exceeds the capacity"):
+        localsearch.improve(small, sol)
