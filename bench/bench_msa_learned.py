@@ -105,8 +105,9 @@ RELAX_POLISHED = {"bestpolrxp": "bestpol"}
 # wall "best"'s plus all of those.
 FULL_DEFAULT = {"default": "best"}
 # Above BIG_BUFFERS the agent plays the policy's argmax (no search) and
-# then msa.localsearch on offload instances (agent.local_search_rows):
-# "default" there starts from "policy"'s games. "heurls": the heuristic's
+# then msa.localsearch (agent.local_search_rows), keeping the faster of that
+# and the heuristic's solution searched the same way: "default" there
+# starts from "policy"'s games. "heurls": the heuristic's
 # solution through the same local search (the ablation: what the learned
 # start is worth once both are searched); its wall the heuristic's plus
 # the search's.
@@ -376,7 +377,7 @@ def _heuristic_searched(batch):
     from memfit.msa.learned import agent
     t = time.perf_counter()
     sols = agent.local_searched(batch, [heuristic.assign(s.inst) for s in batch.specs],
-                                agent.local_search_rows(batch, True))
+                                agent.local_search_rows(batch, True), from_heuristic=False)
     return sols, time.perf_counter() - t
 
 

@@ -23,6 +23,7 @@ from memfit.msa.validator import validate  # noqa: E402
 DATA = Path(__file__).resolve().parents[2] / "data" / "msa"
 _apply = jax.jit(network.apply)
 _step = jax.jit(game.step)
+_legal_played = jax.jit(jax.vmap(play.legal_actions_played))
 #: One search compile for the tests that inspect a search tree (4
 #: simulations, the agent's rollout value, value scale and hint root).
 _search_tree = jax.jit(functools.partial(
@@ -435,7 +436,7 @@ def test_one_instance_at_a_time_keeps_each_instances_game():
 
     def replayed(arrays, static, a, offload=False):
         modes.append(offload)
-        legal = jax.vmap(play.legal_actions_played)(arrays, a)
+        legal = _legal_played(arrays, a)
         return play.replay_batch(arrays, legal), legal
 
     want, want_a = replayed(batch.arrays, batch.static, acts)
@@ -514,17 +515,21 @@ def test_default_polish_runs_where_its_bucket_gate_says(monkeypatch):
 
 def test_local_search_runs_where_the_game_is_not_polished(monkeypatch):
     """agent.local_search_rows: by default msa.localsearch runs on the
-    instances of LOCAL_SEARCH_MODES (offload) in a batch above the 256-move
-    bucket (the big programs, where the default plays the policy's argmax);
-    after_search applies it to those rows only, as msa.localsearch.improve
-    does alone, and ``local_search=False`` turns it off."""
-    from memfit.msa import localsearch
+    instances of LOCAL_SEARCH_MODES in a batch above the 256-move bucket (the
+    big programs, where the default plays the policy's argmax); after_search
+    applies it to those rows only, as msa.localsearch.improve does alone
+    (here without the heuristic's start), and ``local_search=False`` turns it
+    off; ``from_heuristic`` keeps the faster of the game's and the
+    heuristic's solution, each searched."""
+    from memfit.msa import heuristic, localsearch
     big = agent.encode_batch([random_instance(s, num_ops=90, num_args=4, mode=m)
                               for s, m in ((31, "offload"), (32, "placement"))], 16)
     assert agent.local_search_rows(big) == [False, False]      # searched there
     assert agent.local_search_rows(big, True) == [True, True]
     assert agent.local_search_rows(big, False) == [False, False]
     monkeypatch.setattr(agent, "LOCAL_SEARCH_ABOVE_BUCKET", 32)
+    monkeypatch.setattr(agent, "LOCAL_SEARCH_MODES", ("offload",))
+    monkeypatch.setattr(agent, "LOCAL_SEARCH_FROM_HEURISTIC", False)
     insts = [random_instance(s, num_ops=20, num_args=4, mode=m)
              for s, m in ((21, "offload"), (23, "placement"))]
     batch = agent.encode_batch(insts, 16)
@@ -540,9 +545,8 @@ def test_local_search_runs_where_the_game_is_not_polished(monkeypatch):
     assert times[1] == slow_times[1]
     sols, _ = agent.after_search(batch, searched, slow, 0, "test", local_search=False)
     assert [validate(i, s).estimated_time for i, s in zip(insts, sols)] == slow_times
-    # from_heuristic: the faster of the game's and the heuristic's solution,
-    # each searched (both modes), the game's method kept
-    from memfit.msa import heuristic
+    # from_heuristic: the faster of the two starts searched (both modes), the
+    # game's method kept
     both = agent.local_searched(batch, searched, [True, True], from_heuristic=True)
     for inst, sol, start in zip(insts, both, searched):
         want = min(validate(inst, localsearch.improve(inst, s, passes=agent.LOCAL_SEARCH_PASSES)[0])

@@ -139,8 +139,9 @@ def add_subcommands(sub) -> None:
                    help="then a local search over the buffers' plan menus, every other "
                         "plan (and offset) kept and each change timed by the cost model "
                         "(msa.localsearch; never slower; default: on for --method learned "
-                        "on offload instances above the 256-buffer bucket, where its game is "
-                        "not polished; off for the other methods)")
+                        "above the 256-buffer bucket, where its game is not searched or "
+                        "polished, and there also from the heuristic's solution, the faster "
+                        "kept; off for the other methods)")
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("-o", "--output", default=None, help="solution JSON (default stdout)")
     a.set_defaults(func=cmd_assign)
