@@ -105,8 +105,8 @@ def add_subcommands(sub) -> None:
     a.add_argument("--num-workers", type=int, default=8, help="CP-SAT workers (exact)")
     a.add_argument("--simulations", type=int, default=None,
                    help="search simulations per move (learned; default 16 up to 256 buffers, "
-                        "the argmax alone above: see msa.learned.agent; 0 = the "
-                        "policy's argmax alone)")
+                        "the argmax above, then --local-search: see msa.learned.agent; 0 = the "
+                        "policy's argmax)")
     a.add_argument("--polish", type=int, default=None,
                    help="local-improvement passes after the search (learned; default 2 "
                         "after a search with the rollout value on offload instances up to "
