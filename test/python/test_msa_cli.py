@@ -89,9 +89,23 @@ def test_local_search_after_another_method(tmp_path):
     assert main(["assign", str(ip), "--method", "heuristic", "--local-search", "-o", str(sp)]) == 0
     want, _ = localsearch.improve(inst, heuristic.assign(inst), passes=LOCAL_SEARCH_PASSES)
     assert Solution.load(sp).to_dict() == want.to_dict()
+    # with --repack: the repacked solution is the search's start
+    from memfit.msa.repack import repack
+    assert main(["assign", str(ip), "--method", "heuristic", "--repack", "--local-search",
+                 "-o", str(sp)]) == 0
+    want, _ = localsearch.improve(inst, repack(inst, heuristic.assign(inst))[0],
+                                  passes=LOCAL_SEARCH_PASSES)
+    assert Solution.load(sp).to_dict() == want.to_dict()
     assert validate(inst, want).estimated_time < validate(inst, heuristic.assign(inst)).estimated_time
     inst = random_instance(5, num_ops=30, num_args=4, mode="placement")
     inst.save(ip)
     assert main(["assign", str(ip), "--method", "heuristic", "--local-search", "-o", str(sp)]) == 0
     want, _ = localsearch.improve(inst, heuristic.assign(inst), passes=LOCAL_SEARCH_PASSES)
+    assert Solution.load(sp).to_dict() == want.to_dict()
+    # with --repack: the repacked solution is the search's start
+    from memfit.msa.repack import repack
+    assert main(["assign", str(ip), "--method", "heuristic", "--repack", "--local-search",
+                 "-o", str(sp)]) == 0
+    want, _ = localsearch.improve(inst, repack(inst, heuristic.assign(inst))[0],
+                                  passes=LOCAL_SEARCH_PASSES)
     assert Solution.load(sp).to_dict() == want.to_dict()

@@ -21,7 +21,7 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
         from .learned.agent import LOCAL_SEARCH_PASSES
         from .localsearch import improve
         sol = run_method(inst, method, time_limit=time_limit, num_workers=num_workers,
-                         seed=seed, simulations=simulations, polish=polish)
+                         seed=seed, simulations=simulations, polish=polish, repack=repack)
         return improve(inst, sol, passes=LOCAL_SEARCH_PASSES)[0]
     if method != "learned" and repack and inst.mode == "placement":
         from .repack import repack as run_repack

@@ -6,8 +6,9 @@ of the buffer count in game steps: affordable up to a few hundred buffers,
 not at the 1,000-4,000 buffers of the big programs (data/msa/, a 2,048-move
 game step is tens of milliseconds). This search keeps every other buffer's
 plan as it is instead and times each change with the cost model itself
-(``model.simulate``, milliseconds at 2,000 buffers), so a pass costs one
-simulation per (buffer, menu plan) pair that fits.
+(``_Clock``: ``model.simulate``'s events, the ops between two copies summed
+at once; about a millisecond at 1,000 buffers), so a pass costs one such
+evaluation per (buffer, menu plan) pair that fits.
 
 A move changes one buffer's plan to another plan of its menu
 (``plans.build_menus``: the plans the heuristic, the game and CP-SAT choose

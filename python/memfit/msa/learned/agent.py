@@ -374,8 +374,9 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     polished; True or "play": played again there, ``relaxation_plans``;
     "polish": the game's own plans polished there, ``relaxation_polish_plans``,
     with the pair stage as ``polish_pairs`` says). ``local_search``: the
-    offload games then go through msa.localsearch (``local_search_rows``;
-    default: those the game's polish does not reach)."""
+    games then go through msa.localsearch (``local_search_rows``; default:
+    above LOCAL_SEARCH_ABOVE_BUCKET moves, where nothing searches or polishes
+    them; ``local_searched``: from the heuristic's solution too)."""
     from . import play
     given = {k: v for k, v in locals().items()
              if k not in ("batch", "play", "return_actions", "return_raw")}
@@ -780,8 +781,8 @@ def assign(inst, *, simulations: int | None = None, checkpoint=None, seed: int =
     the pair stage after them, default ``DEFAULT_POLISH_PAIRS``; ``repack``:
     msa.repack after it, placement mode, default as ``play_batch``;
     ``relax``: placement mode, also use the offload relaxation, True or
-    "play" / "polish", default as ``play_batch``; ``local_search``: offload
-    mode, msa.localsearch after it, default as ``play_batch``)."""
+    "play" / "polish", default as ``play_batch``; ``local_search``:
+    msa.localsearch after it, default as ``play_batch``)."""
     from ..validator import validate
     check_size(inst)
     if simulations is None:
