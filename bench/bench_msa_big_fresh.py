@@ -1,16 +1,20 @@
 """The agent on fresh big instances: policy argmax, + local search, and the heuristic + the same search.
 
-Generates ``--count`` synthetic instances of ``--mode`` (default offload) (msa.synthetic.random_instance,
-ids from ``--start``, 300-1,400 ops, capacity 20-60% of the peak: above the game
+Generates ``--count`` synthetic instances of ``--mode`` (default offload;
+msa.synthetic.random_instance, ids from ``--start``, 300-1,400 ops, capacity
+20-60% of the peak) that no training or tuning has seen: above the game
 polish's 256-move bucket, where the agent plays the policy's argmax, then
 msa.localsearch, and keeps the faster of that and the heuristic's solution
-searched the same way) that no training or tuning has seen, and prints one table:
-the estimated time of each method relative to the heuristic's, with the wall
-time of each. No CP-SAT: at these sizes 10 s of it does not improve on the
-heuristic it is hinted with (bench_msa_learned.py --big).
+searched the same way. Prints one table: the estimated time of each method
+relative to the heuristic's, with the wall time of each. No CP-SAT: at these
+sizes 10 s of it does not improve on the heuristic it is hinted with
+(bench_msa_learned.py --big). ``--mid`` (70-190 ops): the agent's default
+(its 16-simulation search) without and with the local search;
+``--instances FILE...`` plays those files instead of generated ones.
 
     .venv/bin/python bench/bench_msa_big_fresh.py --start 72000 --count 8
     .venv/bin/python bench/bench_msa_big_fresh.py --start 72200 --count 8 --mode placement
+    .venv/bin/python bench/bench_msa_big_fresh.py --mid --mode placement --start 72300 --count 8
 """
 from __future__ import annotations
 
@@ -25,16 +29,19 @@ from pathlib import Path
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type=")
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = (300, 1400)
+# --mid: the 128/256-move buckets, where the agent searches (16 simulations)
+# but polishes placement games no more (agent.POLISH_MAX_BUCKET).
+MID_SIZES = (70, 190)
 
 
-def fresh_instances(start: int, count: int, mode: str = "offload") -> list:
+def fresh_instances(start: int, count: int, mode: str = "offload", sizes=SIZES) -> list:
     """``[(name, Instance)]``: ``count`` synthetic instances of ``mode``, ids
-    from ``start``, their op counts spread evenly over SIZES."""
+    from ``start``, their op counts spread evenly over ``sizes``."""
     from memfit.msa.synthetic import random_instance
     out = []
     for i in range(count):
         k = start + i
-        ops = SIZES[0] + (SIZES[1] - SIZES[0]) * i // max(count - 1, 1)
+        ops = sizes[0] + (sizes[1] - sizes[0]) * i // max(count - 1, 1)
         inst = random_instance(k, num_ops=ops, num_args=2 + i % 6, mode=mode,
                                capacity_fraction=0.2 + 0.4 * ((i * 5) % 9) / 8)
         out.append((f"synthetic-big-{k}-{mode}", inst))
@@ -70,6 +77,40 @@ def run(name: str, inst) -> dict:
     return row
 
 
+def run_mid(name: str, inst) -> dict:
+    """--mid: the agent's default with and without the local search (one
+    search: the local search is the last stage, agent.after_search)."""
+    from memfit.msa import heuristic
+    from memfit.msa.learned import agent
+    from memfit.msa.validator import validate
+    th = validate(inst, heuristic.assign(inst)).estimated_time
+    batch = agent.encode_batch([inst])
+    (sol,), wall = agent.play_batch(batch, local_search=False)
+    t = time.perf_counter()
+    (ls,) = agent.local_searched(batch, [sol], [True])
+    ls_wall = time.perf_counter() - t
+    ts, tl = (validate(inst, x).estimated_time / th for x in (sol, ls))
+    print(f"  {name}: {inst.num_buffers} buffers, default {ts:.4f}, + LS {tl:.4f}",
+          file=sys.stderr, flush=True)
+    return {"instance": name, "buffers": inst.num_buffers, "search": ts, "default": tl,
+            "wall": {"search": wall, "ls": ls_wall}}
+
+
+def print_mid(rows) -> None:
+    print("the agent's default without and with the local search (both starts, the faster "
+          "kept); estimated time / the heuristic's (validator)")
+    print(f"{'instance':36} {'bufs':>5} {'no LS':>8} {'+ LS':>8} | wall s: {'agent':>6} {'LS':>5}")
+    for r in rows:
+        print(f"{r['instance']:36} {r['buffers']:5d} {r['search']:8.4f} {r['default']:8.4f} |"
+              f"         {r['wall']['search']:6.1f} {r['wall']['ls']:5.1f}")
+    geo = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs))
+    print(f"{'geometric mean':36} {'':5} {geo([r['search'] for r in rows]):8.4f} "
+          f"{geo([r['default'] for r in rows]):8.4f} |         "
+          f"{geo([r['wall']['search'] for r in rows]):6.1f} {geo([r['wall']['ls'] for r in rows]):5.1f}")
+    faster = sum(r["default"] < r["search"] * (1 - 1e-9) for r in rows)
+    print(f"+ LS faster on {faster}/{len(rows)}")
+
+
 def print_table(rows) -> None:
     print("fresh big synthetic instances; estimated time / the heuristic's (validator); "
           "default (the agent's) = the faster of policy + LS and heuristic + LS")
@@ -98,10 +139,21 @@ def main(argv=None) -> int:
     ap.add_argument("--start", type=int, default=72_000)
     ap.add_argument("--count", type=int, default=8)
     ap.add_argument("--mode", choices=("offload", "placement"), default="offload")
+    ap.add_argument("--mid", action="store_true",
+                    help=f"{MID_SIZES[0]}-{MID_SIZES[1]} ops: the agent's default (its search) "
+                         "without and with the local search")
+    ap.add_argument("--instances", nargs="+", default=None,
+                    help="instance files instead of generated ones")
     ap.add_argument("--json", default=None, help="write the rows here")
     args = ap.parse_args(argv)
-    rows = [run(n, inst) for n, inst in fresh_instances(args.start, args.count, args.mode)]
-    print_table(rows)
+    if args.instances:
+        from memfit.msa.instance import Instance
+        insts = [(Path(f).stem, Instance.load(f)) for f in args.instances]
+    else:
+        insts = fresh_instances(args.start, args.count, args.mode,
+                                MID_SIZES if args.mid else SIZES)
+    rows = [(run_mid if args.mid else run)(n, inst) for n, inst in insts]
+    (print_mid if args.mid else print_table)(rows)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
     return 0
