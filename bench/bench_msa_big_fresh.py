@@ -48,8 +48,9 @@ def fresh_instances(start: int, count: int, mode: str = "offload", sizes=SIZES) 
     return out
 
 
-def run(name: str, inst) -> dict:
-    """Every method on one instance (one at a time: the walls are its own)."""
+def run(name: str, inst, pairs: bool = False) -> dict:
+    """Every method on one instance (one at a time: the walls are its own);
+    ``pairs``: also both searches with pair moves (msa.localsearch ``pairs``)."""
     from memfit.msa import heuristic, localsearch
     from memfit.msa.learned import agent
     from memfit.msa.validator import validate
@@ -67,7 +68,12 @@ def run(name: str, inst) -> dict:
     _, ths, hsw = timed(lambda: localsearch.improve(inst, h, passes=passes)[0])
     pol, tp, pw = timed(lambda: agent.assign(inst, simulations=0, local_search=False))
     _, td, dw = timed(lambda: localsearch.improve(inst, pol, passes=passes)[0])
-    row = {"instance": name, "buffers": inst.num_buffers, "heuristic": th,
+    paired = {}
+    if pairs:
+        _, php, phw = timed(lambda: localsearch.improve(inst, h, passes=passes, pairs=True)[0])
+        _, ppp, ppw = timed(lambda: localsearch.improve(inst, pol, passes=passes, pairs=True)[0])
+        paired = {"pairs": min(php, ppp) / th, "pairs_wall": phw + ppw - hsw - dw}
+    row = {"instance": name, "buffers": inst.num_buffers, "heuristic": th, **paired,
            "heurls": ths / th, "policy": tp / th, "policyls": td / th,
            "default": min(td, ths) / th,
            "wall": {"heuristic": hw, "heurls": hw + hsw, "policy": pw, "search": dw,
@@ -132,6 +138,15 @@ def print_table(rows) -> None:
     beats = sum(r["policyls"] < r["heurls"] * (1 - 1e-9) for r in rows)
     print(f"policy+LS vs policy alone: faster on {faster}/{len(rows)}, slower on {slower}; "
           f"policy+LS vs heuristic+LS: faster on {beats}/{len(rows)}")
+    if all("pairs" in r for r in rows):
+        print("with pair moves (both starts, the faster kept) vs the default:")
+        for r in rows:
+            print(f"  {r['instance']:30} {r['default']:8.4f} -> {r['pairs']:8.4f}  "
+                  f"(+{r['pairs_wall']:.1f} s; policy {r['wall']['policy']:.1f} s)")
+        print(f"  geomean {geo('default'):.4f} -> {geo('pairs'):.4f}; faster on "
+              f"{sum(r['pairs'] < r['default'] * (1 - 1e-9) for r in rows)}/{len(rows)}, slower on "
+              f"{sum(r['pairs'] > r['default'] * (1 + 1e-9) for r in rows)}; extra wall geomean "
+              f"{math.exp(sum(math.log(max(r['pairs_wall'], 1e-3)) for r in rows) / len(rows)):.1f} s")
 
 
 def main(argv=None) -> int:
@@ -142,6 +157,8 @@ def main(argv=None) -> int:
     ap.add_argument("--mid", action="store_true",
                     help=f"{MID_SIZES[0]}-{MID_SIZES[1]} ops: the agent's default (its search) "
                          "without and with the local search")
+    ap.add_argument("--pairs", action="store_true",
+                    help="also the local search with pair moves (msa.localsearch pairs=True)")
     ap.add_argument("--instances", nargs="+", default=None,
                     help="instance files instead of generated ones")
     ap.add_argument("--json", default=None, help="write the rows here")
@@ -152,7 +169,7 @@ def main(argv=None) -> int:
     else:
         insts = fresh_instances(args.start, args.count, args.mode,
                                 MID_SIZES if args.mid else SIZES)
-    rows = [(run_mid if args.mid else run)(n, inst) for n, inst in insts]
+    rows = [run_mid(n, inst) if args.mid else run(n, inst, args.pairs) for n, inst in insts]
     (print_mid if args.mid else print_table)(rows)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")

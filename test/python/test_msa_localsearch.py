@@ -39,7 +39,7 @@ def test_clock_is_the_cost_models_time_for_every_one_buffer_change(overlap):
             new = menus[b][i].plan(inst, b) if i else None
             trial = {**cur, b: new} if new else {k: v for k, v in cur.items() if k != b}
             ref = model.simulate(inst, trial).estimated_time
-            assert clock.time(b, cur.get(b), new) == pytest.approx(ref, rel=1e-12)
+            assert clock.time([(b, cur.get(b), new)]) == pytest.approx(ref, rel=1e-12)
             clock.accept(b, cur.get(b), new)
             cur = trial
             assert clock.time() == pytest.approx(ref, rel=1e-12)
@@ -141,3 +141,23 @@ def test_improve_refuses_what_it_cannot_search():
     sol.buffers[big] = BufferAssignment(big, "fast")
     with pytest.raises(ValueError, match="exceeds the capacity"):
         localsearch.improve(small, sol)
+
+
+@pytest.mark.parametrize("mode,seed", [("offload", 3), ("placement", 10)])
+def test_pair_moves_reach_what_single_changes_cannot(mode, seed):
+    """Where no single change pays any more (1-opt converged), a pass of pair
+    moves (a change that does not fit, made to fit by a change of a buffer
+    in its way) reaches a faster valid solution; pairs off, the search stops
+    there."""
+    inst = random_instance(seed, num_ops=40, num_args=4, mode=mode)
+    h = heuristic.assign(inst)
+    single, st = localsearch.improve(inst, h, passes=20)
+    assert st.stopped == "converged"
+    again, st = localsearch.improve(inst, single, passes=1)
+    assert st.accepted == 0 and again.to_dict() == single.to_dict()
+    paired, st = localsearch.improve(inst, single, passes=20, pairs=True)
+    v = validate(inst, paired)
+    assert v.valid, v.summary()
+    assert st.accepted > 0
+    assert v.estimated_time < validate(inst, single).estimated_time * 0.97
+    assert st.final_time == pytest.approx(v.estimated_time, rel=1e-12)

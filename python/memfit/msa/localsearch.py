@@ -82,13 +82,14 @@ class _Clock:
             out.append((pl.evict, 2, 0, b, copy_seconds(self.inst, b, pl.evict)))
         return out
 
-    def time(self, b: int | None = None, old: Plan | None = None, new: Plan | None = None) -> float:
-        """Estimated time now, or with buffer b's plan ``old`` replaced by ``new``."""
+    def time(self, changes=()) -> float:
+        """Estimated time now, or with ``changes`` made: [(buffer, its plan
+        now, its new plan)] (a plan None: slow)."""
         mem, events = self.mem, self.events
-        if b is not None:
-            mem = mem.copy()
+        if changes:
+            mem, events = mem.copy(), dict(events)
+        for b, old, new in changes:
             mem[self.ops_of[b]] += self._access(b, new) - self._access(b, old)
-            events = dict(events)
             events[b] = self._events(b, new)
         op_time = self.weight * np.maximum(self.compute, mem)
         cum = np.concatenate([[0.0], np.cumsum(op_time)])
@@ -219,73 +220,172 @@ class _Layout(_Bytes):
         return int(cands[free][0]) if free.any() else None
 
 
-def improve(inst: Instance, sol: Solution, *, passes: int = 2,
+#: Pair moves: the blockers tried per blocked change (largest first).
+PAIR_BLOCKERS = 4
+
+
+class _Search:
+    """The search's state: each buffer's menu choice and offset, the space
+    they take and the clock that times them."""
+
+    def __init__(self, inst: Instance, sol: Solution):
+        self.inst = inst
+        picker, self.menus = build_menus(inst)
+        self.choice = _start_choice(inst, self.menus, sol)
+        self.plan = [[m.plan(inst, b) for m in self.menus[b]] for b in range(inst.num_buffers)]
+        self.space = _Layout(inst) if inst.mode == "placement" else _Bytes(inst)
+        self.offset = {a.id: a.offset for a in sol.buffers}
+        for b in range(inst.num_buffers):
+            if self.choice[b]:
+                if inst.mode == "placement" and self.offset[b] is None:
+                    raise ValueError(f"buffer {b}: a fast plan without an offset in placement mode")
+                self.space.add(b, self.intervals(b), self.offset[b])
+        if (self.space.live > inst.capacity).any():
+            raise ValueError("localsearch.improve: the start solution exceeds the capacity")
+        self.current = {b: self.plan[b][self.choice[b]]
+                        for b in range(inst.num_buffers) if self.choice[b]}
+        self.clock = _Clock(inst, self.current)
+        self.best = self.clock.time()
+        self.order = _visit_order(inst, picker)
+        self.stats = Stats(start_time=simulate(inst, self.current).estimated_time)
+
+    def intervals(self, b: int, i: int | None = None):
+        return self.plan[b][self.choice[b] if i is None else i].intervals()
+
+    def _lift(self, b: int) -> None:
+        """Take b out of the space (its choice unchanged)."""
+        if self.choice[b]:
+            self.space.remove(b, self.intervals(b))
+
+    def _drop(self, b: int) -> None:
+        """Put b back into the space at its choice and offset."""
+        if self.choice[b]:
+            self.space.add(b, self.intervals(b), self.offset[b])
+
+    def _set(self, b: int, i: int, at) -> None:
+        """Choose plan i for b (lifted) at offset ``at``, then drop it."""
+        new = self.plan[b][i] if i else None
+        self.clock.accept(b, self.current.get(b), new)
+        self.choice[b] = i
+        if i:
+            self.current[b] = new
+        else:
+            self.current.pop(b, None)
+        self.offset[b] = at if i and self.inst.mode == "placement" else None
+        self._drop(b)
+
+    def _time(self, changes) -> float:
+        """The time with ``changes`` [(b, plan index)] made (others as they are)."""
+        self.stats.tried += 1
+        return self.clock.time([(b, self.current.get(b), self.plan[b][i] if i else None)
+                                for b, i in changes])
+
+    def single(self, b: int) -> bool:
+        """b's best plan change that fits and makes the program faster."""
+        self._lift(b)
+        pick, pick_time, pick_at = None, self.best, None
+        for i, pl in enumerate(self.plan[b]):
+            if i == self.choice[b]:
+                continue
+            at = self.space.fit(b, pl.intervals(), self.offset[b]) if i else None
+            if i and at is None:
+                continue
+            t = self._time([(b, i)])
+            if t < pick_time * (1 - 1e-9):
+                pick, pick_time, pick_at = i, t, at
+        if pick is None:
+            self._drop(b)
+            return False
+        self._set(b, pick, pick_at)
+        self.best = pick_time
+        return True
+
+    def _blockers(self, b: int, intervals) -> list[int]:
+        """The PAIR_BLOCKERS largest fast buffers resident with ``intervals``."""
+        meet = [c for c, pl in self.current.items() if c != b and any(
+            lo <= h and l <= hi for lo, hi in intervals for l, h in pl.intervals())]
+        meet.sort(key=lambda c: -self.inst.buffers[c].size)
+        return meet[:PAIR_BLOCKERS]
+
+    def pair(self, b: int) -> bool:
+        """A change of b that does not fit but would make the program faster,
+        made to fit by a change of one buffer in its way: the best such pair
+        that makes the program faster."""
+        self._lift(b)
+        best = (None, self.best)
+        for i, pl in enumerate(self.plan[b]):
+            if (i == 0 or i == self.choice[b]
+                    or self.space.fit(b, pl.intervals(), self.offset[b]) is not None
+                    or self._time([(b, i)]) >= self.best * (1 - 1e-9)):
+                continue
+            for c in self._blockers(b, pl.intervals()):
+                self._lift(c)
+                for q in range(len(self.plan[c])):
+                    if q == self.choice[c]:
+                        continue
+                    at_c = self.space.fit(c, self.intervals(c, q), self.offset[c]) if q else None
+                    if q and at_c is None:
+                        continue
+                    if q:
+                        self.space.add(c, self.intervals(c, q), at_c)
+                    at_b = self.space.fit(b, pl.intervals(), self.offset[b])
+                    if q:
+                        self.space.remove(c, self.intervals(c, q))
+                    if at_b is None:
+                        continue
+                    t = self._time([(b, i), (c, q)])
+                    if t < best[1] * (1 - 1e-9):
+                        best = ((i, at_b, c, q, at_c), t)
+                self._drop(c)
+        if best[0] is None:
+            self._drop(b)
+            return False
+        i, at_b, c, q, at_c = best[0]
+        self._lift(c)
+        self._set(c, q, at_c)
+        self._set(b, i, at_b)
+        self.best = best[1]
+        return True
+
+    def solution(self, sol: Solution) -> Solution:
+        return Solution(self.inst.mode, sol.method,
+                        [self.menus[b][int(self.choice[b])].assignment(b, self.offset[b])
+                         for b in range(self.inst.num_buffers)], sol.notes)
+
+
+def improve(inst: Instance, sol: Solution, *, passes: int = 2, pairs: bool = False,
             time_limit: float | None = None) -> tuple[Solution, Stats]:
     """``sol`` (valid, every assignment a menu plan) improved by up to
-    ``passes`` passes of best-improvement per buffer (above); stops early when
-    a pass changes nothing or ``time_limit`` seconds have passed (checked
-    between buffers). In placement mode a moved buffer keeps its offset where
-    it still fits, else takes the lowest free one (``_Layout``). Returns the
-    solution and what the search did."""
+    ``passes`` passes of best-improvement per buffer (above; ``pairs``: a
+    pass that changes nothing is followed by one of pair moves, ``_Search.
+    pair``); stops early when a pass changes nothing or ``time_limit``
+    seconds have passed (checked between buffers). In placement mode a moved
+    buffer keeps its offset where it still fits, else takes the lowest free
+    one (``_Layout``). Returns the solution and what the search did."""
     t0 = time.perf_counter()
-    picker, menus = build_menus(inst)
-    choice = _start_choice(inst, menus, sol)
-    plan = [[m.plan(inst, b) for m in menus[b]] for b in range(inst.num_buffers)]
-    space = _Layout(inst) if inst.mode == "placement" else _Bytes(inst)
-    offset = {a.id: a.offset for a in sol.buffers}
-    for b in range(inst.num_buffers):
-        if choice[b]:
-            if inst.mode == "placement" and offset[b] is None:
-                raise ValueError(f"buffer {b}: a fast plan without an offset in placement mode")
-            space.add(b, plan[b][choice[b]].intervals(), offset[b])
-    if (space.live > inst.capacity).any():
-        raise ValueError("localsearch.improve: the start solution exceeds the capacity")
-    current = {b: plan[b][choice[b]] for b in range(inst.num_buffers) if choice[b]}
-    clock = _Clock(inst, current)
-    best = clock.time()
-    stats = Stats(start_time=simulate(inst, current).estimated_time)
-    order = _visit_order(inst, picker)
+    s = _Search(inst, sol)
+    stats = s.stats
     stats.stopped = "passes"
+    move = s.single
     for _ in range(passes):
         stats.passes += 1
         changed = False
-        for b in order:
+        for b in s.order:
             if time_limit is not None and time.perf_counter() - t0 > time_limit:
                 stats.stopped = "time limit"
                 break
-            if choice[b]:
-                space.remove(b, plan[b][choice[b]].intervals())
-            pick, pick_time, pick_at = None, best, None
-            for i, pl in enumerate(plan[b]):
-                if i == choice[b]:
-                    continue
-                at = space.fit(b, pl.intervals(), offset[b]) if i else None
-                if i and at is None:
-                    continue
-                stats.tried += 1
-                t = clock.time(b, current.get(b), pl if i else None)
-                if t < pick_time * (1 - 1e-9):
-                    pick, pick_time, pick_at = i, t, at
-            if pick is not None:
-                clock.accept(b, current.get(b), plan[b][pick] if pick else None)
-                choice[b], best, changed = pick, pick_time, True
+            if move(b):
+                changed = True
                 stats.accepted += 1
-                if pick:
-                    current[b] = plan[b][pick]
-                    offset[b] = pick_at if inst.mode == "placement" else None
-                else:
-                    current.pop(b, None)
-                    offset[b] = None
-            if choice[b]:
-                space.add(b, plan[b][choice[b]].intervals(), offset[b])
         if stats.stopped == "time limit":
             break
-        if not changed:
+        if changed:
+            move = s.single
+        elif pairs and move == s.single:
+            move = s.pair
+        else:
             stats.stopped = "converged"
             break
-    out = Solution(inst.mode, sol.method,
-                   [menus[b][int(choice[b])].assignment(b, offset[b]) for b in range(inst.num_buffers)],
-                   sol.notes)
-    stats.final_time = simulate(inst, current).estimated_time
+    stats.final_time = simulate(inst, s.current).estimated_time
     stats.seconds = time.perf_counter() - t0
-    return out, stats
+    return s.solution(sol), stats
