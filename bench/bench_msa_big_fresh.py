@@ -10,7 +10,11 @@ relative to the heuristic's, with the wall time of each. No CP-SAT: at these
 sizes 10 s of it does not improve on the heuristic it is hinted with
 (bench_msa_learned.py --big). ``--mid`` (70-190 ops): the agent's default
 (its 16-simulation search) without and with the local search;
-``--instances FILE...`` plays those files instead of generated ones.
+``--instances FILE...`` plays those files instead of generated ones. The
+local search columns are single changes only (the agent's default before
+2026-12-06's criterion Q); ``--pairs`` adds both starts searched with pair
+moves too (msa.localsearch ``pairs``), the faster kept: the agent's default
+since.
 
     .venv/bin/python bench/bench_msa_big_fresh.py --start 72000 --count 8
     .venv/bin/python bench/bench_msa_big_fresh.py --start 72200 --count 8 --mode placement
@@ -63,7 +67,7 @@ def run(name: str, inst, pairs: bool = False) -> dict:
             raise SystemExit(f"BUG: invalid solution on {name}:\n{v.summary()}")
         return sol, v.estimated_time, time.perf_counter() - t
 
-    passes = agent.LOCAL_SEARCH_PASSES
+    passes = agent.LOCAL_SEARCH_PASSES       # single changes only; --pairs: also pair moves
     h, th, hw = timed(lambda: heuristic.assign(inst))
     _, ths, hsw = timed(lambda: localsearch.improve(inst, h, passes=passes)[0])
     pol, tp, pw = timed(lambda: agent.assign(inst, simulations=0, local_search=False))

@@ -82,30 +82,34 @@ def test_local_search_after_another_method(tmp_path):
     """--local-search after a method other than learned: its solution through
     msa.localsearch, never slower (offload and placement mode)."""
     from memfit.msa import heuristic, localsearch
-    from memfit.msa.learned.agent import LOCAL_SEARCH_PASSES
+    from memfit.msa.learned.agent import LOCAL_SEARCH_PAIRS, LOCAL_SEARCH_PASSES
     inst = random_instance(5, num_ops=60, num_args=4, mode="offload")
     ip, sp = tmp_path / "inst.json", tmp_path / "s.json"
     inst.save(ip)
     assert main(["assign", str(ip), "--method", "heuristic", "--local-search", "-o", str(sp)]) == 0
-    want, _ = localsearch.improve(inst, heuristic.assign(inst), passes=LOCAL_SEARCH_PASSES)
+    want, _ = localsearch.improve(inst, heuristic.assign(inst), passes=LOCAL_SEARCH_PASSES,
+                                  pairs=LOCAL_SEARCH_PAIRS)
     assert Solution.load(sp).to_dict() == want.to_dict()
     # with --repack: the repacked solution is the search's start
     from memfit.msa.repack import repack
     assert main(["assign", str(ip), "--method", "heuristic", "--repack", "--local-search",
                  "-o", str(sp)]) == 0
     want, _ = localsearch.improve(inst, repack(inst, heuristic.assign(inst))[0],
-                                  passes=LOCAL_SEARCH_PASSES)
+                                  passes=LOCAL_SEARCH_PASSES,
+                                  pairs=LOCAL_SEARCH_PAIRS)
     assert Solution.load(sp).to_dict() == want.to_dict()
     assert validate(inst, want).estimated_time < validate(inst, heuristic.assign(inst)).estimated_time
     inst = random_instance(5, num_ops=30, num_args=4, mode="placement")
     inst.save(ip)
     assert main(["assign", str(ip), "--method", "heuristic", "--local-search", "-o", str(sp)]) == 0
-    want, _ = localsearch.improve(inst, heuristic.assign(inst), passes=LOCAL_SEARCH_PASSES)
+    want, _ = localsearch.improve(inst, heuristic.assign(inst), passes=LOCAL_SEARCH_PASSES,
+                                  pairs=LOCAL_SEARCH_PAIRS)
     assert Solution.load(sp).to_dict() == want.to_dict()
     # with --repack: the repacked solution is the search's start
     from memfit.msa.repack import repack
     assert main(["assign", str(ip), "--method", "heuristic", "--repack", "--local-search",
                  "-o", str(sp)]) == 0
     want, _ = localsearch.improve(inst, repack(inst, heuristic.assign(inst))[0],
-                                  passes=LOCAL_SEARCH_PASSES)
+                                  passes=LOCAL_SEARCH_PASSES,
+                                  pairs=LOCAL_SEARCH_PAIRS)
     assert Solution.load(sp).to_dict() == want.to_dict()

@@ -540,7 +540,8 @@ def test_local_search_runs_where_the_game_is_not_polished(monkeypatch):
     sols, _ = agent.after_search(batch, searched, slow, 0, "test")
     times = [validate(i, s).estimated_time for i, s in zip(insts, sols)]
     assert times[0] < slow_times[0]
-    alone, _ = localsearch.improve(insts[0], searched[0], passes=agent.LOCAL_SEARCH_PASSES)
+    alone, _ = localsearch.improve(insts[0], searched[0], passes=agent.LOCAL_SEARCH_PASSES,
+                                   pairs=agent.LOCAL_SEARCH_PAIRS)
     assert sols[0].to_dict() == alone.to_dict()
     assert times[1] == slow_times[1]
     sols, _ = agent.after_search(batch, searched, slow, 0, "test", local_search=False)
@@ -549,7 +550,8 @@ def test_local_search_runs_where_the_game_is_not_polished(monkeypatch):
     # game's method kept
     both = agent.local_searched(batch, searched, [True, True], from_heuristic=True)
     for inst, sol, start in zip(insts, both, searched):
-        want = min(validate(inst, localsearch.improve(inst, s, passes=agent.LOCAL_SEARCH_PASSES)[0])
+        want = min(validate(inst, localsearch.improve(inst, s, passes=agent.LOCAL_SEARCH_PASSES,
+                                   pairs=agent.LOCAL_SEARCH_PAIRS)[0])
                    .estimated_time for s in (start, heuristic.assign(inst)))
         v = validate(inst, sol)
         assert v.valid and v.estimated_time == want and sol.method == "test"

@@ -177,6 +177,14 @@ LOCAL_SEARCH_MODES = ("offload", "placement")
 #: the fresh placement set; held-out: gru_long_heldout-placement 0.9971 ->
 #: 0.9967.
 LOCAL_SEARCH_FROM_HEURISTIC = True
+#: Pair moves once single changes stop paying (msa.localsearch ``pairs``: a
+#: change that does not fit, made to fit by a change of a buffer in its
+#: way; criterion Q): dev, big training programs, e.g. transformer_deep-
+#: offload 0.526 -> 0.456, lstm_long-offload 0.932 -> 0.834; fresh sets
+#: 72500-72507 (offload) and 72600-72607 (placement): faster on 10/16
+#: (geomean 0.9322 -> 0.9274), none slower, 2.7 s more wall (geomean; at
+#: most 66 s, 1,403 buffers in placement mode) against the policy's 4.4 s.
+LOCAL_SEARCH_PAIRS = True
 #: After the polish, in placement mode: msa.repack (one- and two-buffer plan
 #: changes whose offsets are re-derived: in place, by greedy relayouts or by
 #: the exact packer, so the layout is no longer bound to the game's skyline
@@ -310,8 +318,9 @@ def local_search_rows(batch: Batch, local_search: bool | None = None) -> list:
 def local_searched(batch: Batch, sols, rows: list, from_heuristic: bool | None = None) -> list:
     """``sols`` with each row that ``rows`` admits improved by msa.localsearch
     (never slower: a change is kept only where the cost model times it
-    faster); ``from_heuristic`` (default LOCAL_SEARCH_FROM_HEURISTIC): the
-    faster of that and the heuristic's solution searched the same way."""
+    faster; pair moves as LOCAL_SEARCH_PAIRS says); ``from_heuristic``
+    (default LOCAL_SEARCH_FROM_HEURISTIC): the faster of that and the
+    heuristic's solution searched the same way."""
     from .. import heuristic
     from ..localsearch import improve
     from ..validator import validate
@@ -321,9 +330,11 @@ def local_searched(batch: Batch, sols, rows: list, from_heuristic: bool | None =
     for i, spec in enumerate(batch.specs):
         if not rows[i]:
             continue
-        out[i] = improve(spec.inst, sols[i], passes=LOCAL_SEARCH_PASSES)[0]
+        out[i] = improve(spec.inst, sols[i], passes=LOCAL_SEARCH_PASSES,
+                         pairs=LOCAL_SEARCH_PAIRS)[0]
         if from_heuristic:
-            other = improve(spec.inst, heuristic.assign(spec.inst), passes=LOCAL_SEARCH_PASSES)[0]
+            other = improve(spec.inst, heuristic.assign(spec.inst), passes=LOCAL_SEARCH_PASSES,
+                            pairs=LOCAL_SEARCH_PAIRS)[0]
             if validate(spec.inst, other).estimated_time < validate(spec.inst, out[i]).estimated_time:
                 other.method, other.notes = out[i].method, out[i].notes
                 out[i] = other
