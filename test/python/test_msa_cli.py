@@ -1,6 +1,8 @@
 """memfit assign / score / plot."""
 import json
 
+import pytest
+
 from memfit.cli import main
 from memfit.msa.solution import Solution
 from memfit.msa.validator import validate
@@ -78,38 +80,22 @@ def test_assign_passes_the_learned_options(tmp_path, monkeypatch):
         assert seen[-1]["local_search"] is want
 
 
-def test_local_search_after_another_method(tmp_path):
+@pytest.mark.parametrize("mode,ops", [("offload", 60), ("placement", 30)])
+def test_local_search_after_another_method(tmp_path, mode, ops):
     """--local-search after a method other than learned: its solution through
-    msa.localsearch, never slower (offload and placement mode)."""
+    msa.localsearch (with --repack: from the repacked solution), never slower."""
     from memfit.msa import heuristic, localsearch
     from memfit.msa.learned.agent import LOCAL_SEARCH_PAIRS, LOCAL_SEARCH_PASSES
-    inst = random_instance(5, num_ops=60, num_args=4, mode="offload")
+    from memfit.msa.repack import repack
+    inst = random_instance(5, num_ops=ops, num_args=4, mode=mode)
     ip, sp = tmp_path / "inst.json", tmp_path / "s.json"
     inst.save(ip)
-    assert main(["assign", str(ip), "--method", "heuristic", "--local-search", "-o", str(sp)]) == 0
-    want, _ = localsearch.improve(inst, heuristic.assign(inst), passes=LOCAL_SEARCH_PASSES,
-                                  pairs=LOCAL_SEARCH_PAIRS)
-    assert Solution.load(sp).to_dict() == want.to_dict()
-    # with --repack: the repacked solution is the search's start
-    from memfit.msa.repack import repack
-    assert main(["assign", str(ip), "--method", "heuristic", "--repack", "--local-search",
-                 "-o", str(sp)]) == 0
-    want, _ = localsearch.improve(inst, repack(inst, heuristic.assign(inst))[0],
-                                  passes=LOCAL_SEARCH_PASSES,
-                                  pairs=LOCAL_SEARCH_PAIRS)
-    assert Solution.load(sp).to_dict() == want.to_dict()
-    assert validate(inst, want).estimated_time < validate(inst, heuristic.assign(inst)).estimated_time
-    inst = random_instance(5, num_ops=30, num_args=4, mode="placement")
-    inst.save(ip)
-    assert main(["assign", str(ip), "--method", "heuristic", "--local-search", "-o", str(sp)]) == 0
-    want, _ = localsearch.improve(inst, heuristic.assign(inst), passes=LOCAL_SEARCH_PASSES,
-                                  pairs=LOCAL_SEARCH_PAIRS)
-    assert Solution.load(sp).to_dict() == want.to_dict()
-    # with --repack: the repacked solution is the search's start
-    from memfit.msa.repack import repack
-    assert main(["assign", str(ip), "--method", "heuristic", "--repack", "--local-search",
-                 "-o", str(sp)]) == 0
-    want, _ = localsearch.improve(inst, repack(inst, heuristic.assign(inst))[0],
-                                  passes=LOCAL_SEARCH_PASSES,
-                                  pairs=LOCAL_SEARCH_PAIRS)
-    assert Solution.load(sp).to_dict() == want.to_dict()
+    h = heuristic.assign(inst)
+    for flags, start in (([], h), (["--repack"], repack(inst, h)[0])):
+        assert main(["assign", str(ip), "--method", "heuristic", "--local-search",
+                     "-o", str(sp)] + flags) == 0
+        want, _ = localsearch.improve(inst, start, passes=LOCAL_SEARCH_PASSES,
+                                      pairs=LOCAL_SEARCH_PAIRS)
+        assert Solution.load(sp).to_dict() == want.to_dict()
+        assert validate(inst, want).estimated_time <= validate(inst, start).estimated_time
+    assert validate(inst, want).estimated_time < validate(inst, h).estimated_time
