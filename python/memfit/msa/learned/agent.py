@@ -183,7 +183,9 @@ LOCAL_SEARCH_FROM_HEURISTIC = True
 #: offload 0.526 -> 0.456, lstm_long-offload 0.932 -> 0.834; fresh sets
 #: 72500-72507 (offload) and 72600-72607 (placement): faster on 10/16
 #: (geomean 0.9322 -> 0.9274), none slower, 2.7 s more wall (geomean; at
-#: most 66 s, 1,403 buffers in placement mode) against the policy's 4.4 s.
+#: most 66 s, 1,403 buffers in placement mode) against the policy's 4.4 s;
+#: held-out big programs 0.788 -> 0.771 (6/6 faster) for 40-186 s of search
+#: per instance instead of 25-46 s.
 LOCAL_SEARCH_PAIRS = True
 #: After the polish, in placement mode: msa.repack (one- and two-buffer plan
 #: changes whose offsets are re-derived: in place, by greedy relayouts or by
