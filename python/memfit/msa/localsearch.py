@@ -82,6 +82,12 @@ class _Clock:
             out.append((pl.evict, 2, 0, b, copy_seconds(self.inst, b, pl.evict)))
         return out
 
+    def _change(self, mem: np.ndarray, events: dict, b: int, old: Plan | None,
+                new: Plan | None) -> None:
+        """Buffer b's plan ``old`` replaced by ``new`` in ``mem`` and ``events``."""
+        mem[self.ops_of[b]] += self._access(b, new) - self._access(b, old)
+        events[b] = self._events(b, new)
+
     def time(self, changes=()) -> float:
         """Estimated time now, or with ``changes`` made: [(buffer, its plan
         now, its new plan)] (a plan None: slow)."""
@@ -89,17 +95,15 @@ class _Clock:
         if changes:
             mem, events = mem.copy(), dict(events)
         for b, old, new in changes:
-            mem[self.ops_of[b]] += self._access(b, new) - self._access(b, old)
-            events[b] = self._events(b, new)
+            self._change(mem, events, b, old, new)
         op_time = self.weight * np.maximum(self.compute, mem)
         cum = np.concatenate([[0.0], np.cumsum(op_time)])
-        copies = sorted(e for evs in events.values() for e in evs)
-        return self._run(copies, cum, op_time)
+        return self._run([e for evs in events.values() for e in evs], cum, op_time)
 
     def _run(self, copies: list[tuple], cum: np.ndarray, op_time: np.ndarray) -> float:
         # the ops that wait for a prefetch are events too (phase 1, between
         # the prefetches issued before them and the evictions after them)
-        waits = sorted({(u, 1, 0, 0, 0.0) for (_t, ph, u, _b, _d) in copies if ph == 0})
+        waits = list({(u, 1, 0, 0, 0.0) for (_t, ph, u, _b, _d) in copies if ph == 0})
         clock = qh = qd = 0.0
         nxt = 0                                   # ops before nxt are done
         pf_done: dict[int, float] = {}            # use op -> its last prefetch done
@@ -129,8 +133,7 @@ class _Clock:
         return max(clock, qh, qd)
 
     def accept(self, b: int, old: Plan | None, new: Plan | None) -> None:
-        self.mem[self.ops_of[b]] += self._access(b, new) - self._access(b, old)
-        self.events[b] = self._events(b, new)
+        self._change(self.mem, self.events, b, old, new)
 
 
 def _start_choice(inst: Instance, menus, sol: Solution) -> np.ndarray:

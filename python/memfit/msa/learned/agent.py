@@ -325,19 +325,18 @@ def local_searched(batch: Batch, sols, rows: list, from_heuristic: bool | None =
     heuristic's solution searched the same way."""
     from .. import heuristic
     from ..localsearch import improve
-    from ..validator import validate
     if from_heuristic is None:
         from_heuristic = LOCAL_SEARCH_FROM_HEURISTIC
     out = list(sols)
     for i, spec in enumerate(batch.specs):
         if not rows[i]:
             continue
-        out[i] = improve(spec.inst, sols[i], passes=LOCAL_SEARCH_PASSES,
-                         pairs=LOCAL_SEARCH_PAIRS)[0]
+        out[i], st = improve(spec.inst, sols[i], passes=LOCAL_SEARCH_PASSES,
+                             pairs=LOCAL_SEARCH_PAIRS)
         if from_heuristic:
-            other = improve(spec.inst, heuristic.assign(spec.inst), passes=LOCAL_SEARCH_PASSES,
-                            pairs=LOCAL_SEARCH_PAIRS)[0]
-            if validate(spec.inst, other).estimated_time < validate(spec.inst, out[i]).estimated_time:
+            other, other_st = improve(spec.inst, heuristic.assign(spec.inst),
+                                      passes=LOCAL_SEARCH_PASSES, pairs=LOCAL_SEARCH_PAIRS)
+            if other_st.final_time < st.final_time:     # both the cost model's time
                 other.method, other.notes = out[i].method, out[i].notes
                 out[i] = other
     return out
