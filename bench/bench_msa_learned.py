@@ -68,16 +68,18 @@ LEARNED = (("uniform", "uniform zero"), ("unirollout", "uni+roll+inc"),
 # default of 2026-12-04); "max": the root rule without the kept best game
 # (play.ROOT_RULES). Rows of older runs are merged under these names with
 # --merge FILE:raw=mean,... (their "raw" was the mean rule).
-SETTINGS = {"uniform": dict(uniform=True, polish=0, local_search=False),
-            "unirollout": dict(uniform=True, value_mode="rollout", fortified=True, polish=0, local_search=False),
-            "unibest": dict(uniform=True, value_mode="rollout", best=True, polish=0, local_search=False),
-            "policy": dict(polish=0, local_search=False), "raw": dict(fortified=False, best=False, polish=0, local_search=False),
-            "learned": dict(fortified=True, best=False, polish=0, local_search=False),
-            "best": dict(best=True, polish=0, local_search=False),
-            "follow": dict(root_rule="max_kept", polish=0, local_search=False),
-            "mean": dict(root_rule="mean", best=False, polish=0, local_search=False),
-            "meanbest": dict(root_rule="mean", best=True, polish=0, local_search=False),
-            "max": dict(root_rule="max", best=False, polish=0, local_search=False)}
+SETTINGS = {"uniform": dict(uniform=True, polish=0),
+            "unirollout": dict(uniform=True, value_mode="rollout", fortified=True, polish=0),
+            "unibest": dict(uniform=True, value_mode="rollout", best=True, polish=0),
+            "policy": dict(polish=0), "raw": dict(fortified=False, best=False, polish=0),
+            "learned": dict(fortified=True, best=False, polish=0),
+            "best": dict(best=True, polish=0),
+            "follow": dict(root_rule="max_kept", polish=0),
+            "mean": dict(root_rule="mean", best=False, polish=0),
+            "meanbest": dict(root_rule="mean", best=True, polish=0),
+            "max": dict(root_rule="max", best=False, polish=0)}
+# Every method of SETTINGS plays without the agent's local search (its
+# default above BIG_BUFFERS): it is what "default" adds.
 # "bestpolrp": "bestpol"'s solutions through msa.repack (placement instances;
 # offload ones as they are), its wall "bestpol"'s plus the repack's. Since
 # 2026-12-05 (fourth) that is the agent's default (agent.DEFAULT_REPACK);
@@ -207,15 +209,16 @@ def learned_rows(insts, sims: int, methods, passes: int, params=None):
                 n = 0 if name == "policy" else sims
                 sols, wall, acts, raw = agent.play_batch(batch, simulations=n, params=params,
                                                          return_actions=True, return_raw=True,
-                                                         **SETTINGS[name])
+                                                         local_search=False, **SETTINGS[name])
                 games[name] = (acts, wall)
                 if name == "best" and "raw" in methods:
                     games["raw"] = (raw, (acts, wall))
             solved[name] = (sols, wall)
             for i, (k, sol) in enumerate(zip(idx, sols)):
                 t = _checked_time(insts[k], sol, name)
-                # the uniform searches use no network: no encoding share
-                out[k][name] = (t, wall / len(idx) + (0.0 if name.startswith("uni") or name == HEURISTIC_SEARCHED else share))
+                # the uniform searches and the heuristic use no network: no encoding share
+                no_net = name.startswith("uni") or name == HEURISTIC_SEARCHED
+                out[k][name] = (t, wall / len(idx) + (0.0 if no_net else share))
                 if name in SETTINGS and name != "raw":    # the game's moves, for --polish-from
                     out[k][name + "_actions"] = [int(a) for a in games[name][0][i]]
             print(f"  {name}: {len(idx)} instances, {wall:.0f}s", file=sys.stderr, flush=True)
