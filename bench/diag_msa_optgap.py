@@ -35,7 +35,9 @@ agent.relaxed: placement instances played again in offload mode, laid out, repac
 ``relax=2``: the same with the column's own plans polished in offload mode instead
 (agent.relaxation_polish_plans: no second search; ``rxpairs=1``: with the pair stage on
 every instance, ``rxpairs=0`` on none, default: its own gate, agent.RELAX_PAIR_MAX_BUFFERS;
-``rxsecond=0|1|2``: its kicks' completion as ``second=``, default agent.RELAX_PAIR_BEST_SECOND).
+``rxsecond=0|1|2``: its kicks' completion as ``second=``, default agent.RELAX_PAIR_BEST_SECOND);
+``ls=1``: last, msa.localsearch from the column's solution (agent.local_searched, its pair
+moves as agent.LOCAL_SEARCH_PAIRS says), ``ls=2``: also from the heuristic's, the faster kept.
 Columns with the same settings but polish's share the search: it is played once (polish=0)
 and each column polishes that game; columns that differ only in ``pairs`` or ``repack``
 also share the polish. A column's CPU seconds are its whole cost (the shared search and
@@ -259,6 +261,7 @@ def main(argv=None) -> int:
             rxpairs = kw.pop("rxpairs", None)     # relax=2: the relaxation's pair stage (1 all, 0 none)
             rxsecond = kw.pop("rxsecond", None)   # relax=2: its kicks' completion (as second=)
             order_evals = kw.pop("orderevals", 0)     # repack: order_layout after the relayouts
+            ls = kw.pop("ls", 0)      # then msa.localsearch (agent.local_searched): 1 own game, 2 also the heuristic's
             kw.pop("relaxpairs", None)     # (set 7's log: the relaxed play has no pair stage now)
             key = tuple(sorted(kw.items()))
             if key not in searched:
@@ -324,6 +327,13 @@ def main(argv=None) -> int:
                 cols[m] = agent.relaxed(batch, cols[m], plans, repack=bool(rp))
                 cpu[m] += time.process_time() - c4
                 print(f"  {m}: relaxation {time.process_time() - c4:.0f} s CPU",
+                      file=sys.stderr, flush=True)
+            if ls:
+                c5 = time.process_time()
+                cols[m] = agent.local_searched(batch, cols[m], [True] * len(idx),
+                                               from_heuristic=ls == 2)
+                cpu[m] += time.process_time() - c5
+                print(f"  {m}: local search {time.process_time() - c5:.0f} s CPU",
                       file=sys.stderr, flush=True)
         for i, k in enumerate(idx):
             name, inst = insts[k]
