@@ -14,7 +14,8 @@ sizes 10 s of it does not improve on the heuristic it is hinted with
 local search columns are single changes only (the agent's default before
 2026-12-06's criterion Q); ``--pairs`` adds both starts searched with pair
 moves too (msa.localsearch ``pairs``), the faster kept: the agent's default
-since.
+since; ``--compact`` (with ``--pairs``) adds the same with the placement
+layout compacted once no move pays (``compact``).
 
     .venv/bin/python bench/bench_msa_big_fresh.py --start 72000 --count 8
     .venv/bin/python bench/bench_msa_big_fresh.py --start 72200 --count 8 --mode placement
@@ -52,9 +53,10 @@ def fresh_instances(start: int, count: int, mode: str = "offload", sizes=SIZES) 
     return out
 
 
-def run(name: str, inst, pairs: bool = False) -> dict:
+def run(name: str, inst, pairs: bool = False, compact: bool = False) -> dict:
     """Every method on one instance (one at a time: the walls are its own);
-    ``pairs``: also both searches with pair moves (msa.localsearch ``pairs``)."""
+    ``pairs``: also both searches with pair moves (msa.localsearch ``pairs``);
+    ``compact``: also both with pair moves and compaction (``compact``)."""
     from memfit.msa import heuristic, localsearch
     from memfit.msa.learned import agent
     from memfit.msa.validator import validate
@@ -77,6 +79,12 @@ def run(name: str, inst, pairs: bool = False) -> dict:
         _, php, phw = timed(lambda: localsearch.improve(inst, h, passes=passes, pairs=True)[0])
         _, ppp, ppw = timed(lambda: localsearch.improve(inst, pol, passes=passes, pairs=True)[0])
         paired = {"pairs": min(php, ppp) / th, "pairs_wall": phw + ppw - hsw - dw}
+        if compact:
+            _, pch, pchw = timed(lambda: localsearch.improve(inst, h, passes=passes, pairs=True,
+                                                             compact=True)[0])
+            _, pcp, pcpw = timed(lambda: localsearch.improve(inst, pol, passes=passes, pairs=True,
+                                                             compact=True)[0])
+            paired.update(compact=min(pch, pcp) / th, compact_wall=pchw + pcpw - phw - ppw)
     row = {"instance": name, "buffers": inst.num_buffers, "heuristic": th, **paired,
            "heurls": ths / th, "policy": tp / th, "policyls": td / th,
            "default": min(td, ths) / th,
@@ -151,6 +159,15 @@ def print_table(rows) -> None:
               f"{sum(r['pairs'] < r['default'] * (1 - 1e-9) for r in rows)}/{len(rows)}, slower on "
               f"{sum(r['pairs'] > r['default'] * (1 + 1e-9) for r in rows)}; extra wall geomean "
               f"{math.exp(sum(math.log(max(r['pairs_wall'], 1e-3)) for r in rows) / len(rows)):.1f} s")
+    if all("compact" in r for r in rows):
+        print("with compaction too (pair moves, both starts, the faster kept) vs pair moves alone:")
+        for r in rows:
+            print(f"  {r['instance']:30} {r['pairs']:8.4f} -> {r['compact']:8.4f}  "
+                  f"(+{r['compact_wall']:.1f} s; policy {r['wall']['policy']:.1f} s)")
+        print(f"  geomean {geo('pairs'):.4f} -> {geo('compact'):.4f}; faster on "
+              f"{sum(r['compact'] < r['pairs'] * (1 - 1e-9) for r in rows)}/{len(rows)}, slower on "
+              f"{sum(r['compact'] > r['pairs'] * (1 + 1e-9) for r in rows)}; extra wall geomean "
+              f"{math.exp(sum(math.log(max(r['compact_wall'], 1e-3)) for r in rows) / len(rows)):.1f} s")
 
 
 def main(argv=None) -> int:
@@ -163,6 +180,8 @@ def main(argv=None) -> int:
                          "without and with the local search")
     ap.add_argument("--pairs", action="store_true",
                     help="also the local search with pair moves (msa.localsearch pairs=True)")
+    ap.add_argument("--compact", action="store_true",
+                    help="with --pairs: also with compaction (msa.localsearch compact=True)")
     ap.add_argument("--instances", nargs="+", default=None,
                     help="instance files instead of generated ones")
     ap.add_argument("--json", default=None, help="write the rows here")
@@ -173,7 +192,8 @@ def main(argv=None) -> int:
     else:
         insts = fresh_instances(args.start, args.count, args.mode,
                                 MID_SIZES if args.mid else SIZES)
-    rows = [run_mid(n, inst) if args.mid else run(n, inst, args.pairs) for n, inst in insts]
+    rows = [run_mid(n, inst) if args.mid else run(n, inst, args.pairs, args.compact)
+            for n, inst in insts]
     (print_mid if args.mid else print_table)(rows)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")

@@ -161,3 +161,42 @@ def test_pair_moves_reach_what_single_changes_cannot(mode, seed):
     assert st.accepted > 0
     assert v.estimated_time < validate(inst, single).estimated_time * 0.97
     assert st.final_time == pytest.approx(v.estimated_time, rel=1e-12)
+
+
+def test_compaction_moves_fast_buffers_down_and_keeps_the_time():
+    """_Search.compact re-places every fast buffer at or below its offset,
+    the plans (and so the time) unchanged, the layout still valid."""
+    inst = random_instance(3, num_ops=60, num_args=4, mode="placement")
+    h = heuristic.assign(inst)
+    s = localsearch._Search(inst, h)
+    before = dict(s.offset)
+    s.compact()
+    out = s.solution(h)
+    v = validate(inst, out)
+    assert v.valid, v.summary()
+    assert v.estimated_time == validate(inst, h).estimated_time
+    moved = [b for b in before if before[b] is not None and s.offset[b] != before[b]]
+    assert moved and all(s.offset[b] < before[b] for b in moved)
+    assert all(s.offset[b] is None for b in before if before[b] is None)
+
+
+def test_compaction_reaches_what_single_and_pair_moves_cannot():
+    """Placement mode: where single and pair moves have converged, compacting
+    the layout frees room at the top for changes that did not fit, and the
+    search goes on to a faster valid solution; in offload mode there are no
+    offsets and ``compact`` changes nothing."""
+    inst = random_instance(3, num_ops=60, num_args=4, mode="placement")
+    h = heuristic.assign(inst)
+    plain, st = localsearch.improve(inst, h, passes=20, pairs=True)
+    assert st.stopped == "converged" and st.compactions == 0
+    packed, st = localsearch.improve(inst, h, passes=20, pairs=True, compact=True)
+    v = validate(inst, packed)
+    assert v.valid, v.summary()
+    assert st.compactions >= 1 and st.stopped == "converged"
+    assert v.estimated_time < validate(inst, plain).estimated_time * 0.95
+    assert st.final_time == pytest.approx(v.estimated_time, rel=1e-12)
+    off = random_instance(3, num_ops=60, num_args=4, mode="offload")
+    h = heuristic.assign(off)
+    a, sa = localsearch.improve(off, h, passes=20, pairs=True)
+    b, sb = localsearch.improve(off, h, passes=20, pairs=True, compact=True)
+    assert sb.compactions == 0 and a.to_dict() == b.to_dict()

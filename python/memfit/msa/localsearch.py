@@ -19,8 +19,12 @@ that makes it slower, so the result is never slower than the start.
 
 In placement mode a move must also find the buffer an offset where its
 rectangles meet no other buffer's (``_Layout``: every other buffer stays
-where it is); msa.repack is the placement search that also moves the
-others (relayouts, the exact packer), at a cost that grows much faster.
+where it is); with ``compact``, once no move pays, the layout is compacted
+downwards (``_Search.compact``: plans and time unchanged, the free space
+gathered at the top) and the passes go on (not the agent's default: about
+twice the search's wall for 0.3%, docs/msa.md, criterion U); msa.repack
+is the placement search that also moves the others (relayouts, the exact
+packer), at a cost that grows much faster.
 """
 from __future__ import annotations
 
@@ -40,6 +44,7 @@ class Stats:
     passes: int = 0              # passes run
     tried: int = 0               # changes simulated
     accepted: int = 0            # changes kept
+    compactions: int = 0         # placement layouts compacted (``compact``)
     start_time: float = 0.0      # estimated time of the start solution
     final_time: float = 0.0
     seconds: float = 0.0         # wall time of the search
@@ -350,6 +355,25 @@ class _Search:
         self.best = best[1]
         return True
 
+    def compact(self) -> None:
+        """Placement: every fast buffer re-placed at the lowest free offset,
+        in the order of their offsets (a compaction downwards). Each buffer
+        lands at or below its old offset (the ones placed before it lie at
+        or below theirs, so its old place is still free), so it always fits;
+        the plans, and so the time, stay as they are: only the free space
+        is gathered at the top, where a blocked change may now fit."""
+        fast = sorted((b for b in range(self.inst.num_buffers) if self.choice[b]),
+                      key=lambda b: (self.offset[b], b))
+        for b in fast:
+            self._lift(b)
+        for b in fast:
+            at = self.space.fit(b, self.intervals(b))
+            if at is None or at > self.offset[b]:
+                raise RuntimeError(f"BUG: compaction moved buffer {b} up or out "
+                                   f"({self.offset[b]} -> {at})")
+            self.offset[b] = at
+            self._drop(b)
+
     def solution(self, sol: Solution) -> Solution:
         return Solution(self.inst.mode, sol.method,
                         [self.menus[b][int(self.choice[b])].assignment(b, self.offset[b])
@@ -357,21 +381,30 @@ class _Search:
 
 
 def improve(inst: Instance, sol: Solution, *, passes: int = 2, pairs: bool = False,
-            time_limit: float | None = None) -> tuple[Solution, Stats]:
+            compact: bool = False, time_limit: float | None = None) -> tuple[Solution, Stats]:
     """``sol`` (valid, every assignment a menu plan) improved by up to
     ``passes`` passes of best-improvement per buffer (above; ``pairs``: a
     pass that changes nothing is followed by one of pair moves, ``_Search.
-    pair``); stops early when a pass changes nothing or ``time_limit``
-    seconds have passed (checked between buffers). In placement mode a moved
-    buffer keeps its offset where it still fits, else takes the lowest free
-    one (``_Layout``). Returns the solution and what the search did."""
+    pair``; ``compact``, placement mode: then the layout is compacted
+    (``_Search.compact``, counted as a pass) and the passes go on, unless
+    nothing changed since the last compaction); stops early when a pass
+    changes nothing or ``time_limit`` seconds have passed (checked between
+    buffers). In placement mode a moved buffer keeps its offset where it
+    still fits, else takes the lowest free one (``_Layout``). Returns the
+    solution and what the search did."""
     t0 = time.perf_counter()
     s = _Search(inst, sol)
     stats = s.stats
     stats.stopped = "passes"
-    move = s.single
+    compact = compact and inst.mode == "placement"
+    move, since_compaction = s.single, 1     # the start's layout is not compacted
     for _ in range(passes):
         stats.passes += 1
+        if move == s.compact:
+            s.compact()
+            stats.compactions += 1
+            move, since_compaction = s.single, 0
+            continue
         changed = False
         for b in s.order:
             if time_limit is not None and time.perf_counter() - t0 > time_limit:
@@ -380,12 +413,15 @@ def improve(inst: Instance, sol: Solution, *, passes: int = 2, pairs: bool = Fal
             if move(b):
                 changed = True
                 stats.accepted += 1
+                since_compaction += 1
         if stats.stopped == "time limit":
             break
         if changed:
             move = s.single
         elif pairs and move == s.single:
             move = s.pair
+        elif compact and since_compaction:
+            move = s.compact
         else:
             stats.stopped = "converged"
             break
