@@ -200,3 +200,39 @@ def test_compaction_reaches_what_single_and_pair_moves_cannot():
     a, sa = localsearch.improve(off, h, passes=20, pairs=True)
     b, sb = localsearch.improve(off, h, passes=20, pairs=True, compact=True)
     assert sb.compactions == 0 and a.to_dict() == b.to_dict()
+
+
+def test_layout_fit_is_the_lowest_free_offset_of_a_brute_force_scan():
+    """_Layout.fit (a sweep over the rectangles met) returns the preferred
+    offset when it is free, else the lowest offset where the buffer meets no
+    other rectangle and ends by the capacity, as a scan of every offset
+    finds it, or None where the scan finds none."""
+    rng = np.random.default_rng(3)
+    inst = random_instance(0, num_ops=12, num_args=2, mode="placement")
+    d = inst.to_dict()
+    d["capacity"] = 40
+    for buf in d["buffers"]:
+        buf["size"] = int(rng.integers(1, 12))
+    inst = Instance.from_dict(d)
+    n = inst.num_buffers
+    for _ in range(300):
+        lay = localsearch._Layout(inst)
+        for b in rng.permutation(n)[: int(rng.integers(0, n))]:
+            lo = int(rng.integers(0, 10))
+            iv = [(lo, lo + int(rng.integers(0, 3)))]
+            at = lay.fit(int(b), iv, int(rng.integers(0, 40)))
+            if at is not None:
+                lay.add(int(b), iv, at)
+        placed = set(lay.rects[:, 4].tolist())
+        b = next(x for x in range(n) if x not in placed) if len(placed) < n else None
+        if b is None:
+            continue
+        lo = int(rng.integers(0, 10))
+        iv = [(lo, lo + int(rng.integers(0, 3)))]
+        size, r = inst.buffers[b].size, lay.rects
+        meet = r[(r[:, 0] <= iv[0][1]) & (iv[0][0] <= r[:, 1])]
+        free = [y for y in range(0, 40 - size + 1)
+                if not ((y < meet[:, 3]) & (meet[:, 2] < y + size)).any()]
+        assert lay.fit(b, iv) == (free[0] if free else None)
+        prefer = int(rng.integers(0, 40))
+        assert lay.fit(b, iv, prefer) == (prefer if prefer in free else free[0] if free else None)

@@ -107,8 +107,12 @@ class _Clock:
 
     def _run(self, copies: list[tuple], cum: np.ndarray, op_time: np.ndarray) -> float:
         # the ops that wait for a prefetch are events too (phase 1, between
-        # the prefetches issued before them and the evictions after them)
+        # the prefetches issued before them and the evictions after them).
+        # Comparisons instead of max() and plain floats instead of numpy
+        # scalars: this loop is most of the search's time at 1,000+ buffers.
         waits = list({(u, 1, 0, 0, 0.0) for (_t, ph, u, _b, _d) in copies if ph == 0})
+        cum, op_time = cum.tolist(), op_time.tolist()
+        overlap = self.overlap
         clock = qh = qd = 0.0
         nxt = 0                                   # ops before nxt are done
         pf_done: dict[int, float] = {}            # use op -> its last prefetch done
@@ -117,21 +121,31 @@ class _Clock:
             if ph == 0:                           # prefetch issued before op t
                 clock += cum[t] - cum[nxt]
                 nxt = t
-                if self.overlap:
-                    qh = done = max(clock, qh, ev_done.get(b, 0.0)) + d
+                start = clock
+                e = ev_done.get(b, 0.0)
+                if e > start:
+                    start = e
+                if overlap:
+                    if qh > start:
+                        start = qh
+                    qh = done = start + d
                 else:
-                    clock = done = max(clock, ev_done.get(b, 0.0)) + d
-                pf_done[u] = max(pf_done.get(u, 0.0), done)
+                    clock = done = start + d
+                prev = pf_done.get(u)
+                if prev is None or done > prev:
+                    pf_done[u] = done
             elif ph == 1:                         # op t waits for its prefetches
                 clock += cum[t] - cum[nxt]
-                clock = max(clock, pf_done[t])
+                p = pf_done[t]
+                if p > clock:
+                    clock = p
                 clock += op_time[t]
                 nxt = t + 1
             else:                                 # eviction issued after op t
                 clock += cum[t + 1] - cum[nxt]
                 nxt = t + 1
-                if self.overlap:
-                    qd = ev_done[b] = max(clock, qd) + d
+                if overlap:
+                    qd = ev_done[b] = (clock if clock > qd else qd) + d
                 else:
                     clock = ev_done[b] = clock + d
         clock += cum[-1] - cum[nxt]
@@ -220,12 +234,27 @@ class _Layout(_Bytes):
         for lo, hi in intervals:
             meet |= (r[:, 0] <= hi) & (lo <= r[:, 1])
         y0, y1 = r[meet, 2], r[meet, 3]
-        cands = np.unique(np.concatenate([[0], y1]))
-        if prefer is not None:
-            cands = np.concatenate([[prefer], cands])
-        cands = cands[cands + size <= cap]
-        free = ~((cands[:, None] < y1[None, :]) & (y0[None, :] < cands[:, None] + size)).any(1)
-        return int(cands[free][0]) if free.any() else None
+        if (prefer is not None and prefer + size <= cap
+                and not ((prefer < y1) & (y0 < prefer + size)).any()):
+            return int(prefer)
+        return _lowest_gap(y0, y1, size, cap)
+
+
+def _lowest_gap(y0: np.ndarray, y1: np.ndarray, size: int, cap: int):
+    """The lowest offset where ``[offset, offset + size)`` meets none of the
+    spans ``[y0, y1)`` and ends by ``cap``, or None: a sweep over the spans
+    by their starts (an array pass, where testing every span top against
+    every span cost the square of the spans met)."""
+    if len(y0) == 0:
+        return 0 if size <= cap else None
+    order = np.argsort(y0, kind="stable")
+    y0, y1 = y0[order], y1[order]
+    top = np.maximum.accumulate(y1)
+    start = np.concatenate([[0], top[:-1]])      # nothing below span i reaches above this
+    gap = np.nonzero(y0 - start >= size)[0]
+    if len(gap):
+        return int(start[gap[0]])
+    return int(top[-1]) if top[-1] + size <= cap else None
 
 
 #: Pair moves: the blockers tried per blocked change (largest first).
