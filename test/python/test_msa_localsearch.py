@@ -16,11 +16,14 @@ def _blocking(inst: Instance) -> Instance:
     return Instance.from_dict(d)
 
 
-@pytest.mark.parametrize("overlap", [True, False])
-def test_clock_is_the_cost_models_time_for_every_one_buffer_change(overlap):
-    """_Clock (ops between copy events summed at once) gives model.simulate's
-    time for random plan sets and one-buffer changes of them, before and
-    after a change is accepted, with copies overlapping compute or not."""
+@pytest.mark.parametrize("overlap,every", [(True, 32), (False, 32), (True, 1), (False, 3)])
+def test_clock_is_the_cost_models_time_for_every_one_buffer_change(overlap, every, monkeypatch):
+    """_Clock (ops between copy events summed at once, a change swept from
+    the current plans' last snapshot before it, one every ``every`` events)
+    gives model.simulate's time for random plan sets and one-buffer changes
+    of them, before and after a change is accepted, with copies overlapping
+    compute or not."""
+    monkeypatch.setattr(localsearch._Clock, "SNAPSHOT_EVERY", every)
     rng = np.random.default_rng(7)
     for seed in range(6):
         inst = random_instance(seed, num_ops=30 + 7 * seed, num_args=4, mode="offload")
