@@ -185,7 +185,8 @@ LOCAL_SEARCH_FROM_HEURISTIC = True
 #: (geomean 0.9322 -> 0.9274), none slower, 2.7 s more wall (geomean; at
 #: most 66 s, 1,403 buffers in placement mode) against the policy's 4.4 s;
 #: held-out big programs 0.788 -> 0.771 (6/6 faster) for 40-186 s of search
-#: per instance instead of 25-46 s.
+#: per instance instead of 25-46 s; 14-67 s since the search's speedups of
+#: 2026-12-06 (the same solutions).
 LOCAL_SEARCH_PAIRS = True
 #: After the polish, in placement mode: msa.repack (one- and two-buffer plan
 #: changes whose offsets are re-derived: in place, by greedy relayouts or by
