@@ -151,23 +151,25 @@ def print_table(rows) -> None:
     print(f"policy+LS vs policy alone: faster on {faster}/{len(rows)}, slower on {slower}; "
           f"policy+LS vs heuristic+LS: faster on {beats}/{len(rows)}")
     if all("pairs" in r for r in rows):
-        print("with pair moves (both starts, the faster kept) vs the default:")
-        for r in rows:
-            print(f"  {r['instance']:30} {r['default']:8.4f} -> {r['pairs']:8.4f}  "
-                  f"(+{r['pairs_wall']:.1f} s; policy {r['wall']['policy']:.1f} s)")
-        print(f"  geomean {geo('default'):.4f} -> {geo('pairs'):.4f}; faster on "
-              f"{sum(r['pairs'] < r['default'] * (1 - 1e-9) for r in rows)}/{len(rows)}, slower on "
-              f"{sum(r['pairs'] > r['default'] * (1 + 1e-9) for r in rows)}; extra wall geomean "
-              f"{math.exp(sum(math.log(max(r['pairs_wall'], 1e-3)) for r in rows) / len(rows)):.1f} s")
+        print_step(rows, "with pair moves (both starts, the faster kept) vs the default:",
+                   "default", "pairs")
     if all("compact" in r for r in rows):
-        print("with compaction too (pair moves, both starts, the faster kept) vs pair moves alone:")
-        for r in rows:
-            print(f"  {r['instance']:30} {r['pairs']:8.4f} -> {r['compact']:8.4f}  "
-                  f"(+{r['compact_wall']:.1f} s; policy {r['wall']['policy']:.1f} s)")
-        print(f"  geomean {geo('pairs'):.4f} -> {geo('compact'):.4f}; faster on "
-              f"{sum(r['compact'] < r['pairs'] * (1 - 1e-9) for r in rows)}/{len(rows)}, slower on "
-              f"{sum(r['compact'] > r['pairs'] * (1 + 1e-9) for r in rows)}; extra wall geomean "
-              f"{math.exp(sum(math.log(max(r['compact_wall'], 1e-3)) for r in rows) / len(rows)):.1f} s")
+        print_step(rows, "with compaction too (pair moves, both starts, the faster kept) vs pair "
+                   "moves alone:", "pairs", "compact")
+
+
+def print_step(rows, title: str, before: str, after: str) -> None:
+    """One search stage's rows: column ``before`` -> ``after``, the extra
+    wall (``after + "_wall"``) beside the policy's, and the summary."""
+    geo = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs))   # noqa: E731
+    print(title)
+    for r in rows:
+        print(f"  {r['instance']:30} {r[before]:8.4f} -> {r[after]:8.4f}  "
+              f"(+{r[after + '_wall']:.1f} s; policy {r['wall']['policy']:.1f} s)")
+    print(f"  geomean {geo([r[before] for r in rows]):.4f} -> {geo([r[after] for r in rows]):.4f}; "
+          f"faster on {sum(r[after] < r[before] * (1 - 1e-9) for r in rows)}/{len(rows)}, "
+          f"slower on {sum(r[after] > r[before] * (1 + 1e-9) for r in rows)}; extra wall geomean "
+          f"{geo([max(r[after + '_wall'], 1e-3) for r in rows]):.1f} s")
 
 
 def main(argv=None) -> int:
