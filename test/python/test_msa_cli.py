@@ -85,7 +85,8 @@ def test_local_search_after_another_method(tmp_path, mode, ops):
     """--local-search after a method other than learned: its solution through
     msa.localsearch (with --repack: from the repacked solution), never slower."""
     from memfit.msa import heuristic, localsearch
-    from memfit.msa.learned.agent import LOCAL_SEARCH_PAIRS, LOCAL_SEARCH_PASSES
+    from memfit.msa.learned.agent import (LOCAL_SEARCH_COMPACT, LOCAL_SEARCH_PAIRS,
+                                          LOCAL_SEARCH_PASSES)
     from memfit.msa.repack import repack
     inst = random_instance(5, num_ops=ops, num_args=4, mode=mode)
     ip, sp = tmp_path / "inst.json", tmp_path / "s.json"
@@ -95,7 +96,7 @@ def test_local_search_after_another_method(tmp_path, mode, ops):
         assert main(["assign", str(ip), "--method", "heuristic", "--local-search",
                      "-o", str(sp)] + flags) == 0
         want, _ = localsearch.improve(inst, start, passes=LOCAL_SEARCH_PASSES,
-                                      pairs=LOCAL_SEARCH_PAIRS)
+                                      pairs=LOCAL_SEARCH_PAIRS, compact=LOCAL_SEARCH_COMPACT)
         assert Solution.load(sp).to_dict() == want.to_dict()
         assert validate(inst, want).estimated_time <= validate(inst, start).estimated_time
     assert validate(inst, want).estimated_time < validate(inst, h).estimated_time

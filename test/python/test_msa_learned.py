@@ -541,7 +541,8 @@ def test_local_search_runs_where_the_game_is_not_polished(monkeypatch):
     times = [validate(i, s).estimated_time for i, s in zip(insts, sols)]
     assert times[0] < slow_times[0]
     alone, _ = localsearch.improve(insts[0], searched[0], passes=agent.LOCAL_SEARCH_PASSES,
-                                   pairs=agent.LOCAL_SEARCH_PAIRS)
+                                   pairs=agent.LOCAL_SEARCH_PAIRS,
+                                   compact=agent.LOCAL_SEARCH_COMPACT)
     assert sols[0].to_dict() == alone.to_dict()
     assert times[1] == slow_times[1]
     sols, _ = agent.after_search(batch, searched, slow, 0, "test", local_search=False)
@@ -551,10 +552,21 @@ def test_local_search_runs_where_the_game_is_not_polished(monkeypatch):
     both = agent.local_searched(batch, searched, [True, True], from_heuristic=True)
     for inst, sol, start in zip(insts, both, searched):
         want = min(validate(inst, localsearch.improve(inst, s, passes=agent.LOCAL_SEARCH_PASSES,
-                                   pairs=agent.LOCAL_SEARCH_PAIRS)[0])
+                                   pairs=agent.LOCAL_SEARCH_PAIRS,
+                                   compact=agent.LOCAL_SEARCH_COMPACT)[0])
                    .estimated_time for s in (start, heuristic.assign(inst)))
         v = validate(inst, sol)
         assert v.valid and v.estimated_time == want and sol.method == "test"
+    # placement: the layout compacted once no move pays (LOCAL_SEARCH_COMPACT;
+    # on this instance compaction reaches a faster solution)
+    inst = random_instance(5, num_ops=30, num_args=4, mode="placement")
+    one = agent.encode_batch([inst], 16)
+    h = heuristic.assign(inst)
+    (sol,) = agent.local_searched(one, [h], [True], from_heuristic=False)
+    plain, _ = localsearch.improve(inst, h, passes=agent.LOCAL_SEARCH_PASSES,
+                                   pairs=agent.LOCAL_SEARCH_PAIRS)
+    assert agent.LOCAL_SEARCH_COMPACT
+    assert validate(inst, sol).estimated_time < validate(inst, plain).estimated_time
 
 
 def test_pair_stage_finds_coordinated_changes_that_1opt_cannot(monkeypatch):

@@ -18,11 +18,12 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
     ``local_search``: then msa.localsearch (None: the learned agent's
     default, off for the other methods)."""
     if method != "learned" and local_search:
-        from .learned.agent import LOCAL_SEARCH_PAIRS, LOCAL_SEARCH_PASSES
+        from .learned.agent import LOCAL_SEARCH_COMPACT, LOCAL_SEARCH_PAIRS, LOCAL_SEARCH_PASSES
         from .localsearch import improve
         sol = run_method(inst, method, time_limit=time_limit, num_workers=num_workers,
                          seed=seed, simulations=simulations, polish=polish, repack=repack)
-        return improve(inst, sol, passes=LOCAL_SEARCH_PASSES, pairs=LOCAL_SEARCH_PAIRS)[0]
+        return improve(inst, sol, passes=LOCAL_SEARCH_PASSES, pairs=LOCAL_SEARCH_PAIRS,
+                       compact=LOCAL_SEARCH_COMPACT)[0]
     if method != "learned" and repack and inst.mode == "placement":
         from .repack import repack as run_repack
         sol = run_method(inst, method, time_limit=time_limit, num_workers=num_workers,

@@ -22,8 +22,8 @@ In placement mode a move must also find the buffer an offset where its
 rectangles meet no other buffer's (``_Layout``: every other buffer stays
 where it is); with ``compact``, once no move pays, the layout is compacted
 downwards (``_Search.compact``: plans and time unchanged, the free space
-gathered at the top) and the passes go on (not the agent's default: about
-twice the search's wall for 0.3%, docs/msa.md, criterion U); msa.repack
+gathered at the top) and the passes go on (the learned agent's default above
+the 256-move bucket since criterion U2, docs/msa.md); msa.repack
 is the placement search that also moves the others (relayouts, the exact
 packer), at a cost that grows much faster.
 """
