@@ -275,7 +275,9 @@ def check_size(inst) -> None:
         raise MemfitError(
             f"{inst.program}: {inst.num_buffers} buffers / {inst.num_ops} ops exceed the "
             f"largest game bucket ({MAX_BUFFERS} buffers, {MAX_OPS} ops); the learned agent "
-            "does not play it: use --method heuristic (XLA-style) or exact")
+            "does not play it: use --method heuristic --local-search (the XLA-style heuristic, "
+            "then the plan-menu local search the agent runs on big programs: any size) or "
+            "--method exact")
 
 
 class Batch(NamedTuple):
