@@ -132,7 +132,8 @@ class _Clock:
         suffix = base.events[k:]
         for e in removed:
             at = bisect.bisect_left(suffix, e)
-            assert suffix[at] == e
+            if at == len(suffix) or suffix[at] != e:
+                raise RuntimeError(f"BUG: the clock lost the event {e} of a changed buffer")
             del suffix[at]
         for e in added:
             bisect.insort(suffix, e)
