@@ -37,7 +37,8 @@ agent.relaxed: placement instances played again in offload mode, laid out, repac
 every instance, ``rxpairs=0`` on none, default: its own gate, agent.RELAX_PAIR_MAX_BUFFERS;
 ``rxsecond=0|1|2``: its kicks' completion as ``second=``, default agent.RELAX_PAIR_BEST_SECOND);
 ``ls=1``: last, msa.localsearch from the column's solution (agent.local_searched, its pair
-moves as agent.LOCAL_SEARCH_PAIRS says), ``ls=2``: also from the heuristic's, the faster kept.
+moves and placement compaction as agent.LOCAL_SEARCH_PAIRS and LOCAL_SEARCH_COMPACT say; sets
+16-17 were run before compaction), ``ls=2``: also from the heuristic's, the faster kept.
 Columns with the same settings but polish's share the search: it is played once (polish=0)
 and each column polishes that game; columns that differ only in ``pairs`` or ``repack``
 also share the polish. A column's CPU seconds are its whole cost (the shared search and
