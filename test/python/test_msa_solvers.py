@@ -108,3 +108,24 @@ def test_exact_matches_brute_force_on_tiny(mode):
     assert r.status == "OPTIMAL"
     assert r.verdict.estimated_time == pytest.approx(best, rel=1e-5)
     assert r.bound <= best * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("rows", [3, 256])
+def test_picker_use_reduction_is_op_seconds_with_one_access_fast(rows, monkeypatch):
+    """plans.Picker.use_reduction (every access of an op at once, in row
+    chunks of ``rows``) equals, bit for bit, the op's roofline time with all
+    accesses slow minus that with the one buffer fast (model.op_seconds),
+    on an exported program and synthetic instances."""
+    from memfit.msa.model import op_seconds
+    from memfit.msa.plans import Picker
+    from memfit.msa.synthetic import random_instance
+    monkeypatch.setattr(Picker, "REDUCTION_ROWS", rows)
+    insts = [Instance.load(ROOT / "data/msa/instances/attention-offload-50.json")]
+    insts += [random_instance(s, num_ops=40, num_args=6, mode="offload") for s in range(3)]
+    for inst in insts:
+        p = Picker(inst)
+        for u in range(inst.num_ops):
+            acc = inst.accesses(u)
+            slow = op_seconds(inst, u, {})
+            for b in acc:
+                assert p.use_reduction(b, u) == slow - op_seconds(inst, u, {b: True})
