@@ -111,8 +111,7 @@ class _Clock:
             return base.time
         mem, events = self.mem.copy(), {}
         for b, old, new in changes:
-            mem[self.ops_of[b]] += self._access(b, new) - self._access(b, old)
-            events[b] = self._events(b, new)
+            self._change(mem, events, b, old, new)
         op_time = self.weight * np.maximum(self.compute, mem)
         changed = np.nonzero(op_time != base.op_time)[0]
         t0 = int(changed[0]) if len(changed) else self.inst.num_ops

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .instance import Instance
-from .model import Plan, compute_seconds, op_seconds
+from .model import Plan, access_seconds, compute_seconds, op_seconds
 from .solution import BufferAssignment, Prefetch
 
 # XLA's defaults for the picker (xla/debug_options_flags.cc,
@@ -118,12 +118,12 @@ class Picker:
         ``op_seconds`` does it, bit for bit: row j sums the accesses in
         order, access j fast and the others slow (``np.cumsum`` adds in
         sequence, as ``op_seconds``' loop does), so an op with A accesses
-        costs one A x A array pass instead of A calls of A steps each (ops
-        of a few thousand accesses made the menus take seconds)."""
-        inst, dev = self.inst, self.inst.device
+        costs one A x A array pass instead of A calls of A steps each (the
+        RNN programs' ops of up to 385 accesses made the menus take seconds)."""
+        inst = self.inst
         acc = inst.accesses(u)
-        size = np.array([inst.buffers[x].size for x in acc], np.float64)
-        slow, fast = size / dev.slow_bandwidth, size / dev.fast_bandwidth
+        slow = np.array([access_seconds(inst, x, False) for x in acc], np.float64)
+        fast = np.array([access_seconds(inst, x, True) for x in acc], np.float64)
         w, compute = inst.ops[u].weight, compute_seconds(inst, u)
         base = w * max(compute, float(np.cumsum(slow)[-1])) if len(acc) else 0.0
         out: dict[int, float] = {}
