@@ -149,18 +149,20 @@ def plot_curve(log: list[dict], path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
-def expert_solutions(inst, cpsat_seconds: float, cache: Path | None):
+def expert_solutions(inst, cpsat_seconds: float, cache: Path | None, local_search: bool = False):
     """``imitate.expert_solutions``, cached on disk by instance (CP-SAT under
-    a wall-time limit is not deterministic: the cache makes reruns repeat)."""
+    a wall-time limit is not deterministic: the cache makes reruns repeat;
+    the local search is deterministic, cached for its minutes)."""
     from memfit.msa.learned import imitate
     from memfit.msa.solution import Solution
     path = None
     if cache is not None:
-        key = f"{inst.program}-{inst.mode}-{inst.capacity}-{inst.num_buffers}-{cpsat_seconds:g}"
+        key = (f"{inst.program}-{inst.mode}-{inst.capacity}-{inst.num_buffers}-{cpsat_seconds:g}"
+               + ("-ls" if local_search else ""))
         path = cache / (key.replace("/", "_") + ".json")
         if path.exists():
             return [Solution.from_dict(d) for d in json.loads(path.read_text())]
-    sols = imitate.expert_solutions(inst, cpsat_seconds)
+    sols = imitate.expert_solutions(inst, cpsat_seconds, local_search)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps([s.to_dict() for s in sols]))
@@ -168,7 +170,7 @@ def expert_solutions(inst, cpsat_seconds: float, cache: Path | None):
 
 
 def add_experts(classes, cpsat_seconds: float, cache: Path | None,
-                cpsat_max_buffers: int = 256) -> int:
+                cpsat_max_buffers: int = 256, local_search: bool = False) -> int:
     """Expert rows for every training instance, into its class's expert
     buffer. CP-SAT only up to ``cpsat_max_buffers`` buffers (at 1,000+
     buffers it does not improve on the heuristic's hint in seconds:
@@ -187,7 +189,7 @@ def add_experts(classes, cpsat_seconds: float, cache: Path | None,
             cd.best_time = np.full(len(cd.specs), np.inf)
             for i, spec in enumerate(cd.specs):
                 limit = cpsat_seconds if spec.inst.num_buffers <= cpsat_max_buffers else 0.0
-                sols = expert_solutions(spec.inst, limit, cache)
+                sols = expert_solutions(spec.inst, limit, cache, local_search)
                 rows, cd.best_time[i] = imitate.expert_rows(spec, float(cd.static.scale[i]), sols,
                                                             i, A, return_time=True)
                 cd.add_expert(rows)
@@ -298,6 +300,95 @@ def search_experts(trainer, classes, simulations: int, max_bucket: int, chunk: i
     return rows, improved
 
 
+def big_training_instances():
+    """The big checkpoint's training set: the manifest's training programs
+    above the searched buckets and programs.big_training_instances()."""
+    from memfit.msa.learned import programs, train
+    return ([i for i in load_manifest("train") if i.num_buffers > train.SEARCH_MAX_BUCKET]
+            + programs.big_training_instances())
+
+
+def argmax_times(trainer, classes, baseline) -> dict:
+    """Per instance (program, mode, capacity): the policy's argmax time over
+    the heuristic's."""
+    import jax
+    from memfit.msa.learned import play
+    out = {}
+    for cd in classes:
+        final, _, _, _ = play.play_batch(trainer.net, cd.arrays, cd.static, jax.random.PRNGKey(0),
+                                         record=False)
+        for i, spec in enumerate(cd.specs):
+            k = (spec.inst.program, spec.inst.mode, spec.inst.capacity)
+            out[k] = float(final.time[i]) / baseline[k]
+    return out
+
+
+def _geomean(xs) -> float:
+    xs = list(xs)
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def train_big(args) -> int:
+    """--big-checkpoint: the checkpoint the agent plays above the searched
+    buckets with (agent.BIG_CHECKPOINT). Fine-tuned from --init (default:
+    the packaged small checkpoint) on the big training programs by
+    imitation of their local-searched games (imitate.expert_solutions with
+    local_search), then --ls-rounds rounds of train.Trainer.local_search_imitate
+    and imitation steps.
+    Kept: the network with the best argmax score on these training
+    instances (the initial one included); no held-out instance is played."""
+    from memfit.msa.learned import checkpoint, train
+    t_start = time.time()
+    insts = big_training_instances()
+    classes = train.group_by_class(encode_all(insts, "encode big training instances"))
+    baseline = heuristic_times([s for cd in classes for s in cd.specs])
+    init = args.init or str(checkpoint.DEFAULT_PATH)
+    net, _ = checkpoint.load(init)
+    cfg = train.Config(seed=args.seed, learning_rate=args.learning_rate)
+    trainer = train.Trainer(classes, cfg, net=net)
+    add_experts(classes, 0.0, Path(args.expert_cache) if args.expert_cache else None,
+                cpsat_max_buffers=0, local_search=True)
+    experts = {(s.inst.program, s.inst.mode, s.inst.capacity): float(t) / baseline[
+        s.inst.program, s.inst.mode, s.inst.capacity]
+        for cd in classes for s, t in zip(cd.specs, cd.best_time)}
+    log, scores = [], []
+
+    def score(stage):
+        per = argmax_times(trainer, classes, baseline)
+        scores.append({"stage": stage, "geomean": _geomean(per.values()),
+                       "minutes": (time.time() - t_start) / 60,
+                       "per_instance": {"-".join(map(str, k)): v for k, v in per.items()}})
+        print(f"{stage}: argmax / heuristic {scores[-1]['geomean']:.4f} on {len(per)} big "
+              f"training instances", file=sys.stderr, flush=True)
+        return scores[-1]["geomean"]
+    best = (score("initial"), trainer.net, "initial")
+    print(f"{len(insts)} big training instances; local-searched expert games "
+          f"{_geomean(experts.values()):.4f} of the heuristic's time; setup "
+          f"{time.time() - t_start:.0f}s", file=sys.stderr, flush=True)
+    pretrain(trainer, classes, args.pretrain_steps, log, t_start)
+    if (g := score("imitation")) < best[0]:
+        best = (g, trainer.net, "imitation")
+    for r in range(args.ls_rounds):
+        improved = sum(trainer.local_search_imitate(cd) for cd in classes)
+        print(f"local-search round {r + 1}: {improved} expert games replaced", file=sys.stderr)
+        pretrain(trainer, classes, args.search_expert_steps, log, t_start, r + 1)
+        if (g := score(f"round {r + 1}")) < best[0]:
+            best = (g, trainer.net, f"round {r + 1}")
+    meta = {"training": {"big_checkpoint": True, "init": {
+        "path": str(init), "sha256": hashlib.sha256(Path(init).read_bytes()).hexdigest()},
+        "instances": len(insts), "seed": args.seed, "pretrain_steps": args.pretrain_steps,
+        "ls_rounds": args.ls_rounds, "round_steps": args.search_expert_steps,
+        "learning_rate": args.learning_rate, "kept": best[2],
+        "big_train_argmax_over_heuristic": {s["stage"]: s["geomean"] for s in scores},
+        "local_searched_experts_over_heuristic": _geomean(experts.values()),
+        "minutes": (time.time() - t_start) / 60}}
+    checkpoint.save(args.out, best[1], meta)
+    Path(args.log).write_text(json.dumps({"meta": meta, "scores": scores, "curve": log},
+                                         indent=1) + "\n")
+    print(f"wrote {args.out}, {args.log}; kept {best[2]} ({best[0]:.4f})", file=sys.stderr)
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--iterations", type=int, default=100)
@@ -343,6 +434,12 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(ROOT / "python/memfit/msa/learned/agent.npz"))
     ap.add_argument("--log", default=str(ROOT / "bench/msa_agent_log.json"))
     ap.add_argument("--plot", default=str(ROOT / "docs/msa_training_curve.png"))
+    ap.add_argument("--big-checkpoint", action="store_true",
+                    help="train the checkpoint played above the searched buckets instead "
+                         "(train_big; writes --out, default agent_big.npz)")
+    ap.add_argument("--ls-rounds", type=int, default=1,
+                    help="--big-checkpoint: expert-iteration rounds with the local search "
+                         "(train.Trainer.local_search_imitate), each followed by --search-expert-steps steps")
     args = ap.parse_args(argv)
     from memfit._optional import MissingDependency, require
     try:
@@ -350,6 +447,12 @@ def main(argv=None) -> int:
         require("optax", "training the learned player")
     except MissingDependency as e:
         sys.exit(str(e))
+    if args.big_checkpoint:
+        if args.out == ap.get_default("out"):
+            args.out = str(ROOT / "python/memfit/msa/learned/agent_big.npz")
+        if args.log == ap.get_default("log"):
+            args.log = str(ROOT / "bench/msa_agent_big_log.json")
+        return train_big(args)
     from memfit.msa.learned import checkpoint, programs, train
 
     t_start = time.time()

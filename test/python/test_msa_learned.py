@@ -226,6 +226,67 @@ def test_self_imitation_keeps_only_argmax_games_faster_than_the_best_known(param
     assert tr.self_imitate(cd) == 0
 
 
+def test_local_search_imitation_replaces_only_slower_expert_games(params):
+    """The big checkpoint's expert iteration (train.Trainer.
+    local_search_imitate): the policy's argmax game improved by
+    msa.localsearch replaces an instance's expert rows only where its replay
+    is faster than the best game known (here faster than the argmax game
+    itself), and a second round with the same network adds nothing."""
+    insts = [random_instance(s, num_ops=14, num_args=3, mode="offload") for s in (42, 43)]
+    cd = train.group_by_class([play.encode_padded(i, 16) for i in insts])[0]
+    assert len(cd.specs) == 2
+    tr = train.Trainer([cd], train.Config(seed=0), net=params)
+    cd.best_time = np.array([np.inf, 0.0])              # instance 1: nothing beats 0
+    assert tr.local_search_imitate(cd) == 1
+    assert sorted(set(cd.expert["inst"].tolist())) == [0]
+    final, _, _, _ = play.play_batch(params, cd.arrays, cd.static, jax.random.PRNGKey(0))
+    assert cd.best_time[0] < float(final.time[0]) * 0.95      # 0.873 of it on this instance
+    assert cd.best_time[1] == 0.0
+    assert tr.local_search_imitate(cd) == 0
+
+
+def test_expert_solutions_with_local_search_are_never_slower():
+    """imitate.expert_solutions(local_search=True) adds the faster expert
+    solution improved by msa.localsearch (the big checkpoint's experts):
+    valid, and at most the others' time."""
+    from memfit.msa.learned import imitate
+    for mode in ("offload", "placement"):
+        inst = random_instance(7, num_ops=24, num_args=4, mode=mode)
+        sols = imitate.expert_solutions(inst, local_search=True)
+        assert len(sols) == 2
+        times = [validate(inst, s) for s in sols]
+        assert all(v.valid for v in times)
+        assert times[1].estimated_time <= times[0].estimated_time
+
+
+def test_big_checkpoint_plays_above_its_bucket(tmp_path, monkeypatch, params):
+    """agent.default_params: with BIG_CHECKPOINT, batches above
+    BIG_CHECKPOINT_ABOVE_BUCKET moves are played with checkpoint.BIG_PATH's
+    parameters, smaller ones with the small checkpoint's; without it, the
+    small one everywhere. agent.play_batch plays what default_params picks."""
+    other = jax.tree.map(lambda x: x * 0.5 + 0.01, params)
+    path = tmp_path / "big.npz"
+    checkpoint.save(path, other)
+    monkeypatch.setattr(checkpoint, "BIG_PATH", path)
+    monkeypatch.setattr(agent, "BIG_CHECKPOINT", True)
+    monkeypatch.setattr(agent, "BIG_CHECKPOINT_ABOVE_BUCKET", 64)
+    small = agent.encode_batch([random_instance(3, num_ops=10, num_args=2, mode="offload")], 16)
+    big = agent.encode_batch([random_instance(4, num_ops=80, num_args=3, mode="offload")], 16)
+    assert small.arrays.order.shape[1] <= 64 < big.arrays.order.shape[1]
+    same = lambda a, b: all(np.array_equal(np.asarray(x), np.asarray(y))  # noqa: E731
+                            for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
+    assert same(agent.default_params(small), params)
+    assert same(agent.default_params(big), other)
+    (got,), _ = agent.play_batch(big, simulations=0, local_search=False)
+    (want,), _ = agent.play_batch(big, simulations=0, local_search=False,
+                                  params=agent.load_params(path))
+    (was,), _ = agent.play_batch(big, simulations=0, local_search=False, params=params)
+    assert got.to_dict() == want.to_dict()
+    assert got.to_dict() != was.to_dict()          # the two networks play differently here
+    monkeypatch.setattr(agent, "BIG_CHECKPOINT", False)
+    assert same(agent.default_params(big), params)
+
+
 def test_learned_assignments_validate_on_every_in_repo_instance(params):
     """The policy's argmax (batched per shape class) on every manifest instance."""
     groups: dict = {}

@@ -259,15 +259,35 @@ def use_compilation_cache() -> str | None:
     return path
 
 
+#: The games of more moves than this bucket (played by the policy's argmax
+#: and the local search, never searched) are played with the packaged big
+#: checkpoint (agent_big.npz, bench/train_msa_agent.py --big-checkpoint:
+#: the small one fine-tuned on programs of 680-1,372 buffers by imitation
+#: of their local-searched games); False: the small checkpoint everywhere.
+BIG_CHECKPOINT = False
+BIG_CHECKPOINT_ABOVE_BUCKET = LOCAL_SEARCH_ABOVE_BUCKET
+
+
 @functools.lru_cache(maxsize=4)
 def _cached_params(path):
     from . import checkpoint
     return checkpoint.load(path)
 
 
-def load_params(path=None):
-    """The network's parameters (the packaged checkpoint by default)."""
+def load_params(path=None, *, big: bool = False):
+    """The network's parameters (the packaged checkpoint by default; with
+    ``big``, the packaged big checkpoint, checkpoint.BIG_PATH)."""
+    if path is None and big:
+        from . import checkpoint
+        path = checkpoint.BIG_PATH
     return _cached_params(str(path) if path is not None else None)[0]
+
+
+def default_params(batch: "Batch"):
+    """The packaged parameters a batch is played with: the big checkpoint
+    above BIG_CHECKPOINT_ABOVE_BUCKET moves when BIG_CHECKPOINT says so."""
+    return load_params(big=BIG_CHECKPOINT
+                       and batch.arrays.order.shape[1] > BIG_CHECKPOINT_ABOVE_BUCKET)
 
 
 def check_size(inst) -> None:
@@ -407,7 +427,7 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
              if k not in ("batch", "play", "return_actions", "return_raw")}
     if simulations > 0:
         require("mctx", "the learned memory-space player")
-    net = params if params is not None else load_params()
+    net = params if params is not None else default_params(batch)
     t0 = time.perf_counter()
     if value_mode is None:
         value_mode = default_value_mode(batch, uniform)
@@ -812,7 +832,7 @@ def assign(inst, *, simulations: int | None = None, checkpoint=None, seed: int =
     check_size(inst)
     if simulations is None:
         simulations = default_simulations(inst)
-    params = load_params(checkpoint)
+    params = load_params(checkpoint) if checkpoint is not None else None
     (sol,), _ = play_instances([inst], simulations=simulations, params=params, seed=seed,
                                polish=polish, polish_pairs=polish_pairs, repack=repack,
                                relax=relax, local_search=local_search)

@@ -21,6 +21,8 @@ from . import network
 
 FORMAT = 1
 DEFAULT_PATH = Path(__file__).with_name("agent.npz")
+#: Played above the searched buckets (agent.BIG_CHECKPOINT).
+BIG_PATH = Path(__file__).with_name("agent_big.npz")
 
 
 def signature(hidden: int = network.HIDDEN) -> dict:

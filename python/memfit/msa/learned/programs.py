@@ -134,3 +134,57 @@ def training_instances(seeds, *, max_buffers: int = 256, max_ops: int = 256):
             if inst.num_buffers <= max_buffers and inst.num_ops <= max_ops:
                 out.append(inst)
     return out
+
+
+# -- big training programs: variants of the manifest's big *training* programs --
+#
+# The manifest holds three big training programs at 50% (data/msa). Their
+# families at other depths and widths, and the three at other capacities,
+# make the big-program training set of the big checkpoint
+# (bench/train_msa_agent.py --big-checkpoint). Only training-side families:
+# no GRU (the held-out big RNN is a GRU), no configuration of a held-out
+# program.
+BIG_VARIANTS = {
+    "transformer_deep_v8": ("transformer", dict(layers=8, d=128, heads=4, seq=128, batch=2,
+                                                vocab=512)),
+    "transformer_deep_v16": ("transformer", dict(layers=16, d=96, heads=4, seq=128, batch=2,
+                                                 vocab=512)),
+    "resnet_train_v16": ("resnet", dict(blocks=16, width=32, hw=16, batch=8, seed=210)),
+    "resnet_train_v30": ("resnet", dict(blocks=30, width=24, hw=16, batch=8, seed=220)),
+    "lstm_long_v48": ("lstm", dict(steps=48, hidden=128, inp=64, batch=16, seed=410)),
+    "lstm_long_v80": ("lstm", dict(steps=80, hidden=96, inp=64, batch=16, seed=420)),
+}
+BIG_TRAIN_PROGRAMS = ("transformer_deep", "resnet_train", "lstm_long")
+
+
+def _big_variant(name: str):
+    from .. import workloads as W
+    family, kw = BIG_VARIANTS[name]
+    if family == "transformer":
+        return W._transformer(**kw)
+    if family == "resnet":
+        return W._resnet(**kw)
+    return W._rnn_long("lstm", **kw)
+
+
+def big_training_instances(variant_capacities=(50,), program_capacities=(35, 65)):
+    """Exported instances (both modes) of BIG_VARIANTS at
+    ``variant_capacities`` percent of their peaks and of the manifest's big
+    training programs (BIG_TRAIN_PROGRAMS) at ``program_capacities`` (the
+    manifest has them at 50%)."""
+    import jax
+    from ... import _jax_handover as handover
+    from .. import workloads as W
+    from ..export import export_buffers
+    from ..instance import Instance
+    jobs = ([(n, lambda n=n: _big_variant(n), variant_capacities) for n in BIG_VARIANTS]
+            + [(n, lambda n=n: W.get_workload(n), program_capacities) for n in BIG_TRAIN_PROGRAMS])
+    out = []
+    for name, make, caps in jobs:
+        fn, args = make()
+        text = handover.module_text(jax.jit(fn).lower(*args))
+        for mode, device in (("offload", "h200"), ("placement", "tpu-like")):
+            for cap in caps:
+                out.append(Instance.from_dict(export_buffers(text, device, f"{cap}%", mode,
+                                                             program=name)))
+    return out

@@ -203,6 +203,34 @@ class Trainer:
                                                jax.random.PRNGKey(0), record=False)
         return imitate_faster_games(cd, np.asarray(final.time), np.asarray(actions))
 
+    def local_search_imitate(self, cd: ClassData) -> int:
+        """Expert iteration with msa.localsearch as the improvement operator
+        (the big checkpoint's rounds, bench/train_msa_agent.py
+        --big-checkpoint): the policy's argmax game on every instance of the
+        class, improved by the local search with the agent's big default's
+        settings, replaces the instance's expert rows where its replay
+        through the game is faster than the best game known. Returns the
+        instances whose rows were replaced."""
+        from ..localsearch import improve
+        from . import agent, imitate
+        final, _, _, _ = play.play_batch(self.net, cd.arrays, cd.static, jax.random.PRNGKey(0),
+                                         record=False)
+        sols = agent._solutions(agent.Batch(cd.specs, cd.arrays, cd.static, 0.0), final,
+                                "learned-policy")
+        if cd.best_time is None:
+            cd.best_time = np.full(len(cd.specs), np.inf)
+        replaced = 0
+        for i, spec in enumerate(cd.specs):
+            sol = improve(spec.inst, sols[i], passes=agent.LOCAL_SEARCH_PASSES,
+                          pairs=agent.LOCAL_SEARCH_PAIRS, compact=agent.LOCAL_SEARCH_COMPACT)[0]
+            rows, t = imitate.expert_rows(spec, float(cd.static.scale[i]), [sol], i,
+                                          spec.num_actions, return_time=True)
+            if t < cd.best_time[i] * (1 - 1e-6):
+                cd.replace_expert(i, rows)
+                cd.best_time[i] = t
+                replaced += 1
+        return replaced
+
     def learn(self, cd: ClassData, steps: int | None = None) -> tuple[float, float, float]:
         """Gradient steps on the class's replay; mean (loss, policy, value)."""
         out = []
