@@ -61,7 +61,7 @@ def checkpoint_path(name: str):
 
 def run(name: str, inst, checkpoints) -> dict:
     """Every method on one instance, one at a time (the walls are its own)."""
-    from memfit.msa import heuristic, localsearch
+    from memfit.msa import heuristic
     from memfit.msa.learned import agent
     from memfit.msa.validator import validate
 
@@ -74,9 +74,7 @@ def run(name: str, inst, checkpoints) -> dict:
         return sol, v.estimated_time, time.perf_counter() - t
 
     def searched(sol):
-        return localsearch.improve(inst, sol, passes=agent.LOCAL_SEARCH_PASSES,
-                                   pairs=agent.LOCAL_SEARCH_PAIRS,
-                                   compact=agent.LOCAL_SEARCH_COMPACT)[0]
+        return agent.local_search(inst, sol)[0]
 
     h, th, hw = timed(lambda: heuristic.assign(inst))
     _, ths, hsw = timed(lambda: searched(h))

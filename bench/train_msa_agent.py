@@ -34,6 +34,13 @@ imitation steps. The prior then imitates games beyond the heuristic's (the
 search's rollout already plays the heuristic's plans); --save-rounds keeps
 each round's network (OUT.roundN.npz) for bench/diag_msa_prior.py.
 
+--big-checkpoint trains the checkpoint the agent plays above the searched
+buckets (python/memfit/msa/learned/agent_big.npz; train_big): the small
+checkpoint fine-tuned on the big training programs and variants of their
+families (programs.big_training_instances) by imitation of their
+local-searched games, then --ls-rounds rounds of expert iteration with the
+local search as the improver.
+
     .venv/bin/python bench/train_msa_agent.py [--iterations 100] [--seed 0]
         [--out python/memfit/msa/learned/agent.npz] [--log bench/msa_agent_log.json]
 

@@ -782,6 +782,20 @@ def test_packaged_checkpoint_was_trained():
     assert meta["training"]["grad_steps"] > 0 and meta["training"]["instances"] > 0
 
 
+def test_packaged_big_checkpoint_is_the_small_one_fine_tuned_on_big_programs():
+    """agent_big.npz (played above the searched buckets: agent.BIG_CHECKPOINT)
+    was trained by bench/train_msa_agent.py --big-checkpoint from the
+    packaged small checkpoint, and its argmax on its big training instances
+    was faster than the small one's."""
+    import hashlib
+    _, meta = checkpoint.load(checkpoint.BIG_PATH)
+    t = meta["training"]
+    assert t["big_checkpoint"] and agent.BIG_CHECKPOINT
+    assert t["init"]["sha256"] == hashlib.sha256(checkpoint.DEFAULT_PATH.read_bytes()).hexdigest()
+    scores = t["big_train_argmax_over_heuristic"]
+    assert scores[t["kept"]] < scores["initial"]
+
+
 def test_too_large_instance_is_a_clear_error():
     big = type("Big", (), {"num_buffers": agent.MAX_BUFFERS + 1, "num_ops": 10,
                            "program": "big"})()

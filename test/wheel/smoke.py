@@ -31,7 +31,8 @@ def check(cond, what):
 
 def wheel_contents(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
-    for want in ("memfit/msa/learned/agent.npz", "memfit/lib/libmemfit.so",
+    for want in ("memfit/msa/learned/agent.npz", "memfit/msa/learned/agent_big.npz",
+                 "memfit/lib/libmemfit.so",
                  "memfit/lib/libMemfitPlugin.so", "memfit/_optional.py"):
         check(want in names, f"the wheel holds {want}")
     check(any(n.startswith("memfit/_core.") and n.endswith(".so") for n in names),
@@ -49,8 +50,9 @@ def installed_from_the_wheel() -> None:
     where = Path(memfit.__file__).resolve()
     check("site-packages" in where.parts, f"memfit is imported from a venv ({where})")
     check(Path(sys.prefix) in where.parents, "memfit is this venv's, not the editable one")
-    agent = where.parent / "msa/learned/agent.npz"
-    check(agent.is_file() and np.load(agent).files, "the learned agent's checkpoint loads")
+    for name in ("agent.npz", "agent_big.npz"):
+        agent = where.parent / "msa/learned" / name
+        check(agent.is_file() and np.load(agent).files, f"the learned agent's {name} loads")
 
 
 def versions_agree() -> None:

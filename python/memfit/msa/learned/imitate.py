@@ -31,9 +31,9 @@ def expert_solutions(inst, cpsat_seconds: float = 0.0, local_search: bool = Fals
     """The heuristic's solution and, with ``cpsat_seconds > 0``, CP-SAT's
     (hinted with the heuristic's, one worker); with ``local_search``, also
     the faster of them improved by msa.localsearch the way the agent's big
-    default runs it (agent.local_searched's settings): at 1,000+ buffers
-    CP-SAT does not improve on the heuristic, the local search does (0.51
-    to 1.00 of its time on the big training programs)."""
+    default runs it (agent.local_search): at 1,000+ buffers CP-SAT does not
+    improve on the heuristic, the local search does (0.46 to 1.00 of its
+    time on the big checkpoint's training instances)."""
     from .. import exact, heuristic
     from ..validator import validate
     sols = [heuristic.assign(inst)]
@@ -41,11 +41,9 @@ def expert_solutions(inst, cpsat_seconds: float = 0.0, local_search: bool = Fals
         sols.append(exact.solve(inst, time_limit=cpsat_seconds, num_workers=1,
                                 hint=sols[0]).solution)
     if local_search:
-        from ..localsearch import improve
-        from .agent import LOCAL_SEARCH_COMPACT, LOCAL_SEARCH_PAIRS, LOCAL_SEARCH_PASSES
+        from .agent import local_search as searched
         start = min(sols, key=lambda s: validate(inst, s).estimated_time)
-        sols.append(improve(inst, start, passes=LOCAL_SEARCH_PASSES, pairs=LOCAL_SEARCH_PAIRS,
-                            compact=LOCAL_SEARCH_COMPACT)[0])
+        sols.append(searched(inst, start)[0])
     return sols
 
 

@@ -211,7 +211,6 @@ class Trainer:
         settings, replaces the instance's expert rows where its replay
         through the game is faster than the best game known. Returns the
         instances whose rows were replaced."""
-        from ..localsearch import improve
         from . import agent, imitate
         final, _, _, _ = play.play_batch(self.net, cd.arrays, cd.static, jax.random.PRNGKey(0),
                                          record=False)
@@ -221,8 +220,7 @@ class Trainer:
             cd.best_time = np.full(len(cd.specs), np.inf)
         replaced = 0
         for i, spec in enumerate(cd.specs):
-            sol = improve(spec.inst, sols[i], passes=agent.LOCAL_SEARCH_PASSES,
-                          pairs=agent.LOCAL_SEARCH_PAIRS, compact=agent.LOCAL_SEARCH_COMPACT)[0]
+            sol = agent.local_search(spec.inst, sols[i])[0]
             rows, t = imitate.expert_rows(spec, float(cd.static.scale[i]), [sol], i,
                                           spec.num_actions, return_time=True)
             if t < cd.best_time[i] * (1 - 1e-6):
