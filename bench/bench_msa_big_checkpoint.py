@@ -26,10 +26,10 @@ import json
 import math
 import os
 import sys
-import time
 from pathlib import Path
 
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type=")
+sys.path.insert(0, str(Path(__file__).resolve().parent))     # bench_msa_big_fresh
 BIG_HELDOUT = ("transformer_deep_heldout", "resnet_train_heldout", "gru_long_heldout")
 
 
@@ -37,21 +37,11 @@ def heldout_instances(capacities) -> list:
     """``[(name, Instance)]``: the big held-out programs at ``capacities``
     percent of their peaks, both modes (as bench/make_msa_instances.py
     exports them)."""
-    import jax
-    from memfit import _jax_handover as handover
-    from memfit.msa.export import export_buffers
-    from memfit.msa.instance import Instance
+    from memfit.msa.learned.programs import export_both_modes
     from memfit.msa.workloads import get_workload
-    out = []
-    for name in BIG_HELDOUT:
-        fn, args = get_workload(name)
-        text = handover.module_text(jax.jit(fn).lower(*args))
-        for mode, device in (("offload", "h200"), ("placement", "tpu-like")):
-            for cap in capacities:
-                out.append((f"{name}-{mode}-{cap}",
-                            Instance.from_dict(export_buffers(text, device, f"{cap}%", mode,
-                                                              program=name))))
-    return out
+    return [(f"{name}-{inst.mode}-{cap}", inst) for name in BIG_HELDOUT
+            for inst, cap in zip(export_both_modes(name, *get_workload(name), capacities),
+                                 list(capacities) * 2)]
 
 
 def checkpoint_path(name: str):
@@ -61,17 +51,12 @@ def checkpoint_path(name: str):
 
 def run(name: str, inst, checkpoints) -> dict:
     """Every method on one instance, one at a time (the walls are its own)."""
+    from bench_msa_big_fresh import timed_solution
     from memfit.msa import heuristic
     from memfit.msa.learned import agent
-    from memfit.msa.validator import validate
 
     def timed(f):
-        t = time.perf_counter()
-        sol = f()
-        v = validate(inst, sol)
-        if not v.valid:
-            raise SystemExit(f"BUG: invalid solution on {name}:\n{v.summary()}")
-        return sol, v.estimated_time, time.perf_counter() - t
+        return timed_solution(name, inst, f)
 
     def searched(sol):
         return agent.local_search(inst, sol)[0]

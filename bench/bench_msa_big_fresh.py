@@ -53,21 +53,27 @@ def fresh_instances(start: int, count: int, mode: str = "offload", sizes=SIZES) 
     return out
 
 
+def timed_solution(name: str, inst, f):
+    """``(solution, estimated time, wall seconds)`` of ``f()``, a solver for
+    ``inst``; an invalid solution is a bug, never a row."""
+    from memfit.msa.validator import validate
+    t = time.perf_counter()
+    sol = f()
+    v = validate(inst, sol)
+    if not v.valid:
+        raise SystemExit(f"BUG: invalid solution on {name}:\n{v.summary()}")
+    return sol, v.estimated_time, time.perf_counter() - t
+
+
 def run(name: str, inst, pairs: bool = False, compact: bool = False) -> dict:
     """Every method on one instance (one at a time: the walls are its own);
     ``pairs``: also both searches with pair moves (msa.localsearch ``pairs``);
     ``compact``: also both with pair moves and compaction (``compact``)."""
     from memfit.msa import heuristic, localsearch
     from memfit.msa.learned import agent
-    from memfit.msa.validator import validate
 
     def timed(f):
-        t = time.perf_counter()
-        sol = f()
-        v = validate(inst, sol)
-        if not v.valid:
-            raise SystemExit(f"BUG: invalid solution on {name}:\n{v.summary()}")
-        return sol, v.estimated_time, time.perf_counter() - t
+        return timed_solution(name, inst, f)
 
     passes = agent.LOCAL_SEARCH_PASSES       # single changes only; --pairs: also pair moves
     h, th, hw = timed(lambda: heuristic.assign(inst))

@@ -104,15 +104,8 @@ def encode_all(insts, desc: str):
 def heldout_score(trainer, classes, baseline) -> float | None:
     """Geometric mean over held-out instances of the policy's argmax time
     over the heuristic's time (the game's float32 time)."""
-    import jax
-    from memfit.msa.learned import play
-    logs = []
-    for cd in classes:
-        final, _, _, _ = play.play_batch(trainer.net, cd.arrays, cd.static, jax.random.PRNGKey(0))
-        for i, spec in enumerate(cd.specs):
-            logs.append(math.log(float(final.time[i]) / baseline[spec.inst.program, spec.inst.mode,
-                                                                spec.inst.capacity]))
-    return math.exp(sum(logs) / len(logs)) if logs else None
+    times = argmax_times(trainer, classes, baseline)
+    return _geomean(times.values()) if times else None
 
 
 def heuristic_times(specs) -> dict:

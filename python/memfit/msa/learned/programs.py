@@ -167,24 +167,26 @@ def _big_variant(name: str):
     return W._rnn_long("lstm", **kw)
 
 
+def export_both_modes(name: str, fn, args, capacities) -> list:
+    """Instances of the jax function ``fn(*args)`` at ``capacities`` percent
+    of its peak in both modes (offload on the h200 preset, placement on the
+    tpu-like one, as bench/make_msa_instances.py exports them)."""
+    import jax
+    from ... import _jax_handover as handover
+    from ..export import export_buffers
+    from ..instance import Instance
+    text = handover.module_text(jax.jit(fn).lower(*args))
+    return [Instance.from_dict(export_buffers(text, device, f"{cap}%", mode, program=name))
+            for mode, device in (("offload", "h200"), ("placement", "tpu-like"))
+            for cap in capacities]
+
+
 def big_training_instances(variant_capacities=(50,), program_capacities=(35, 65)):
     """Exported instances (both modes) of BIG_VARIANTS at
     ``variant_capacities`` percent of their peaks and of the manifest's big
     training programs (BIG_TRAIN_PROGRAMS) at ``program_capacities`` (the
     manifest has them at 50%)."""
-    import jax
-    from ... import _jax_handover as handover
     from .. import workloads as W
-    from ..export import export_buffers
-    from ..instance import Instance
     jobs = ([(n, lambda n=n: _big_variant(n), variant_capacities) for n in BIG_VARIANTS]
             + [(n, lambda n=n: W.get_workload(n), program_capacities) for n in BIG_TRAIN_PROGRAMS])
-    out = []
-    for name, make, caps in jobs:
-        fn, args = make()
-        text = handover.module_text(jax.jit(fn).lower(*args))
-        for mode, device in (("offload", "h200"), ("placement", "tpu-like")):
-            for cap in caps:
-                out.append(Instance.from_dict(export_buffers(text, device, f"{cap}%", mode,
-                                                             program=name)))
-    return out
+    return [inst for name, make, caps in jobs for inst in export_both_modes(name, *make(), caps)]

@@ -80,13 +80,22 @@ class ClassData:
         self.expert = ({k: np.concatenate([self.expert[k], v]) for k, v in rows.items()}
                        if self.expert else dict(rows))
 
-    def replace_expert(self, inst_index: int, rows: dict) -> None:
-        """The expert rows of one instance replaced by ``rows`` (a faster
-        game: the slower game's moves must not stay as conflicting targets)."""
+    def improves(self, inst_index: int, time: float) -> bool:
+        """Whether a game of ``time`` beats the best game known for the
+        instance by more than 1e-6 of its time (expert iteration's rule)."""
+        if self.best_time is None:
+            self.best_time = np.full(len(self.specs), np.inf)
+        return time < self.best_time[inst_index] * (1 - 1e-6)
+
+    def replace_expert(self, inst_index: int, rows: dict, time: float) -> None:
+        """The expert rows of one instance replaced by ``rows``, a faster
+        game of ``time`` (the slower game's moves must not stay as
+        conflicting targets)."""
         if self.expert:
             keep = self.expert["inst"] != inst_index
             self.expert = {k: v[keep] for k, v in self.expert.items()}
         self.add_expert(rows)
+        self.best_time[inst_index] = time
 
 
 def group_by_class(encoded) -> list[ClassData]:
@@ -216,16 +225,13 @@ class Trainer:
                                          record=False)
         sols = agent._solutions(agent.Batch(cd.specs, cd.arrays, cd.static, 0.0), final,
                                 "learned-policy")
-        if cd.best_time is None:
-            cd.best_time = np.full(len(cd.specs), np.inf)
         replaced = 0
         for i, spec in enumerate(cd.specs):
             sol = agent.local_search(spec.inst, sols[i])[0]
             rows, t = imitate.expert_rows(spec, float(cd.static.scale[i]), [sol], i,
                                           spec.num_actions, return_time=True)
-            if t < cd.best_time[i] * (1 - 1e-6):
-                cd.replace_expert(i, rows)
-                cd.best_time[i] = t
+            if cd.improves(i, t):
+                cd.replace_expert(i, rows, t)
                 replaced += 1
         return replaced
 
@@ -272,14 +278,11 @@ def imitate_faster_games(cd: ClassData, times, actions) -> int:
     and with the agent's searched and polished games
     (bench/train_msa_agent.py --search-experts). Returns the rows added."""
     from . import imitate
-    if cd.best_time is None:
-        cd.best_time = np.full(len(cd.specs), np.inf)
     added = 0
     for i, spec in enumerate(cd.specs):
-        if times[i] < cd.best_time[i] * (1 - 1e-6):
+        if cd.improves(i, times[i]):
             rows = imitate.action_rows(spec, float(cd.static.scale[i]), actions[i], i,
                                        spec.num_actions)
-            cd.replace_expert(i, rows)
-            cd.best_time[i] = times[i]
+            cd.replace_expert(i, rows, times[i])
             added += len(rows["step"])
     return added
