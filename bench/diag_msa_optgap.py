@@ -38,7 +38,9 @@ every instance, ``rxpairs=0`` on none, default: its own gate, agent.RELAX_PAIR_M
 ``rxsecond=0|1|2``: its kicks' completion as ``second=``, default agent.RELAX_PAIR_BEST_SECOND);
 ``ls=1``: last, msa.localsearch from the column's solution (agent.local_searched, its pair
 moves and placement compaction as agent.LOCAL_SEARCH_PAIRS and LOCAL_SEARCH_COMPACT say; sets
-16-17 were run before compaction), ``ls=2``: also from the heuristic's, the faster kept.
+16-17 were run before compaction), ``ls=2``: also from the heuristic's, the faster kept;
+``ils=R``: last, R rounds of msa.localsearch.iterate (agent.iterated; ``kmax=K``: kicks of
+2 to K buffers, default agent.ITERATE_KICK).
 Columns with the same settings but polish's share the search: it is played once (polish=0)
 and each column polishes that game; columns that differ only in ``pairs`` or ``repack``
 also share the polish. A column's CPU seconds are its whole cost (the shared search and
@@ -215,6 +217,8 @@ def main(argv=None) -> int:
                     help="no CP-SAT: the heuristic stands in its column (costs and gains "
                          "over the heuristic only; no optimum)")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--dump", default=None,
+                    help="a folder: each column's solutions written there as NAME--COLUMN.json")
     ap.add_argument("--diagnose", action="store_true",
                     help="for every miss: CP-SAT's solution replayed through the game, and "
                          "the moves where the agent's game and that replay differ")
@@ -263,6 +267,8 @@ def main(argv=None) -> int:
             rxsecond = kw.pop("rxsecond", None)   # relax=2: its kicks' completion (as second=)
             order_evals = kw.pop("orderevals", 0)     # repack: order_layout after the relayouts
             ls = kw.pop("ls", 0)      # then msa.localsearch (agent.local_searched): 1 own game, 2 also the heuristic's
+            ils = kw.pop("ils", 0)    # then msa.localsearch.iterate (agent.iterated): its rounds
+            kmax = kw.pop("kmax", None)   # ... its largest kick
             kw.pop("relaxpairs", None)     # (set 7's log: the relaxed play has no pair stage now)
             key = tuple(sorted(kw.items()))
             if key not in searched:
@@ -336,6 +342,13 @@ def main(argv=None) -> int:
                 cpu[m] += time.process_time() - c5
                 print(f"  {m}: local search {time.process_time() - c5:.0f} s CPU",
                       file=sys.stderr, flush=True)
+            if ils:
+                c6 = time.process_time()
+                kick = None if kmax is None else (2, kmax)
+                cols[m] = agent.iterated(batch, cols[m], [True] * len(idx), ils, kick)
+                cpu[m] += time.process_time() - c6
+                print(f"  {m}: iterated local search {time.process_time() - c6:.0f} s CPU",
+                      file=sys.stderr, flush=True)
         for i, k in enumerate(idx):
             name, inst = insts[k]
             h = validate(inst, heuristic(inst)).estimated_time
@@ -346,6 +359,9 @@ def main(argv=None) -> int:
                 if not v.valid:
                     raise SystemExit(f"BUG: {m} on {name} is invalid: {v.summary()}")
                 row[m] = v.estimated_time / h
+                if args.dump:
+                    Path(args.dump).mkdir(parents=True, exist_ok=True)
+                    (Path(args.dump) / f"{name}--{m}.json").write_text(json.dumps(sols[i].to_dict()))
                 if i in pair_cpu.get(m, {}):
                     row[f"{m} pair_cpu"] = pair_cpu[m][i]
             if args.diagnose and r["status"] == "OPTIMAL" and any(

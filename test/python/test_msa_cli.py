@@ -78,6 +78,27 @@ def test_assign_passes_the_learned_options(tmp_path, monkeypatch):
         assert main(["assign", str(ip), "--method", "learned",
                      "-o", str(tmp_path / "s.json")] + flag) == 0
         assert seen[-1]["local_search"] is want
+    for flag, want in (([], None), (["--iterate", "0"], 0), (["--iterate", "50"], 50)):
+        assert main(["assign", str(ip), "--method", "learned",
+                     "-o", str(tmp_path / "s.json")] + flag) == 0
+        assert seen[-1]["iterate"] == want
+
+
+def test_iterate_after_another_method(tmp_path):
+    """--iterate N after a method other than learned: its solution through N
+    rounds of msa.localsearch.iterate (seeded by --seed), never slower."""
+    from memfit.msa import heuristic, localsearch
+    from memfit.msa.learned.agent import ITERATE_KICK, LOCAL_SEARCH_PASSES
+    inst = random_instance(7, num_ops=24, num_args=3, mode="placement")
+    ip, sp = tmp_path / "inst.json", tmp_path / "s.json"
+    inst.save(ip)
+    h = heuristic.assign(inst)
+    assert main(["assign", str(ip), "--method", "heuristic", "--iterate", "10",
+                 "--seed", "2", "-o", str(sp)]) == 0
+    want, _ = localsearch.iterate(inst, h, rounds=10, kick=ITERATE_KICK, seed=2,
+                                  passes=LOCAL_SEARCH_PASSES)
+    assert Solution.load(sp).to_dict() == want.to_dict()
+    assert validate(inst, want).estimated_time < validate(inst, h).estimated_time
 
 
 @pytest.mark.parametrize("mode,ops", [("offload", 60), ("placement", 30)])

@@ -630,6 +630,37 @@ def test_local_search_runs_where_the_game_is_not_polished(monkeypatch):
     assert validate(inst, sol).estimated_time < validate(inst, plain).estimated_time
 
 
+def test_iterated_search_runs_where_its_gate_says(monkeypatch):
+    """agent.iterate_rounds: ITERATE_ROUNDS on games up to ITERATE_MAX_BUCKET
+    moves, none above, an explicit count anywhere; after_search runs
+    msa.localsearch.iterate last where the game is polished (or the count is
+    given), on the rows ``only`` picks, as the search does alone, and the
+    game's method is kept."""
+    from memfit.msa import localsearch
+    monkeypatch.setattr(agent, "ITERATE_ROUNDS", 7)
+    big = agent.encode_batch([random_instance(31, num_ops=90, num_args=4, mode="offload")], 16)
+    assert agent.iterate_rounds(big, None) == 0 and agent.iterate_rounds(big, 3) == 3
+    insts = [random_instance(s, num_ops=20, num_args=4, mode=m)
+             for s, m in ((21, "offload"), (23, "placement"))]
+    batch = agent.encode_batch(insts, 16)
+    assert agent.iterate_rounds(batch, None) == 7 and agent.iterate_rounds(batch, 0) == 0
+    slow = jnp.zeros((2, batch.arrays.order.shape[1]), jnp.int32)
+    searched = agent._solutions(batch, play.replay_batch(batch.arrays, slow), "test")
+    # polish 0 and no count: no iterated search (the policy's own game stays)
+    sols, _ = agent.after_search(batch, searched, slow, 0, "test", local_search=False,
+                                 relax=False, repack=False)
+    assert [s.to_dict() for s in sols] == [s.to_dict() for s in searched]
+    sols, _ = agent.after_search(batch, searched, slow, 0, "test", only=[True, False],
+                                 local_search=False, relax=False, repack=False, iterate=5)
+    alone, _ = localsearch.iterate(insts[0], searched[0], rounds=5, kick=agent.ITERATE_KICK,
+                                   passes=agent.LOCAL_SEARCH_PASSES,
+                                   pairs=agent.LOCAL_SEARCH_PAIRS,
+                                   compact=agent.LOCAL_SEARCH_COMPACT)
+    assert sols[0].to_dict() == alone.to_dict() and sols[0].method == "test"
+    assert validate(insts[0], sols[0]).estimated_time < validate(insts[0], searched[0]).estimated_time
+    assert sols[1].to_dict() == searched[1].to_dict()
+
+
 def test_pair_stage_finds_coordinated_changes_that_1opt_cannot(monkeypatch):
     """play.pair_batch (agent.pair_polish): on a game that no single change
     improves (another 1-opt pass with every completion finds nothing), a

@@ -239,3 +239,39 @@ def test_layout_fit_is_the_lowest_free_offset_of_a_brute_force_scan():
         assert lay.fit(b, iv) == (free[0] if free else None)
         prefer = int(rng.integers(0, 40))
         assert lay.fit(b, iv, prefer) == (prefer if prefer in free else free[0] if free else None)
+
+
+@pytest.mark.parametrize("mode,seed,factor", [("offload", 1, 0.99), ("placement", 7, 0.95)])
+def test_iterated_search_reaches_what_the_descent_cannot(mode, seed, factor):
+    """Where single and pair moves (and compaction) have converged, the
+    iterated search's kicks (a few buffers living together changed at
+    random, then descents) reach a faster valid solution; zero rounds are
+    the descent itself, and the same seed gives the same solution."""
+    inst = random_instance(seed, num_ops=24, num_args=3, mode=mode)
+    h = heuristic.assign(inst)
+    desc, st = localsearch.improve(inst, h, passes=20, pairs=True, compact=True)
+    assert st.stopped == "converged"
+    same, _ = localsearch.iterate(inst, h, rounds=0)
+    assert same.to_dict() == desc.to_dict()
+    out, st = localsearch.iterate(inst, h, rounds=20, seed=0)
+    v = validate(inst, out)
+    assert v.valid, v.summary()
+    assert v.estimated_time < validate(inst, desc).estimated_time * factor
+    assert st.final_time == pytest.approx(v.estimated_time, rel=1e-12)
+    again, _ = localsearch.iterate(inst, h, rounds=20, seed=0)
+    assert again.to_dict() == out.to_dict()
+
+
+def test_iterated_search_is_never_slower_than_its_descent():
+    """Every round starts from the best solution found and only a faster one
+    replaces it: on random instances of both modes the result is valid and
+    at most the descent's time."""
+    for mode in ("offload", "placement"):
+        for seed in range(3):
+            inst = random_instance(100 + seed, num_ops=30, num_args=4, mode=mode)
+            h = heuristic.assign(inst)
+            desc, _ = localsearch.improve(inst, h, passes=20, pairs=True, compact=True)
+            out, _ = localsearch.iterate(inst, h, rounds=5, seed=seed)
+            v = validate(inst, out)
+            assert v.valid, v.summary()
+            assert v.estimated_time <= validate(inst, desc).estimated_time * (1 + 1e-12)

@@ -13,10 +13,21 @@ METHODS = ("heuristic", "exact", "learned", "greedy", "random", "slow")
 def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int = 8, seed: int = 0,
                simulations: int | None = None, polish: int | None = None,
                polish_pairs: bool | None = None, repack: bool | None = None,
-               relax: bool | str | None = None, local_search: bool | None = None):
+               relax: bool | str | None = None, local_search: bool | None = None,
+               iterate: int | None = None):
     """``method``'s solution; ``repack`` (placement mode): then msa.repack,
     ``local_search``: then msa.localsearch (None: the learned agent's
-    default, off for the other methods)."""
+    default, off for the other methods); ``iterate``: then that many rounds
+    of msa.localsearch.iterate (None: the learned agent's default, off for
+    the other methods)."""
+    if method != "learned" and iterate:
+        from .learned.agent import ITERATE_KICK, LOCAL_SEARCH_PASSES
+        from .localsearch import iterate as run_iterate
+        sol = run_method(inst, method, time_limit=time_limit, num_workers=num_workers,
+                         seed=seed, simulations=simulations, polish=polish, repack=repack,
+                         local_search=local_search)
+        return run_iterate(inst, sol, rounds=iterate, kick=ITERATE_KICK, seed=seed,
+                           passes=LOCAL_SEARCH_PASSES)[0]
     if method != "learned" and local_search:
         from .learned.agent import LOCAL_SEARCH_COMPACT, LOCAL_SEARCH_PAIRS, LOCAL_SEARCH_PASSES
         from .localsearch import improve
@@ -38,7 +49,7 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
         use_compilation_cache()
         return learned.assign(inst, simulations=simulations, seed=seed, polish=polish,
                               polish_pairs=polish_pairs, repack=repack, relax=relax,
-                              local_search=local_search)
+                              local_search=local_search, iterate=iterate)
     if method == "exact":
         return exact.solve(inst, time_limit=time_limit, num_workers=num_workers, seed=seed).solution
     if method == "greedy":
@@ -60,7 +71,8 @@ def cmd_assign(args) -> int:
                          num_workers=args.num_workers, seed=args.seed,
                          simulations=args.simulations, polish=args.polish,
                          polish_pairs=args.polish_pairs, repack=args.repack,
-                         relax=args.relax, local_search=args.local_search)
+                         relax=args.relax, local_search=args.local_search,
+                         iterate=args.iterate)
     except MemfitError as e:
         print(f"memfit assign: {e}", file=sys.stderr)
         return 2
@@ -143,6 +155,13 @@ def add_subcommands(sub) -> None:
                         "above the 256-buffer bucket, where its game is not searched or "
                         "polished, and there also from the heuristic's solution, the faster "
                         "kept; off for the other methods)")
+    a.add_argument("--iterate", type=int, default=None, metavar="ROUNDS",
+                   help="then ROUNDS rounds of iterated local search "
+                        "(msa.localsearch.iterate: a few buffers living together changed at "
+                        "random, then descents; the best kept, never slower; 0 = off; "
+                        "default: for --method learned msa.learned.agent.ITERATE_ROUNDS "
+                        "on games of at most ITERATE_MAX_BUCKET buffers, off for the "
+                        "other methods)")
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("-o", "--output", default=None, help="solution JSON (default stdout)")
     a.set_defaults(func=cmd_assign)

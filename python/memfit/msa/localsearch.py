@@ -476,10 +476,93 @@ class _Search:
             self.offset[b] = at
             self._drop(b)
 
+    def state(self) -> tuple:
+        """The plans and offsets now (``restore`` returns to them)."""
+        return self.choice.copy(), dict(self.offset), self.best
+
+    def restore(self, state: tuple) -> None:
+        """Back to a ``state()``: the space and the clock rebuilt from its
+        plans and offsets (cheap at the sizes ``iterate`` runs on)."""
+        choice, offset, best = state
+        self.choice, self.offset = choice.copy(), dict(offset)
+        self.space = _Layout(self.inst) if self.inst.mode == "placement" else _Bytes(self.inst)
+        for b in range(self.inst.num_buffers):
+            self._drop(b)
+        self.current = {b: self.plan[b][self.choice[b]]
+                        for b in range(self.inst.num_buffers) if self.choice[b]}
+        self.clock = _Clock(self.inst, self.current)
+        self.best = best
+
+    def kick(self, rng: np.random.Generator, size: int) -> frozenset:
+        """A random change of ``size`` buffers whose lifetimes meet a random
+        buffer's (itself one of them), each to a random other plan of its
+        menu that fits (slow included), made whether it pays or not: the
+        coordinated changes the descent cannot reach one buffer at a time
+        start this way. Returns the buffers changed."""
+        bufs = self.inst.buffers
+        c = int(rng.integers(self.inst.num_buffers))
+        near = [b for b in range(self.inst.num_buffers)
+                if b != c and bufs[b].start <= bufs[c].end and bufs[c].start <= bufs[b].end]
+        pick = [c] + [int(b) for b in rng.permutation(near)[:size - 1]]
+        changed = set()
+        for b in pick:
+            self._lift(b)
+            options = []
+            for i, pl in enumerate(self.plan[b]):
+                if i == self.choice[b]:
+                    continue
+                at = self.space.fit(b, pl.intervals()) if i else None
+                if i == 0 or at is not None:
+                    options.append((i, at))
+            if not options:
+                self._drop(b)
+                continue
+            i, at = options[int(rng.integers(len(options)))]
+            self._set(b, i, at)
+            changed.add(b)
+        self.best = self.clock.time()
+        return frozenset(changed)
+
     def solution(self, sol: Solution) -> Solution:
         return Solution(self.inst.mode, sol.method,
                         [self.menus[b][int(self.choice[b])].assignment(b, self.offset[b])
                          for b in range(self.inst.num_buffers)], sol.notes)
+
+
+def _descend(s: _Search, passes: int, pairs: bool, compact: bool, deadline: float | None,
+             frozen: frozenset = frozenset()) -> None:
+    """Up to ``passes`` passes of best-improvement per buffer (``improve``'s
+    search, below) on ``s``, the buffers in ``frozen`` left as they are;
+    ``deadline``: a ``time.perf_counter()`` value, checked between buffers."""
+    stats = s.stats
+    compact = compact and s.inst.mode == "placement"
+    move, since_compaction = s.single, 1     # the start's layout is not compacted
+    for _ in range(passes):
+        stats.passes += 1
+        if move == s.compact:
+            s.compact()
+            stats.compactions += 1
+            move, since_compaction = s.single, 0
+            continue
+        changed = False
+        for b in s.order:
+            if deadline is not None and time.perf_counter() > deadline:
+                stats.stopped = "time limit"
+                return
+            if b not in frozen and move(b):
+                changed = True
+                stats.accepted += 1
+                since_compaction += 1
+        if changed:
+            move = s.single
+        elif pairs and move == s.single:
+            move = s.pair
+        elif compact and since_compaction:
+            move = s.compact
+        else:
+            stats.stopped = "converged"
+            return
+    stats.stopped = "passes"
 
 
 def improve(inst: Instance, sol: Solution, *, passes: int = 2, pairs: bool = False,
@@ -496,37 +579,44 @@ def improve(inst: Instance, sol: Solution, *, passes: int = 2, pairs: bool = Fal
     solution and what the search did."""
     t0 = time.perf_counter()
     s = _Search(inst, sol)
-    stats = s.stats
-    stats.stopped = "passes"
-    compact = compact and inst.mode == "placement"
-    move, since_compaction = s.single, 1     # the start's layout is not compacted
-    for _ in range(passes):
-        stats.passes += 1
-        if move == s.compact:
-            s.compact()
-            stats.compactions += 1
-            move, since_compaction = s.single, 0
-            continue
-        changed = False
-        for b in s.order:
-            if time_limit is not None and time.perf_counter() - t0 > time_limit:
-                stats.stopped = "time limit"
-                break
-            if move(b):
-                changed = True
-                stats.accepted += 1
-                since_compaction += 1
-        if stats.stopped == "time limit":
+    _descend(s, passes, pairs, compact, None if time_limit is None else t0 + time_limit)
+    return _finish(s, sol, t0)
+
+
+def _finish(s: _Search, sol: Solution, t0: float) -> tuple[Solution, Stats]:
+    s.stats.final_time = simulate(s.inst, s.current).estimated_time
+    s.stats.seconds = time.perf_counter() - t0
+    return s.solution(sol), s.stats
+
+
+def iterate(inst: Instance, sol: Solution, *, rounds: int, kick: tuple[int, int] = (2, 6),
+            seed: int = 0, passes: int = 20, pairs: bool = True, compact: bool = True,
+            time_limit: float | None = None, settle_pairs: bool = True) -> tuple[Solution, Stats]:
+    """Iterated local search: ``improve``'s descent from ``sol``, then
+    ``rounds`` times: from the best solution found, a kick (``_Search.kick``:
+    between ``kick[0]`` and ``kick[1]`` buffers living together changed at
+    random), a descent with the kicked buffers kept as kicked, a descent
+    with all free, and the result kept if it is faster than the best. Why:
+    the games the agent misses CP-SAT's optimum on are 4-10 coordinated
+    changes from it (docs/msa.md), each of them alone no faster, beyond the
+    one- and two-buffer moves of the descent and the game's polish. Seeded
+    (``seed``) and counted in rounds, so deterministic; never slower than
+    ``sol``'s descent (``time_limit``: stop between buffers once it has
+    passed)."""
+    t0 = time.perf_counter()
+    deadline = None if time_limit is None else t0 + time_limit
+    rng = np.random.default_rng(seed)
+    s = _Search(inst, sol)
+    _descend(s, passes, pairs, compact, deadline)
+    best = s.state()
+    for _ in range(rounds):
+        if deadline is not None and time.perf_counter() > deadline:
             break
-        if changed:
-            move = s.single
-        elif pairs and move == s.single:
-            move = s.pair
-        elif compact and since_compaction:
-            move = s.compact
-        else:
-            stats.stopped = "converged"
-            break
-    stats.final_time = simulate(inst, s.current).estimated_time
-    stats.seconds = time.perf_counter() - t0
-    return s.solution(sol), stats
+        s.restore(best)
+        frozen = s.kick(rng, int(rng.integers(kick[0], kick[1] + 1)))
+        _descend(s, passes, pairs and settle_pairs, compact and settle_pairs, deadline, frozen)
+        _descend(s, passes, pairs, compact, deadline)
+        if s.best < best[2] * (1 - 1e-9):
+            best = s.state()
+    s.restore(best)
+    return _finish(s, sol, t0)

@@ -385,6 +385,44 @@ def local_searched(batch: Batch, sols, rows: list, from_heuristic: bool | None =
     return out
 
 
+#: Iterated local search (msa.localsearch.iterate) as the last stage: its
+#: rounds per instance (0: off), the kick's buffer counts and the games'
+#: bucket it runs up to.
+ITERATE_ROUNDS = 0
+ITERATE_KICK = (2, 6)
+ITERATE_MAX_BUCKET = 64
+
+
+def iterate_rounds(batch: Batch, iterate: int | None) -> int:
+    """The iterated local search's rounds on this batch: ``iterate`` if
+    given (0: off), else ITERATE_ROUNDS on games of at most
+    ITERATE_MAX_BUCKET moves and none above."""
+    if iterate is not None:
+        return int(iterate)
+    return ITERATE_ROUNDS if batch.arrays.order.shape[1] <= ITERATE_MAX_BUCKET else 0
+
+
+def iterated(batch: Batch, sols, rows: list, rounds: int | None = None,
+             kick: tuple | None = None, seed: int = 0) -> list:
+    """``sols`` with each row that ``rows`` admits improved by
+    msa.localsearch.iterate (``rounds`` rounds, default ITERATE_ROUNDS;
+    kicks of ``kick`` buffers, default ITERATE_KICK; the descents as the
+    local search's settings; never slower: only a faster solution replaces
+    the best)."""
+    from ..localsearch import iterate
+    out = list(sols)
+    for i, spec in enumerate(batch.specs):
+        if rows[i]:
+            sol, _ = iterate(spec.inst, sols[i], seed=seed,
+                             rounds=ITERATE_ROUNDS if rounds is None else rounds,
+                             kick=ITERATE_KICK if kick is None else kick,
+                             passes=LOCAL_SEARCH_PASSES, pairs=LOCAL_SEARCH_PAIRS,
+                             compact=LOCAL_SEARCH_COMPACT)
+            sol.method, sol.notes = sols[i].method, sols[i].notes
+            out[i] = sol
+    return out
+
+
 def default_value_mode(batch: Batch, uniform: bool) -> str:
     big = batch.arrays.order.shape[1] > ROLLOUT_MAX_BUCKET
     return "zero" if uniform or (big and DEFAULT_VALUE == "rollout") else DEFAULT_VALUE
@@ -398,7 +436,7 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
                max_considered: int | None = None, policy_seed: bool | None = None,
                completions: tuple | None = None, polish_pairs: bool | None = None,
                repack: bool | None = None, relax: bool | str | None = None,
-               local_search: bool | None = None,
+               local_search: bool | None = None, iterate: int | None = None,
                return_actions: bool = False, return_raw: bool = False):
     """Plays every game of the batch; ``(solutions, wall seconds of the play)``
     (with ``return_actions``, also the games' moves [N, M], for ``polish``).
@@ -431,7 +469,10 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     with the pair stage as ``polish_pairs`` says). ``local_search``: the
     games then go through msa.localsearch (``local_search_rows``; default:
     above LOCAL_SEARCH_ABOVE_BUCKET moves, where nothing searches or polishes
-    them; ``local_searched``: from the heuristic's solution too)."""
+    them; ``local_searched``: from the heuristic's solution too). ``iterate``:
+    then that many rounds of msa.localsearch.iterate (``iterated``; default
+    ``iterate_rounds``: ITERATE_ROUNDS where the game is polished, up to
+    ITERATE_MAX_BUCKET moves)."""
     from . import play
     given = {k: v for k, v in locals().items()
              if k not in ("batch", "play", "return_actions", "return_raw")}
@@ -476,7 +517,7 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     sols, actions = after_search(batch, sols, actions, polish, method, only=only,
                                  completions=completions, polish_pairs=polish_pairs,
                                  repack=repack, relax=relax, local_search=local_search,
-                                 relax_play={**given, "params": net, "polish": polish})
+                                 iterate=iterate, relax_play={**given, "params": net, "polish": polish})
     wall = time.perf_counter() - t0
     out = (sols, wall) + ((actions,) if return_actions else ()) + ((raw,) if return_raw else ())
     return out
@@ -485,14 +526,17 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
 def after_search(batch: Batch, sols, actions, polish: int, method: str, *,
                  only: list | None = None, completions=None, polish_pairs: bool | None = None,
                  repack: bool | None = None, relax: bool | str | None = None,
-                 local_search: bool | None = None, relax_play: dict | None = None):
+                 local_search: bool | None = None, iterate: int | None = None,
+                 relax_play: dict | None = None):
     """The stages after the search (``play_batch``'s; one place for their
     order): ``polish`` passes (``_polish_stages``, with ``completions`` and
     ``polish_pairs``), then msa.repack (``repack``; default
     DEFAULT_REPACK where it polishes), then the offload relaxation
     (``relax``; default DEFAULT_RELAX where it polishes; "play" plays it
     with ``play_batch(**relax_play)``), then msa.localsearch on the rows
-    ``local_search_rows(batch, local_search)`` picks. ``sols``/``actions``: the search's
+    ``local_search_rows(batch, local_search)`` picks, then ``iterate_rounds(batch,
+    iterate)`` rounds of msa.localsearch.iterate where it polishes (``iterate``
+    given: on the rows ``only`` picks). ``sols``/``actions``: the search's
     games; ``only``: per instance, whether these stages run on it (default:
     all; ``polish_rows`` for the agent's default). Returns ``(solutions,
     actions)`` (the actions are the polished game's, not the repacked or
@@ -513,6 +557,9 @@ def after_search(batch: Batch, sols, actions, polish: int, method: str, *,
     ls_rows = local_search_rows(batch, local_search)
     if any(ls_rows):
         sols = local_searched(batch, sols, ls_rows)
+    rounds = iterate_rounds(batch, iterate if iterate is not None or polish > 0 else 0)
+    if rounds and any(rows):
+        sols = iterated(batch, sols, rows, rounds)
     return sols, actions
 
 
@@ -829,7 +876,7 @@ def default_simulations(inst) -> int:
 def assign(inst, *, simulations: int | None = None, checkpoint=None, seed: int = 0,
            polish: int | None = None, polish_pairs: bool | None = None,
            repack: bool | None = None, relax: bool | str | None = None,
-           local_search: bool | None = None):
+           local_search: bool | None = None, iterate: int | None = None):
     """A validated Solution for ``inst`` (an Instance) by the learned agent
     (``simulations``: default ``default_simulations(inst)``; ``polish``:
     local-improvement passes, default as ``play_batch``; ``polish_pairs``:
@@ -837,7 +884,8 @@ def assign(inst, *, simulations: int | None = None, checkpoint=None, seed: int =
     msa.repack after it, placement mode, default as ``play_batch``;
     ``relax``: placement mode, also use the offload relaxation, True or
     "play" / "polish", default as ``play_batch``; ``local_search``:
-    msa.localsearch after it, default as ``play_batch``)."""
+    msa.localsearch after it, default as ``play_batch``; ``iterate``: rounds
+    of msa.localsearch.iterate last, default as ``play_batch``)."""
     from ..validator import validate
     check_size(inst)
     if simulations is None:
@@ -845,7 +893,7 @@ def assign(inst, *, simulations: int | None = None, checkpoint=None, seed: int =
     params = load_params(checkpoint) if checkpoint is not None else None
     (sol,), _ = play_instances([inst], simulations=simulations, params=params, seed=seed,
                                polish=polish, polish_pairs=polish_pairs, repack=repack,
-                               relax=relax, local_search=local_search)
+                               relax=relax, local_search=local_search, iterate=iterate)
     sol.method = "learned"
     v = validate(inst, sol)
     if not v.valid:
