@@ -589,7 +589,7 @@ def _finish(s: _Search, sol: Solution, t0: float) -> tuple[Solution, Stats]:
     return s.solution(sol), s.stats
 
 
-def iterate(inst: Instance, sol: Solution, *, rounds: int, kick: tuple[int, int] = (2, 6),
+def iterate(inst: Instance, sol: Solution, *, rounds: int, kick: tuple[int, int] = (2, 10),
             seed: int = 0, passes: int = 20, pairs: bool = True, compact: bool = True,
             time_limit: float | None = None, settle_pairs: bool = True) -> tuple[Solution, Stats]:
     """Iterated local search: ``improve``'s descent from ``sol``, then
@@ -602,7 +602,8 @@ def iterate(inst: Instance, sol: Solution, *, rounds: int, kick: tuple[int, int]
     one- and two-buffer moves of the descent and the game's polish. Seeded
     (``seed``) and counted in rounds, so deterministic; never slower than
     ``sol``'s descent (``time_limit``: stop between buffers once it has
-    passed)."""
+    passed). ``settle_pairs=False``: the frozen descent uses single moves
+    only (cheaper, and slower results on the dev instances: docs/msa.md)."""
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + time_limit
     rng = np.random.default_rng(seed)
