@@ -532,7 +532,8 @@ class _Search:
 def _descend(s: _Search, passes: int, pairs: bool, compact: bool, deadline: float | None,
              frozen: frozenset = frozenset()) -> None:
     """Up to ``passes`` passes of best-improvement per buffer (``improve``'s
-    search, below) on ``s``, the buffers in ``frozen`` left as they are;
+    search, below) on ``s``; no move starts from a buffer in ``frozen``
+    (a pair move may still change one as the blocker it moves aside);
     ``deadline``: a ``time.perf_counter()`` value, checked between buffers."""
     stats = s.stats
     compact = compact and s.inst.mode == "placement"
@@ -595,7 +596,8 @@ def iterate(inst: Instance, sol: Solution, *, rounds: int, kick: tuple[int, int]
     """Iterated local search: ``improve``'s descent from ``sol``, then
     ``rounds`` times: from the best solution found, a kick (``_Search.kick``:
     between ``kick[0]`` and ``kick[1]`` buffers living together changed at
-    random), a descent with the kicked buffers kept as kicked, a descent
+    random), a descent in which no move starts from a kicked buffer (so it
+    does not simply undo the kick; ``_descend``'s ``frozen``), a descent
     with all free, and the result kept if it is faster than the best. Why:
     the games the agent misses CP-SAT's optimum on are 4-10 coordinated
     changes from it (docs/msa.md), each of them alone no faster, beyond the
