@@ -198,7 +198,7 @@ def test_agent_plays_placement_games_in_their_offload_relaxation():
     relaxed = agent.offload_relaxation(inst)
     assert relaxed.mode == "offload" and relaxed.buffers == inst.buffers
     batch = agent.encode_batch([inst])
-    kw = dict(simulations=0, polish=1, polish_pairs=False)
+    kw = dict(simulations=0, polish=1, polish_pairs=False, iterate=0)   # the relaxation alone
     (off,), _ = agent.play_batch(batch, relax=False, **kw)
     (on,), _ = agent.play_batch(batch, relax=True, **kw)
     v_on, v_off = validate(inst, on), validate(inst, off)
@@ -215,7 +215,7 @@ def test_agent_polishes_placement_plans_in_their_offload_relaxation(monkeypatch)
     from memfit.msa.learned import agent
     inst = random_instance(38, num_ops=18, num_args=3, mode="placement", capacity_fraction=0.4)
     batch = agent.encode_batch([inst])
-    kw = dict(simulations=0, polish=1, polish_pairs=False)
+    kw = dict(simulations=0, polish=1, polish_pairs=False, iterate=0)   # the relaxation alone
     (off,), _ = agent.play_batch(batch, relax=False, **kw)
     calls = []
     monkeypatch.setattr(agent, "relaxation_plans", lambda *a, **k: calls.append(a) or {})
