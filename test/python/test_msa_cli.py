@@ -84,6 +84,21 @@ def test_assign_passes_the_learned_options(tmp_path, monkeypatch):
         assert seen[-1]["iterate"] == want
 
 
+def test_iterate_refuses_a_negative_round_count(tmp_path, capsys):
+    """--iterate -3 (or a word) is a usage error that names the option, not a
+    silent run without the search."""
+    inst = random_instance(4, num_ops=14, mode="offload")
+    ip = tmp_path / "inst.json"
+    inst.save(ip)
+    for bad in ("-3", "many"):
+        with pytest.raises(SystemExit) as e:
+            main(["assign", str(ip), "--method", "heuristic", "--iterate", bad,
+                  "-o", str(tmp_path / "s.json")])
+        assert e.value.code == 2
+        assert "--iterate" in capsys.readouterr().err
+    assert not (tmp_path / "s.json").exists()
+
+
 def test_iterate_after_another_method(tmp_path):
     """--iterate N after a method other than learned: its solution through N
     rounds of msa.localsearch.iterate (seeded by --seed), never slower."""

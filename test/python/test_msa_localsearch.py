@@ -275,3 +275,15 @@ def test_iterated_search_is_never_slower_than_its_descent():
             v = validate(inst, out)
             assert v.valid, v.summary()
             assert v.estimated_time <= validate(inst, desc).estimated_time * (1 + 1e-12)
+
+
+def test_iterated_search_refuses_bad_rounds_and_kicks():
+    """A negative round count or a kick range that is empty or starts below
+    one buffer is a clear error, not a silent no-op."""
+    inst = random_instance(1, num_ops=12, num_args=2, mode="offload")
+    h = heuristic.assign(inst)
+    with pytest.raises(ValueError, match="rounds must be >= 0"):
+        localsearch.iterate(inst, h, rounds=-1)
+    for kick in ((0, 3), (5, 2)):
+        with pytest.raises(ValueError, match="kick must be"):
+            localsearch.iterate(inst, h, rounds=1, kick=kick)

@@ -61,6 +61,17 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
     raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
 
 
+def _rounds(text: str) -> int:
+    """--iterate's ROUNDS: a count, 0 or more."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of rounds >= 0, got {text!r}")
+    return n
+
+
 def cmd_assign(args) -> int:
     from ..errors import MemfitError
     from .instance import Instance
@@ -155,7 +166,7 @@ def add_subcommands(sub) -> None:
                         "above the 256-buffer bucket, where its game is not searched or "
                         "polished, and there also from the heuristic's solution, the faster "
                         "kept; off for the other methods)")
-    a.add_argument("--iterate", type=int, default=None, metavar="ROUNDS",
+    a.add_argument("--iterate", type=_rounds, default=None, metavar="ROUNDS",
                    help="then ROUNDS rounds of iterated local search "
                         "(msa.localsearch.iterate: a few buffers living together changed at "
                         "random, then descents; the best kept, never slower; 0 = off; "

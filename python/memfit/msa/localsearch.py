@@ -606,6 +606,11 @@ def iterate(inst: Instance, sol: Solution, *, rounds: int, kick: tuple[int, int]
     ``sol``'s descent (``time_limit``: stop between buffers once it has
     passed). ``settle_pairs=False``: the frozen descent uses single moves
     only (cheaper, and slower results on the dev instances: docs/msa.md)."""
+    if rounds < 0:
+        raise ValueError(f"localsearch.iterate: rounds must be >= 0, got {rounds}")
+    if not 1 <= kick[0] <= kick[1]:
+        raise ValueError(f"localsearch.iterate: kick must be (low, high) with 1 <= low <= high, "
+                         f"got {tuple(kick)}")
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + time_limit
     rng = np.random.default_rng(seed)
