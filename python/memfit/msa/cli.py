@@ -21,20 +21,16 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
     of msa.localsearch.iterate (None: the learned agent's default, off for
     the other methods)."""
     if method != "learned" and iterate:
-        from .learned.agent import ITERATE_KICK, LOCAL_SEARCH_PASSES
-        from .localsearch import iterate as run_iterate
+        from .learned.agent import iterated_search
         sol = run_method(inst, method, time_limit=time_limit, num_workers=num_workers,
                          seed=seed, simulations=simulations, polish=polish, repack=repack,
                          local_search=local_search)
-        return run_iterate(inst, sol, rounds=iterate, kick=ITERATE_KICK, seed=seed,
-                           passes=LOCAL_SEARCH_PASSES)[0]
+        return iterated_search(inst, sol, rounds=iterate, seed=seed)[0]
     if method != "learned" and local_search:
-        from .learned.agent import LOCAL_SEARCH_COMPACT, LOCAL_SEARCH_PAIRS, LOCAL_SEARCH_PASSES
-        from .localsearch import improve
+        from .learned.agent import local_search as agents_local_search
         sol = run_method(inst, method, time_limit=time_limit, num_workers=num_workers,
                          seed=seed, simulations=simulations, polish=polish, repack=repack)
-        return improve(inst, sol, passes=LOCAL_SEARCH_PASSES, pairs=LOCAL_SEARCH_PAIRS,
-                       compact=LOCAL_SEARCH_COMPACT)[0]
+        return agents_local_search(inst, sol)[0]
     if method != "learned" and repack and inst.mode == "placement":
         from .repack import repack as run_repack
         sol = run_method(inst, method, time_limit=time_limit, num_workers=num_workers,

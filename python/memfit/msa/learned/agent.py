@@ -410,22 +410,27 @@ def iterate_rounds(batch: Batch, iterate: int | None) -> int:
     return ITERATE_ROUNDS if batch.arrays.order.shape[1] <= ITERATE_MAX_BUCKET else 0
 
 
+def iterated_search(inst, sol, rounds: int | None = None, kick: tuple | None = None,
+                    seed: int = 0):
+    """``(solution, stats)``: msa.localsearch.iterate of ``sol`` with the
+    agent's settings (``rounds`` default ITERATE_ROUNDS, kicks of ``kick``
+    buffers default ITERATE_KICK, the descents as ``local_search``'s); the
+    one place the agent's stage and ``memfit assign --iterate`` share."""
+    from ..localsearch import iterate
+    return iterate(inst, sol, seed=seed, rounds=ITERATE_ROUNDS if rounds is None else rounds,
+                   kick=ITERATE_KICK if kick is None else kick, passes=LOCAL_SEARCH_PASSES,
+                   pairs=LOCAL_SEARCH_PAIRS, compact=LOCAL_SEARCH_COMPACT)
+
+
 def iterated(batch: Batch, sols, rows: list, rounds: int | None = None,
              kick: tuple | None = None, seed: int = 0) -> list:
     """``sols`` with each row that ``rows`` admits improved by
-    msa.localsearch.iterate (``rounds`` rounds, default ITERATE_ROUNDS;
-    kicks of ``kick`` buffers, default ITERATE_KICK; the descents as the
-    local search's settings; never slower: only a faster solution replaces
-    the best)."""
-    from ..localsearch import iterate
+    ``iterated_search`` (never slower: only a faster solution replaces the
+    best), each keeping its game's method and notes."""
     out = list(sols)
     for i, spec in enumerate(batch.specs):
         if rows[i]:
-            sol, _ = iterate(spec.inst, sols[i], seed=seed,
-                             rounds=ITERATE_ROUNDS if rounds is None else rounds,
-                             kick=ITERATE_KICK if kick is None else kick,
-                             passes=LOCAL_SEARCH_PASSES, pairs=LOCAL_SEARCH_PAIRS,
-                             compact=LOCAL_SEARCH_COMPACT)
+            sol, _ = iterated_search(spec.inst, sols[i], rounds, kick, seed)
             sol.method, sol.notes = sols[i].method, sols[i].notes
             out[i] = sol
     return out
@@ -565,7 +570,8 @@ def after_search(batch: Batch, sols, actions, polish: int, method: str, *,
     ls_rows = local_search_rows(batch, local_search)
     if any(ls_rows):
         sols = local_searched(batch, sols, ls_rows)
-    rounds = iterate_rounds(batch, iterate if iterate is not None or polish > 0 else 0)
+    # the default's rounds only where it polishes; a given count anywhere
+    rounds = iterate_rounds(batch, iterate) if iterate is not None or polish > 0 else 0
     if rounds and any(rows):
         sols = iterated(batch, sols, rows, rounds)
     return sols, actions
