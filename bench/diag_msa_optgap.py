@@ -40,7 +40,9 @@ every instance, ``rxpairs=0`` on none, default: its own gate, agent.RELAX_PAIR_M
 moves and placement compaction as agent.LOCAL_SEARCH_PAIRS and LOCAL_SEARCH_COMPACT say; sets
 16-17 were run before compaction), ``ls=2``: also from the heuristic's, the faster kept;
 ``ils=R``: last, R rounds of msa.localsearch.iterate (agent.iterated; ``kmax=K``: kicks of
-2 to K buffers, default agent.ITERATE_KICK).
+2 to K buffers, default agent.ITERATE_KICK; ``lay=L``: then, in placement mode, L layout
+rounds, localsearch.iterate's ``layout_rounds``: 0 unless given, so ``ils=200;kmax=10`` is
+the default before criterion X and ``ils=200;kmax=10;lay=200`` the default after it).
 Columns with the same settings but polish's share the search: it is played once (polish=0)
 and each column polishes that game; columns that differ only in ``pairs`` or ``repack``
 also share the polish. A column's CPU seconds are its whole cost (the shared search and
@@ -269,6 +271,7 @@ def main(argv=None) -> int:
             ls = kw.pop("ls", 0)      # then msa.localsearch (agent.local_searched): 1 own game, 2 also the heuristic's
             ils = kw.pop("ils", 0)    # then msa.localsearch.iterate (agent.iterated): its rounds
             kmax = kw.pop("kmax", None)   # ... its largest kick
+            lay = kw.pop("lay", 0)        # ... then its layout rounds (placement)
             kw.pop("relaxpairs", None)     # (set 7's log: the relaxed play has no pair stage now)
             key = tuple(sorted(kw.items()))
             if key not in searched:
@@ -345,7 +348,8 @@ def main(argv=None) -> int:
             if ils:
                 c6 = time.process_time()
                 kick = None if kmax is None else (2, kmax)
-                cols[m] = agent.iterated(batch, cols[m], [True] * len(idx), ils, kick)
+                cols[m] = agent.iterated(batch, cols[m], [True] * len(idx), ils, kick,
+                                         layout_rounds=lay)
                 cpu[m] += time.process_time() - c6
                 print(f"  {m}: iterated local search {time.process_time() - c6:.0f} s CPU",
                       file=sys.stderr, flush=True)

@@ -101,7 +101,8 @@ def test_iterate_refuses_a_negative_round_count(tmp_path, capsys):
 
 def test_iterate_after_another_method(tmp_path):
     """--iterate N after a method other than learned: its solution through N
-    rounds of msa.localsearch.iterate (seeded by --seed), never slower."""
+    rounds of msa.localsearch.iterate (seeded by --seed; in placement mode
+    then N layout rounds), never slower."""
     from memfit.msa import heuristic, localsearch
     from memfit.msa.learned.agent import ITERATE_KICK, LOCAL_SEARCH_PASSES
     inst = random_instance(7, num_ops=24, num_args=3, mode="placement")
@@ -111,7 +112,7 @@ def test_iterate_after_another_method(tmp_path):
     assert main(["assign", str(ip), "--method", "heuristic", "--iterate", "10",
                  "--seed", "2", "-o", str(sp)]) == 0
     want, _ = localsearch.iterate(inst, h, rounds=10, kick=ITERATE_KICK, seed=2,
-                                  passes=LOCAL_SEARCH_PASSES)
+                                  passes=LOCAL_SEARCH_PASSES, layout_rounds=10)
     assert Solution.load(sp).to_dict() == want.to_dict()
     assert validate(inst, want).estimated_time < validate(inst, h).estimated_time
 

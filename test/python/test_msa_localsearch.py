@@ -287,3 +287,82 @@ def test_iterated_search_refuses_bad_rounds_and_kicks():
     for kick in ((0, 3), (5, 2)):
         with pytest.raises(ValueError, match="kick must be"):
             localsearch.iterate(inst, h, rounds=1, kick=kick)
+
+
+def test_relayout_reaches_what_single_pair_and_compaction_moves_cannot():
+    """Placement mode: where single and pair moves and compaction have
+    converged, a relayout move (a faster change that fits the bytes but not
+    the layout, made to fit by re-placing the buffers in its way) reaches a
+    faster valid solution; the descent's ``relayout`` runs it (and does
+    nothing in offload mode, which has no layout)."""
+    inst = random_instance(1, num_ops=30, num_args=4, mode="placement")
+    h = heuristic.assign(inst)
+    conv, st = localsearch.improve(inst, h, passes=20, pairs=True, compact=True)
+    assert st.stopped == "converged"
+    s = localsearch._Search(inst, conv)
+    assert any(s.relayout(b) for b in s.order)
+    v = validate(inst, s.solution(conv))
+    assert v.valid, v.summary()
+    assert v.estimated_time < validate(inst, conv).estimated_time * (1 - 1e-6)
+    assert s.best == pytest.approx(v.estimated_time, rel=1e-12)
+    off = random_instance(1, num_ops=30, num_args=4, mode="offload")
+    s = localsearch._Search(off, heuristic.assign(off))
+    before = s.state()
+    localsearch._descend(s, 20, True, True, None, relayout=True)
+    t = localsearch._Search(off, heuristic.assign(off))
+    localsearch._descend(t, 20, True, True, None)
+    assert (s.choice == t.choice).all() and before[2] >= s.best
+
+
+def test_layout_kicks_keep_the_layout_valid():
+    """Ejections (a buffer to a fast plan, every buffer in its way made slow)
+    and neighbourhood re-layouts (buffers lifted and re-placed in a random
+    order) leave a valid layout, and between them they move fast buffers
+    into slow memory and move unkicked buffers' offsets."""
+    inst = random_instance(3, num_ops=60, num_args=4, mode="placement")
+    h = heuristic.assign(inst)
+    s = localsearch._Search(inst, h)
+    rng = np.random.default_rng(0)
+    evicted = relaid = 0
+    for k in range(30):
+        before = s.state()
+        kicked = s.eject(rng) if k % 2 else s.relayout_kick(rng, 3)
+        v = validate(inst, s.solution(h))
+        assert v.valid, v.summary()
+        assert s.best == pytest.approx(v.estimated_time, rel=1e-12)
+        choice, offset, _ = before
+        evicted += sum(1 for b in kicked if choice[b] and not s.choice[b])
+        relaid += sum(1 for b in range(inst.num_buffers) if b not in kicked and choice[b]
+                      and s.choice[b] == choice[b] and s.offset[b] != offset[b])
+        s.restore(before)
+    assert evicted and relaid
+
+
+def test_layout_rounds_reach_what_random_kicks_cannot():
+    """Placement mode: rounds of layout kicks after the random kicks' rounds
+    reach faster valid solutions on some random instances and are never
+    slower on any (they start from the random rounds' best and keep only a
+    faster one); the same seed gives the same solution; offload mode ignores
+    them; a negative count is refused."""
+    faster = 0
+    for seed in (200, 205, 210):
+        inst = random_instance(seed, num_ops=24, num_args=3, mode="placement",
+                               capacity_fraction=0.3)
+        h = heuristic.assign(inst)
+        a, _ = localsearch.iterate(inst, h, rounds=20, seed=0)
+        b, st = localsearch.iterate(inst, h, rounds=20, seed=0, layout_rounds=20)
+        va, vb = validate(inst, a), validate(inst, b)
+        assert vb.valid, vb.summary()
+        assert vb.estimated_time <= va.estimated_time * (1 + 1e-12)
+        assert st.final_time == pytest.approx(vb.estimated_time, rel=1e-12)
+        faster += vb.estimated_time < va.estimated_time * (1 - 1e-6)
+        if seed == 200:
+            again, _ = localsearch.iterate(inst, h, rounds=20, seed=0, layout_rounds=20)
+            assert again.to_dict() == b.to_dict()
+    assert faster >= 2
+    off = random_instance(200, num_ops=24, num_args=3, mode="offload")
+    h = heuristic.assign(off)
+    assert (localsearch.iterate(off, h, rounds=5, layout_rounds=5)[0].to_dict()
+            == localsearch.iterate(off, h, rounds=5)[0].to_dict())
+    with pytest.raises(ValueError, match="rounds must be >= 0"):
+        localsearch.iterate(off, h, rounds=1, layout_rounds=-1)

@@ -165,7 +165,9 @@ def add_subcommands(sub) -> None:
     a.add_argument("--iterate", type=_rounds, default=None, metavar="ROUNDS",
                    help="then ROUNDS rounds of iterated local search "
                         "(msa.localsearch.iterate: a few buffers living together changed at "
-                        "random, then descents; the best kept, never slower; 0 = off; "
+                        "random, then descents; the best kept, never slower; in placement "
+                        "mode then ROUNDS layout rounds: ejections and re-layouts of a "
+                        "neighbourhood; 0 = off; "
                         "default: for --method learned msa.learned.agent.ITERATE_ROUNDS "
                         "on games of at most ITERATE_MAX_BUCKET buffers, off for the "
                         "other methods)")

@@ -267,12 +267,15 @@ class _Bytes:
         for lo, hi in intervals:
             self.live[lo:hi + 1] -= self.inst.buffers[b].size
 
+    def fits_bytes(self, b: int, intervals) -> bool:
+        """Whether b's bytes fit over ``intervals`` beside the others'."""
+        size, cap = self.inst.buffers[b].size, self.inst.capacity
+        return all((self.live[lo:hi + 1] + size <= cap).all() for lo, hi in intervals)
+
     def fit(self, b: int, intervals, prefer=None):
         """True where b fits over ``intervals`` beside the others (offload
         mode has no offsets), else None."""
-        size, cap = self.inst.buffers[b].size, self.inst.capacity
-        ok = all((self.live[lo:hi + 1] + size <= cap).all() for lo, hi in intervals)
-        return True if ok else None
+        return True if self.fits_bytes(b, intervals) else None
 
 
 class _Layout(_Bytes):
@@ -297,16 +300,21 @@ class _Layout(_Bytes):
         super().remove(b, intervals)
         self.rects = self.rects[self.rects[:, 4] != b]
 
-    def fit(self, b: int, intervals, prefer=None):
-        """The offset b takes over ``intervals`` (``prefer`` if free), or None."""
-        if super().fit(b, intervals) is None:
-            return None
-        size, cap = self.inst.buffers[b].size, self.inst.capacity
+    def meeting(self, intervals) -> np.ndarray:
+        """Which rectangles meet ``intervals`` in time (a mask over ``rects``)."""
         r = self.rects
         meet = np.zeros(len(r), bool)
         for lo, hi in intervals:
             meet |= (r[:, 0] <= hi) & (lo <= r[:, 1])
-        y0, y1 = r[meet, 2], r[meet, 3]
+        return meet
+
+    def fit(self, b: int, intervals, prefer=None):
+        """The offset b takes over ``intervals`` (``prefer`` if free), or None."""
+        if not self.fits_bytes(b, intervals):
+            return None
+        size, cap = self.inst.buffers[b].size, self.inst.capacity
+        meet = self.meeting(intervals)
+        y0, y1 = self.rects[meet, 2], self.rects[meet, 3]
         if (prefer is not None and prefer + size <= cap
                 and not ((prefer < y1) & (y0 < prefer + size)).any()):
             return int(prefer)
@@ -332,6 +340,9 @@ def _lowest_gap(y0: np.ndarray, y1: np.ndarray, size: int, cap: int):
 
 #: Pair moves: the blockers tried per blocked change (largest first).
 PAIR_BLOCKERS = 4
+#: ``_Search.layout_kick``: the share of ejections (the rest re-lay out a
+#: neighbourhood); the mix the dev instances were searched with (docs/msa.md).
+EJECT_SHARE = 0.6
 
 
 class _Search:
@@ -499,29 +510,165 @@ class _Search:
         menu that fits (slow included), made whether it pays or not: the
         coordinated changes the descent cannot reach one buffer at a time
         start this way. Returns the buffers changed."""
-        bufs = self.inst.buffers
         c = int(rng.integers(self.inst.num_buffers))
-        near = [b for b in range(self.inst.num_buffers)
-                if b != c and bufs[b].start <= bufs[c].end and bufs[c].start <= bufs[b].end]
+        near = self._near(c)
         pick = [c] + [int(b) for b in rng.permutation(near)[:size - 1]]
         changed = set()
         for b in pick:
             self._lift(b)
-            options = []
-            for i, pl in enumerate(self.plan[b]):
-                if i == self.choice[b]:
-                    continue
-                at = self.space.fit(b, pl.intervals()) if i else None
-                if i == 0 or at is not None:
-                    options.append((i, at))
-            if not options:
-                self._drop(b)
-                continue
-            i, at = options[int(rng.integers(len(options)))]
-            self._set(b, i, at)
-            changed.add(b)
+            if self._random_plan(b, rng, other=True):
+                changed.add(b)
         self.best = self.clock.time()
         return frozenset(changed)
+
+    def _near(self, c: int) -> list[int]:
+        """The buffers other than c whose lifetimes meet c's."""
+        bufs = self.inst.buffers
+        return [b for b in range(self.inst.num_buffers)
+                if b != c and bufs[b].start <= bufs[c].end and bufs[c].start <= bufs[b].end]
+
+    def _random_plan(self, b: int, rng: np.random.Generator, other: bool) -> bool:
+        """b (lifted) to a random plan of its menu that fits at the lowest
+        free offset, slow included (``other``: not its current plan), then
+        dropped; False (b dropped as it was) when there is none."""
+        options = []
+        for i, pl in enumerate(self.plan[b]):
+            if other and i == self.choice[b]:
+                continue
+            at = self.space.fit(b, pl.intervals()) if i else None
+            if i == 0 or at is not None:
+                options.append((i, at))
+        if not options:
+            self._drop(b)
+            return False
+        i, at = options[int(rng.integers(len(options)))]
+        self._set(b, i, at)
+        return True
+
+    def layout_kick(self, rng: np.random.Generator, size: int) -> frozenset:
+        """Placement mode's kick (``iterate``'s layout rounds): an ejection
+        with probability EJECT_SHARE, else a re-layout of a neighbourhood.
+        Returns the buffers changed."""
+        if rng.random() < EJECT_SHARE:
+            return self.eject(rng)
+        return self.relayout_kick(rng, size)
+
+    def eject(self, rng: np.random.Generator) -> frozenset:
+        """A random buffer to a random other fast plan at one of the offsets
+        it could take (0 or the top of a rectangle it meets in time; half the
+        time one that evicts the fewest bytes), every fast buffer in its way
+        made slow: the trade of one large buffer for several small ones that
+        CP-SAT's placement optima make and that moves of one or two buffers
+        at fixed offsets cannot (docs/msa.md, *Layout rounds*). Returns it
+        and the evicted buffers (the next descent refills the space around
+        them)."""
+        b = int(rng.integers(self.inst.num_buffers))
+        fast = [i for i in range(1, len(self.plan[b])) if i != self.choice[b]]
+        if not fast:
+            return self.kick(rng, 1)
+        i = fast[int(rng.integers(len(fast)))]
+        ivs = self.plan[b][i].intervals()
+        size, cap = self.inst.buffers[b].size, self.inst.capacity
+        self._lift(b)
+        r = self.space.rects
+        meet = self.space.meeting(ivs)
+        ys = [y for y in sorted({0} | {int(y) for y in r[meet, 3]}) if y + size <= cap]
+        if not ys:
+            self._drop(b)
+            return frozenset()
+        evicted = {y: sorted({int(c) for c in r[meet & (r[:, 2] < y + size) & (y < r[:, 3]), 4]})
+                   for y in ys}
+        if rng.random() < 0.5:
+            cost = {y: sum(self.inst.buffers[c].size for c in evicted[y]) for y in ys}
+            ys = [y for y in ys if cost[y] == min(cost.values())]
+        y = ys[int(rng.integers(len(ys)))]
+        for c in evicted[y]:
+            self._lift(c)
+            self._set(c, 0, None)
+        self._set(b, i, y)
+        self.best = self.clock.time()
+        return frozenset([b, *evicted[y]])
+
+    def relayout_kick(self, rng: np.random.Generator, size: int) -> frozenset:
+        """A random buffer and ``size - 1`` others whose lifetimes meet its
+        lifetime to random other plans, and every fast buffer living with it
+        lifted and re-placed with them in a random order, each at the lowest
+        free offset (its plan kept where it still fits, else a random one
+        that does): a kick that moves the layout, where ``kick`` keeps every
+        unkicked buffer where it is. Returns the buffers whose plans changed."""
+        c = int(rng.integers(self.inst.num_buffers))
+        near = self._near(c)
+        pick = {c, *(int(b) for b in rng.permutation(near)[:size - 1])}
+        moved = sorted(pick | {b for b in near if self.choice[b]})
+        moved = [int(b) for b in rng.permutation(moved)]
+        for b in moved:
+            self._lift(b)
+        changed = set()
+        for b in moved:
+            if b not in pick and self.choice[b]:
+                at = self.space.fit(b, self.intervals(b))
+                if at is not None:
+                    self.offset[b] = at
+                    self._drop(b)
+                    continue
+            if self._random_plan(b, rng, other=b in pick):
+                changed.add(b)
+        self.best = self.clock.time()
+        return frozenset(changed)
+
+    def relayout(self, b: int) -> bool:
+        """Placement: b's fastest change that fits the bytes but not the
+        layout, made to fit by re-placing the fast buffers in its way (b at
+        the lowest free offset among the others, then they, in the order of
+        their offsets or else by decreasing size, each at the lowest free
+        offset): a move of one plan and several offsets."""
+        self._lift(b)
+        cands = []
+        for i, pl in enumerate(self.plan[b]):
+            ivs = pl.intervals()
+            if (i == 0 or i == self.choice[b] or not self.space.fits_bytes(b, ivs)
+                    or self.space.fit(b, ivs, self.offset[b]) is not None):
+                continue
+            t = self._time([(b, i)])
+            if t < self.best * (1 - 1e-9):
+                cands.append((t, i))
+        for t, i in sorted(cands):
+            ivs = self.plan[b][i].intervals()
+            way = sorted({int(c) for c in self.space.rects[self.space.meeting(ivs), 4]})
+            for order in (sorted(way, key=lambda c: (self.offset[c], c)),
+                          sorted(way, key=lambda c: (-self.inst.buffers[c].size, c))):
+                placed = self._place_first(b, ivs, order)
+                if placed is not None:
+                    for c in way:
+                        self._lift(c)
+                        self.offset[c] = placed[c]
+                        self._drop(c)
+                    self._set(b, i, placed[b])
+                    self.best = t
+                    return True
+        self._drop(b)
+        return False
+
+    def _place_first(self, b: int, ivs, order: list[int]) -> dict | None:
+        """The offsets of b (lifted, over ``ivs``) and of the buffers of
+        ``order`` when they are lifted and re-placed, b first, each at the
+        lowest free offset, or None where one does not fit; the space is
+        left as it was either way."""
+        for c in order:
+            self._lift(c)
+        placed, put = {}, []
+        for c, iv in [(b, ivs)] + [(c, self.intervals(c)) for c in order]:
+            at = self.space.fit(c, iv)
+            if at is None:
+                break
+            self.space.add(c, iv, at)
+            placed[c] = at
+            put.append((c, iv))
+        for c, iv in put:
+            self.space.remove(c, iv)
+        for c in order:
+            self._drop(c)
+        return placed if len(placed) == len(order) + 1 else None
 
     def solution(self, sol: Solution) -> Solution:
         return Solution(self.inst.mode, sol.method,
@@ -530,13 +677,16 @@ class _Search:
 
 
 def _descend(s: _Search, passes: int, pairs: bool, compact: bool, deadline: float | None,
-             frozen: frozenset = frozenset()) -> None:
+             frozen: frozenset = frozenset(), relayout: bool = False) -> None:
     """Up to ``passes`` passes of best-improvement per buffer (``improve``'s
     search, below) on ``s``; no move starts from a buffer in ``frozen``
     (a pair move may still change one as the blocker it moves aside);
-    ``deadline``: a ``time.perf_counter()`` value, checked between buffers."""
+    ``deadline``: a ``time.perf_counter()`` value, checked between buffers;
+    ``relayout`` (placement): a pass of ``_Search.relayout`` moves after the
+    single and pair moves stop paying, before a compaction."""
     stats = s.stats
     compact = compact and s.inst.mode == "placement"
+    relayout = relayout and s.inst.mode == "placement"
     move, since_compaction = s.single, 1     # the start's layout is not compacted
     for _ in range(passes):
         stats.passes += 1
@@ -558,6 +708,8 @@ def _descend(s: _Search, passes: int, pairs: bool, compact: bool, deadline: floa
             move = s.single
         elif pairs and move == s.single:
             move = s.pair
+        elif relayout and move in (s.single, s.pair):
+            move = s.relayout
         elif compact and since_compaction:
             move = s.compact
         else:
@@ -592,7 +744,8 @@ def _finish(s: _Search, sol: Solution, t0: float) -> tuple[Solution, Stats]:
 
 def iterate(inst: Instance, sol: Solution, *, rounds: int, kick: tuple[int, int] = (2, 10),
             seed: int = 0, passes: int = 20, pairs: bool = True, compact: bool = True,
-            time_limit: float | None = None, settle_pairs: bool = True) -> tuple[Solution, Stats]:
+            time_limit: float | None = None, settle_pairs: bool = True,
+            layout_rounds: int = 0) -> tuple[Solution, Stats]:
     """Iterated local search: ``improve``'s descent from ``sol``, then
     ``rounds`` times: from the best solution found, a kick (``_Search.kick``:
     between ``kick[0]`` and ``kick[1]`` buffers living together changed at
@@ -605,9 +758,17 @@ def iterate(inst: Instance, sol: Solution, *, rounds: int, kick: tuple[int, int]
     (``seed``) and counted in rounds, so deterministic; never slower than
     ``sol``'s descent (``time_limit``: stop between buffers once it has
     passed). ``settle_pairs=False``: the frozen descent uses single moves
-    only (cheaper, and slower results on the dev instances: docs/msa.md)."""
-    if rounds < 0:
-        raise ValueError(f"localsearch.iterate: rounds must be >= 0, got {rounds}")
+    only (cheaper, and slower results on the dev instances: docs/msa.md).
+
+    ``layout_rounds`` (placement mode; ignored in offload mode): then that
+    many rounds more from the best, each kicked by ``_Search.layout_kick``
+    (an ejection or a re-layout of a neighbourhood: the layouts CP-SAT's
+    placement optima have, which kicks at fixed offsets do not reach) and
+    descended with ``_Search.relayout`` moves too, drawn from a generator of
+    their own seeded by ``seed``."""
+    if rounds < 0 or layout_rounds < 0:
+        raise ValueError(f"localsearch.iterate: rounds must be >= 0, got {rounds} "
+                         f"and {layout_rounds} layout rounds")
     if not 1 <= kick[0] <= kick[1]:
         raise ValueError(f"localsearch.iterate: kick must be (low, high) with 1 <= low <= high, "
                          f"got {tuple(kick)}")
@@ -617,14 +778,37 @@ def iterate(inst: Instance, sol: Solution, *, rounds: int, kick: tuple[int, int]
     s = _Search(inst, sol)
     _descend(s, passes, pairs, compact, deadline)
     best = s.state()
+    best = _rounds(s, best, rounds, rng, lambda: s.kick(rng, _kick_size(rng, kick)),
+                   settle_pairs, passes, pairs, compact, deadline)
+    if layout_rounds and inst.mode == "placement":
+        rng = np.random.default_rng(seed)
+        s.restore(best)
+        _descend(s, passes, pairs, compact, deadline, relayout=True)
+        best = min(best, s.state(), key=lambda st: st[2])
+        best = _rounds(s, best, layout_rounds, rng,
+                       lambda: s.layout_kick(rng, _kick_size(rng, kick)),
+                       True, passes, pairs, compact, deadline, relayout=True)
+    s.restore(best)
+    return _finish(s, sol, t0)
+
+
+def _kick_size(rng: np.random.Generator, kick: tuple[int, int]) -> int:
+    return int(rng.integers(kick[0], kick[1] + 1))
+
+
+def _rounds(s: _Search, best: tuple, rounds: int, rng, kick, settle_pairs: bool, passes: int,
+            pairs: bool, compact: bool, deadline: float | None, relayout: bool = False) -> tuple:
+    """``iterate``'s rounds from the state ``best``: each a ``kick()``, a
+    descent in which no move starts from a kicked buffer, a free descent;
+    returns the fastest state seen (``best`` when none was faster)."""
     for _ in range(rounds):
         if deadline is not None and time.perf_counter() > deadline:
             break
         s.restore(best)
-        frozen = s.kick(rng, int(rng.integers(kick[0], kick[1] + 1)))
-        _descend(s, passes, pairs and settle_pairs, compact and settle_pairs, deadline, frozen)
-        _descend(s, passes, pairs, compact, deadline)
+        frozen = kick()
+        _descend(s, passes, pairs and settle_pairs, compact and settle_pairs, deadline, frozen,
+                 relayout)
+        _descend(s, passes, pairs, compact, deadline, relayout=relayout)
         if s.best < best[2] * (1 - 1e-9):
             best = s.state()
-    s.restore(best)
-    return _finish(s, sol, t0)
+    return best

@@ -399,6 +399,13 @@ def local_searched(batch: Batch, sols, rows: list, from_heuristic: bool | None =
 ITERATE_ROUNDS = 200
 ITERATE_KICK = (2, 10)
 ITERATE_MAX_BUCKET = 64
+#: Placement mode: then ITERATE_LAYOUT_ROUNDS rounds of layout kicks
+#: (localsearch.iterate's ``layout_rounds``: ejections and re-layouts of a
+#: neighbourhood, relayout moves in the descents). Why: the misses left
+#: after criterion W were placement layouts CP-SAT reaches by trading one
+#: large buffer for several small ones. Criterion X (docs/msa.md, *Layout
+#: rounds*; rule written before the run).
+ITERATE_LAYOUT_ROUNDS = 200
 
 
 def iterate_rounds(batch: Batch, iterate: int | None) -> int:
@@ -411,26 +418,32 @@ def iterate_rounds(batch: Batch, iterate: int | None) -> int:
 
 
 def iterated_search(inst, sol, rounds: int | None = None, kick: tuple | None = None,
-                    seed: int = 0):
+                    seed: int = 0, layout_rounds: int | None = None):
     """``(solution, stats)``: msa.localsearch.iterate of ``sol`` with the
     agent's settings (``rounds`` default ITERATE_ROUNDS, kicks of ``kick``
-    buffers default ITERATE_KICK, the descents as ``local_search``'s); the
-    one place the agent's stage and ``memfit assign --iterate`` share."""
+    buffers default ITERATE_KICK, the descents as ``local_search``'s; in
+    placement mode then ``layout_rounds`` layout rounds, default
+    ITERATE_LAYOUT_ROUNDS, or ``rounds`` where that is given); the one place
+    the agent's stage and ``memfit assign --iterate`` share."""
     from ..localsearch import iterate
+    if layout_rounds is None:
+        layout_rounds = ITERATE_LAYOUT_ROUNDS if rounds is None else rounds
     return iterate(inst, sol, seed=seed, rounds=ITERATE_ROUNDS if rounds is None else rounds,
                    kick=ITERATE_KICK if kick is None else kick, passes=LOCAL_SEARCH_PASSES,
-                   pairs=LOCAL_SEARCH_PAIRS, compact=LOCAL_SEARCH_COMPACT)
+                   pairs=LOCAL_SEARCH_PAIRS, compact=LOCAL_SEARCH_COMPACT,
+                   layout_rounds=layout_rounds)
 
 
 def iterated(batch: Batch, sols, rows: list, rounds: int | None = None,
-             kick: tuple | None = None, seed: int = 0) -> list:
+             kick: tuple | None = None, seed: int = 0,
+             layout_rounds: int | None = None) -> list:
     """``sols`` with each row that ``rows`` admits improved by
     ``iterated_search`` (never slower: only a faster solution replaces the
     best), each keeping its game's method and notes."""
     out = list(sols)
     for i, spec in enumerate(batch.specs):
         if rows[i]:
-            sol, _ = iterated_search(spec.inst, sols[i], rounds, kick, seed)
+            sol, _ = iterated_search(spec.inst, sols[i], rounds, kick, seed, layout_rounds)
             sol.method, sol.notes = sols[i].method, sols[i].notes
             out[i] = sol
     return out
