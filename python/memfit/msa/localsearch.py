@@ -26,6 +26,13 @@ gathered at the top) and the passes go on (the learned agent's default above
 the 256-move bucket since criterion U2, docs/msa.md); msa.repack
 is the placement search that also moves the others (relayouts, the exact
 packer), at a cost that grows much faster.
+
+``iterate`` runs the descent again and again from random kicks (an iterated
+local search); in placement mode its ``layout_rounds`` kick the layout too
+(``_Search.eject``: one buffer into fast memory, every buffer in its way
+out; ``_Search.relayout_kick``: a neighbourhood re-placed in a random order)
+and descend with ``_Search.relayout`` moves (a change that fits the bytes
+but not the layout, made to fit by re-placing the buffers in its way).
 """
 from __future__ import annotations
 
