@@ -41,8 +41,8 @@ moves and placement compaction as agent.LOCAL_SEARCH_PAIRS and LOCAL_SEARCH_COMP
 16-17 were run before compaction), ``ls=2``: also from the heuristic's, the faster kept;
 ``ils=R``: last, R rounds of msa.localsearch.iterate (agent.iterated; ``kmax=K``: kicks of
 2 to K buffers, default agent.ITERATE_KICK; ``lay=L``: then, in placement mode, L layout
-rounds, localsearch.iterate's ``layout_rounds``: 0 unless given, so ``ils=200;kmax=10`` is
-the default before criterion X and ``ils=200;kmax=10;lay=200`` the default after it).
+rounds, localsearch.iterate's ``layout_rounds``: 0 unless given; ``ils=200;kmax=10`` is the
+default's stage and ``ils=200;kmax=10;lay=200`` criterion X's, not in the default).
 Columns with the same settings but polish's share the search: it is played once (polish=0)
 and each column polishes that game; columns that differ only in ``pairs`` or ``repack``
 also share the polish. A column's CPU seconds are its whole cost (the shared search and
