@@ -102,44 +102,45 @@ def test_iterate_refuses_a_negative_round_count(tmp_path, capsys):
 def test_iterate_after_another_method(tmp_path):
     """--iterate N after a method other than learned: its solution through N
     rounds of msa.localsearch.iterate (seeded by --seed), never slower."""
-    from memfit.msa import heuristic, localsearch
-    from memfit.msa.learned.agent import ITERATE_KICK, LOCAL_SEARCH_PASSES
     inst = random_instance(7, num_ops=24, num_args=3, mode="placement")
+    h, got = _after_heuristic(tmp_path, inst, "--iterate", "10", "--seed", "2")
+    want = _iterated(inst, h, seed=2, rounds=10)
+    assert got.to_dict() == want.to_dict()
+    assert validate(inst, want).estimated_time < validate(inst, h).estimated_time
+
+
+def _after_heuristic(tmp_path, inst, *options):
+    """``(heuristic's solution, memfit assign --method heuristic OPTIONS's)``."""
+    from memfit.msa import heuristic
     ip, sp = tmp_path / "inst.json", tmp_path / "s.json"
     inst.save(ip)
-    h = heuristic.assign(inst)
-    assert main(["assign", str(ip), "--method", "heuristic", "--iterate", "10",
-                 "--seed", "2", "-o", str(sp)]) == 0
-    want, _ = localsearch.iterate(inst, h, rounds=10, kick=ITERATE_KICK, seed=2,
-                                  passes=LOCAL_SEARCH_PASSES)
-    assert Solution.load(sp).to_dict() == want.to_dict()
-    assert validate(inst, want).estimated_time < validate(inst, h).estimated_time
+    assert main(["assign", str(ip), "--method", "heuristic", *options, "-o", str(sp)]) == 0
+    return heuristic.assign(inst), Solution.load(sp)
+
+
+def _iterated(inst, sol, **kwargs):
+    """msa.localsearch.iterate with the agent's kicks and passes."""
+    from memfit.msa import localsearch
+    from memfit.msa.learned.agent import ITERATE_KICK, LOCAL_SEARCH_PASSES
+    return localsearch.iterate(inst, sol, kick=ITERATE_KICK, passes=LOCAL_SEARCH_PASSES,
+                               **kwargs)[0]
 
 
 def test_layout_rounds_after_a_method(tmp_path):
     """--layout-rounds N: the method's solution through N layout rounds of
     msa.localsearch.iterate (placement mode; seeded by --seed), never slower;
     ignored in offload mode; a negative count is a usage error."""
-    from memfit.msa import heuristic, localsearch
-    from memfit.msa.learned.agent import ITERATE_KICK, LOCAL_SEARCH_PASSES
     inst = random_instance(200, num_ops=24, num_args=3, mode="placement",
                            capacity_fraction=0.3)
-    ip, sp = tmp_path / "inst.json", tmp_path / "s.json"
-    inst.save(ip)
-    h = heuristic.assign(inst)
-    assert main(["assign", str(ip), "--method", "heuristic", "--layout-rounds", "10",
-                 "--seed", "1", "-o", str(sp)]) == 0
-    want, _ = localsearch.iterate(inst, h, rounds=0, kick=ITERATE_KICK, seed=1,
-                                  passes=LOCAL_SEARCH_PASSES, layout_rounds=10)
-    assert Solution.load(sp).to_dict() == want.to_dict()
-    assert validate(inst, want).estimated_time <= validate(inst, h).estimated_time
+    h, got = _after_heuristic(tmp_path, inst, "--layout-rounds", "10", "--seed", "1")
+    want = _iterated(inst, h, seed=1, rounds=0, layout_rounds=10)
+    assert got.to_dict() == want.to_dict()
+    assert validate(inst, want).estimated_time < validate(inst, h).estimated_time
     off = random_instance(200, num_ops=24, num_args=3, mode="offload")
-    off.save(ip)
-    assert main(["assign", str(ip), "--method", "heuristic", "--layout-rounds", "10",
-                 "-o", str(sp)]) == 0
-    assert Solution.load(sp).to_dict() == heuristic.assign(off).to_dict()
+    h, got = _after_heuristic(tmp_path, off, "--layout-rounds", "10")
+    assert got.to_dict() == h.to_dict()
     with pytest.raises(SystemExit):
-        main(["assign", str(ip), "--layout-rounds", "-2"])
+        main(["assign", str(tmp_path / "inst.json"), "--layout-rounds", "-2"])
 
 
 @pytest.mark.parametrize("mode,ops", [("offload", 60), ("placement", 30)])
