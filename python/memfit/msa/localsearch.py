@@ -587,7 +587,8 @@ class _Search:
                    for y in ys}
         if rng.random() < 0.5:
             cost = {y: sum(self.inst.buffers[c].size for c in evicted[y]) for y in ys}
-            ys = [y for y in ys if cost[y] == min(cost.values())]
+            least = min(cost.values())
+            ys = [y for y in ys if cost[y] == least]
         y = ys[int(rng.integers(len(ys)))]
         for c in evicted[y]:
             self._lift(c)
@@ -785,15 +786,14 @@ def iterate(inst: Instance, sol: Solution, *, rounds: int, kick: tuple[int, int]
     s = _Search(inst, sol)
     _descend(s, passes, pairs, compact, deadline)
     best = s.state()
-    best = _rounds(s, best, rounds, rng, lambda: s.kick(rng, _kick_size(rng, kick)),
+    best = _rounds(s, best, rounds, lambda: s.kick(rng, _kick_size(rng, kick)),
                    settle_pairs, passes, pairs, compact, deadline)
     if layout_rounds and inst.mode == "placement":
         rng = np.random.default_rng(seed)
         s.restore(best)
         _descend(s, passes, pairs, compact, deadline, relayout=True)
         best = min(best, s.state(), key=lambda st: st[2])
-        best = _rounds(s, best, layout_rounds, rng,
-                       lambda: s.layout_kick(rng, _kick_size(rng, kick)),
+        best = _rounds(s, best, layout_rounds, lambda: s.layout_kick(rng, _kick_size(rng, kick)),
                        True, passes, pairs, compact, deadline, relayout=True)
     s.restore(best)
     return _finish(s, sol, t0)
@@ -803,7 +803,7 @@ def _kick_size(rng: np.random.Generator, kick: tuple[int, int]) -> int:
     return int(rng.integers(kick[0], kick[1] + 1))
 
 
-def _rounds(s: _Search, best: tuple, rounds: int, rng, kick, settle_pairs: bool, passes: int,
+def _rounds(s: _Search, best: tuple, rounds: int, kick, settle_pairs: bool, passes: int,
             pairs: bool, compact: bool, deadline: float | None, relayout: bool = False) -> tuple:
     """``iterate``'s rounds from the state ``best``: each a ``kick()``, a
     descent in which no move starts from a kicked buffer, a free descent;
