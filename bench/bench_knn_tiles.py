@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import re
 import statistics
 import time
@@ -61,6 +62,8 @@ from jax import lax
 
 import memfit
 from memfit.measure import ACCOUNTING_OPTIONS, cpu_model, xla_bytes
+
+import _results  # noqa: E402  (this script's folder is on sys.path)
 
 MiB = 1024 * 1024
 
@@ -323,6 +326,7 @@ def sweep(a, q, x):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    _results.add_write_flag(ap)
     ap.add_argument("--n", type=int, default=200_000)
     ap.add_argument("--m", type=int, default=2_000)
     ap.add_argument("--d", type=int, default=32)
@@ -405,4 +409,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(_results.run(main, __file__))

@@ -31,6 +31,8 @@ import sys
 import time
 from pathlib import Path
 
+import _results  # noqa: E402  (this script's folder is on sys.path)
+
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type=")
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = (300, 1400)
@@ -180,6 +182,7 @@ def print_step(rows, title: str, before: str, after: str) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _results.add_write_flag(ap)
     ap.add_argument("--start", type=int, default=72_000)
     ap.add_argument("--count", type=int, default=8)
     ap.add_argument("--mode", choices=("offload", "placement"), default="offload")
@@ -209,4 +212,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_results.run(main, __file__))

@@ -18,6 +18,16 @@ solution goes through the validator (an invalid one stops the bench).
     .venv/bin/python bench/bench_msa_learned.py [--simulations 16] [--time-limit 10]
         [--num-workers 2] [--only cnn_train,sgpr] [--methods ...] [--json out.json]
     .venv/bin/python bench/bench_msa_learned.py --merge part1.json part2.json
+    .venv/bin/python bench/bench_msa_learned.py --fresh 1252-1263 --synthetic-start 70252 \
+        --time-limit 60 --methods unibest,policy,raw,default
+
+``--fresh SEEDS`` plays a generated set instead of the held-out programs:
+the random jax programs of memfit.msa.learned.programs with those seeds
+(training uses seeds from 0) and ``--synthetic`` synthetic instances with
+ids from ``--synthetic-start`` (training uses 50,000 on), up to
+``--max-buffers`` buffers. A seed range never run before is a fresh set for
+judging what earlier sets were used to choose; CP-SAT at 60 s proves most
+of their optima.
 
 The searches play the instances of one shape class as one vmapped batch; a
 learned method's wall time per instance is (encoding + the batch's play,
@@ -33,6 +43,8 @@ import os
 import sys
 import time
 from pathlib import Path
+
+import _results  # noqa: E402  (this script's folder is on sys.path)
 
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type=")
 ROOT = Path(__file__).resolve().parents[1]
@@ -225,8 +237,35 @@ def learned_rows(insts, sims: int, methods, passes: int, params=None):
     return out
 
 
+def fresh_instances(seeds, synthetic: int, synthetic_start: int, max_buffers: int):
+    """``[(name, Instance)]``: the random programs of ``seeds`` (exported as
+    `memfit export-buffers` does, cached under bench/out/msa_fresh/) and
+    ``synthetic`` synthetic instances with ids from ``synthetic_start``, up
+    to ``max_buffers`` buffers."""
+    from memfit.msa.instance import Instance
+    from memfit.msa.learned import programs
+    from memfit.msa.synthetic import random_instance
+    cache = ROOT / "bench/out/msa_fresh"
+    cache.mkdir(parents=True, exist_ok=True)
+    out = []
+    for seed in seeds:
+        files = sorted(cache.glob(f"random-*-{seed}-*.json"))
+        if not files:
+            for inst in programs.training_instances([seed]):
+                (cache / f"{inst.program}-{inst.mode}.json").write_text(json.dumps(inst.to_dict()))
+            files = sorted(cache.glob(f"random-*-{seed}-*.json"))
+        out += [(f.stem, Instance.load(f)) for f in files]
+    for i in range(synthetic_start - 70_000, synthetic_start - 70_000 + synthetic):
+        mode = ("placement", "offload")[i % 2]
+        inst = random_instance(70_000 + i, num_ops=24 + (i * 7) % 33, num_args=2 + i % 6,
+                               mode=mode, capacity_fraction=0.2 + 0.4 * ((i * 5) % 9) / 8)
+        out.append((f"synthetic-{70_000 + i}-{mode}", inst))
+    return [(n, i) for n, i in out if i.num_buffers <= max_buffers]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _results.add_write_flag(ap)
     ap.add_argument("--simulations", type=int, default=16)
     ap.add_argument("--passes", type=int, default=None,
                     help="polish passes (default: the agent's, agent.default_polish)")
@@ -254,6 +293,15 @@ def main(argv=None) -> int:
     ap.add_argument("--checkpoint", default=None,
                     help="the learned methods play with this checkpoint instead of the packaged "
                          "one (to judge a candidate before it is shipped)")
+    ap.add_argument("--fresh", default=None, metavar="SEEDS",
+                    help="a generated set instead of the held-out programs: random programs "
+                         "with these seeds (e.g. 1252-1263) and --synthetic instances")
+    ap.add_argument("--synthetic", type=int, default=12,
+                    help="--fresh: synthetic instances (half placement, half offload)")
+    ap.add_argument("--synthetic-start", type=int, default=70_000,
+                    help="--fresh: the first synthetic id")
+    ap.add_argument("--max-buffers", type=int, default=64,
+                    help="--fresh: skip instances with more buffers")
     ap.add_argument("--no-same-wall", action="store_true",
                     help="skip CP-SAT at the agent's wall time (its rows from an earlier run "
                          "can be merged)")
@@ -282,14 +330,20 @@ def main(argv=None) -> int:
     passes = args.passes          # None: the agent's default per shape class
     if args.polish_from:
         return polish_from(args, passes)
-    man_path = Path(args.manifest)
-    man = json.loads(man_path.read_text())
-    files = man["heldout"]
+    if args.fresh:
+        lo, _, hi = args.fresh.partition("-")
+        named = fresh_instances(range(int(lo), int(hi or lo) + 1), args.synthetic,
+                                args.synthetic_start, args.max_buffers)
+        title = f"fresh instances (seeds {args.fresh}, synthetic from {args.synthetic_start})"
+    else:
+        man_path = Path(args.manifest)
+        files = json.loads(man_path.read_text())["heldout"]
+        named = [(Path(f).stem, Instance.load(man_path.parent / f)) for f in files]
+        title = "held-out instances"
     if args.only:
-        files = [f for f in files if any(s in Path(f).stem for s in args.only.split(","))]
-    insts = [Instance.load(man_path.parent / f) for f in files]
-    keep = [k for k, i in enumerate(insts) if (i.num_buffers > BIG_BUFFERS) == args.big]
-    files, insts = [files[k] for k in keep], [insts[k] for k in keep]
+        named = [(n, i) for n, i in named if any(s in n for s in args.only.split(","))]
+    named = [(n, i) for n, i in named if (i.num_buffers > BIG_BUFFERS) == args.big]
+    names, insts = [n for n, _ in named], [i for _, i in named]
     chosen = (args.methods or args.big_methods
               or (BIG_METHODS if args.big else DEFAULT_METHODS))
     methods = {n for n, _ in LEARNED} if chosen == "all" else set(chosen.split(","))
@@ -305,11 +359,10 @@ def main(argv=None) -> int:
         params = agent.load_params(args.checkpoint)
     learned = learned_rows(insts, args.simulations, methods, passes, params)
     print(f"learned methods: {time.time() - t0:.0f}s for {len(insts)} instances", file=sys.stderr)
-    rows = [solver_row(inst, Path(files[k]).stem, learned[k], args)
-            for k, inst in enumerate(insts)]
+    rows = [solver_row(inst, names[k], learned[k], args) for k, inst in enumerate(insts)]
     print_table(rows, f"{args.simulations} simulations per move, polish passes "
                       f"{'the agent default' if passes is None else passes}, "
-                      f"CP-SAT {args.time_limit:g}s x {args.num_workers} workers")
+                      f"CP-SAT {args.time_limit:g}s x {args.num_workers} workers", title)
     summarize(rows)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
@@ -484,13 +537,13 @@ def solver_row(inst, name, learned, args) -> dict:
     return row
 
 
-def print_table(rows, what: str) -> None:
+def print_table(rows, what: str, title: str = "held-out instances") -> None:
     hdr = (f"{'instance':30} {'bufs':>4} {'heur ms':>10} "
            + " ".join(f"{lab:>14}" for _, lab in LEARNED)
            + f" {'CP-SAT':>7} {'bound':>6} {'status':>8} {'CP@agent':>8}"
            + f" | wall s: {'heur':>5} " + " ".join(f"{n[:8]:>8}" for n, _ in LEARNED)
            + f" {'cpsat':>5}")
-    print(f"held-out instances; times relative to the heuristic's (validator); {what}")
+    print(f"{title}; times relative to the heuristic's (validator); {what}")
     print(hdr)
     print("-" * len(hdr))
     for row in rows:
@@ -561,4 +614,4 @@ def summarize(rows) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_results.run(main, __file__, ("--big", "--fresh")))

@@ -21,6 +21,7 @@ ill-conditioned RBF factor of the same size (inducing points spread over
 from __future__ import annotations
 
 import argparse
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -30,6 +31,8 @@ from jax.scipy.linalg import solve_triangular
 import memfit
 from memfit.measure import cpu_model, interleaved_medians
 from memfit.oracle import relative_error
+
+import _results  # noqa: E402  (this script's folder is on sys.path)
 
 SHAPES = [(125, 2000), (250, 2500), (500, 2500), (1000, 500), (1000, 2500), (2000, 1000)]
 CHUNKS = 4
@@ -64,6 +67,7 @@ def problem(m, n, seed=0):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    _results.add_write_flag(ap)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
@@ -92,4 +96,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(_results.run(main, __file__))

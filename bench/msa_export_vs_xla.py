@@ -9,13 +9,16 @@ no tuples, phis, constants or reducer scalars), their bytes, and the peak:
 the instance's with XLA's lifetimes (arguments live throughout, outputs to
 the end) against XLA's argument + output + temp bytes.
 
-    .venv/bin/python bench/msa_export_vs_xla.py [NAME ...]
+    .venv/bin/python bench/msa_export_vs_xla.py [NAME ...] [--write]
 Prints a markdown table (docs/msa-export.md).
 """
 from __future__ import annotations
 
+import argparse
 import os
 import sys
+
+import _results  # this script's folder is on sys.path
 
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type=")
 
@@ -42,7 +45,11 @@ def compare(name: str, split: bool = False) -> dict:
 
 def main(argv=None) -> int:
     from memfit.msa.workloads import WORKLOADS
-    names = (argv if argv is not None else sys.argv[1:]) or list(WORKLOADS)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _results.add_write_flag(ap)
+    ap.add_argument("names", nargs="*", metavar="NAME",
+                    help="workloads of memfit.msa.workloads (default: all)")
+    names = ap.parse_args(argv).names or list(WORKLOADS)
     print("| program | buffers (memfit) | values memfit / XLA | value bytes memfit / XLA (MB) "
           "| peak memfit / XLA (MB) | peak ratio |")
     print("|---|---:|---:|---:|---:|---:|")
@@ -60,4 +67,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_results.run(main, __file__))
