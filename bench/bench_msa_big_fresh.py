@@ -11,11 +11,10 @@ sizes 10 s of it does not improve on the heuristic it is hinted with
 (bench_msa_learned.py --big). ``--mid`` (70-190 ops): the agent's default
 (its 16-simulation search) without and with the local search;
 ``--instances FILE...`` plays those files instead of generated ones. The
-local search columns are single changes only (the agent's default before
-2026-12-06's criterion Q); ``--pairs`` adds both starts searched with pair
-moves too (msa.localsearch ``pairs``), the faster kept: the agent's default
-since; ``--compact`` (with ``--pairs``) adds the same with the placement
-layout compacted once no move pays (``compact``).
+local search columns are single changes only; ``--pairs`` adds both starts
+searched with pair moves too (msa.localsearch ``pairs``), the faster kept;
+``--compact`` (with ``--pairs``) adds the same with the placement layout
+compacted once no move pays (``compact``): the agent's default.
 
     .venv/bin/python bench/bench_msa_big_fresh.py --start 72000 --count 8
     .venv/bin/python bench/bench_msa_big_fresh.py --start 72200 --count 8 --mode placement

@@ -10,10 +10,12 @@ assign --method learned` returns: the search, then agent.after_search's
 polish, pair stage, repack and relaxation polish); CP-SAT at a time limit
 with its bound and, where it does not prove optimality, CP-SAT again at the
 default's wall time on that instance. `--methods all` adds the other
-variants of LEARNED (older defaults, the uniform prior with the rollout
-value and polish). Prints each method's validator time relative to the
-heuristic, wall times, geometric means and the issue's goals; every
-solution goes through the validator (an invalid one stops the bench).
+variants of LEARNED (the uniform prior with the rollout value, kept game and
+polish; the default's stages one at a time). Prints each method's validator
+time relative to the heuristic, wall times, geometric means and the goals
+(never > 1% slower than the heuristic, faster than the uniform prior,
+within 2% of CP-SAT's proven optimum); every solution goes through the
+validator (an invalid one stops the bench).
 
     .venv/bin/python bench/bench_msa_learned.py [--simulations 16] [--time-limit 10]
         [--num-workers 2] [--only cnn_train,sgpr] [--methods ...] [--json out.json]
@@ -48,66 +50,34 @@ import _results  # noqa: E402  (this script's folder is on sys.path)
 
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type=")
 ROOT = Path(__file__).resolve().parents[1]
-LEARNED = (("uniform", "uniform zero"), ("unirollout", "uni+roll+inc"),
-           ("unipolish", "uni+polish"), ("unibest", "uni+best"), ("unibestpol", "uni+best+pol"),
-           ("policy", "policy argmax"),
-           ("mean", "raw mean rule"), ("meanbest", "mean+best"),
-           ("meanbestpol", "mean+best+pol"), ("max", "raw max rule"),
-           ("raw", "learned raw"), ("learned", "learned+inc"), ("polished", "learned+polish"),
-           ("best", "learned+best"), ("bestpol", "learned+best+pol"), ("follow", "follow best"),
-           ("bestpolrp", "best+pol+repack"), ("bestpolpr", "best+pol+pairs+rp"),
-           ("bestpolrx", "best+pol+rp+relax"), ("bestpolrxp", "best+pol+rp+rxpol"),
+LEARNED = (("uniform", "uniform zero"), ("unibest", "uni+best"), ("unibestpol", "uni+best+pol"),
+           ("policy", "policy argmax"), ("raw", "learned raw"), ("best", "learned+best"),
+           ("bestpol", "learned+best+pol"), ("bestpolrp", "best+pol+repack"),
+           ("bestpolpr", "best+pol+pairs+rp"), ("bestpolrxp", "best+pol+rp+rxpol"),
            ("default", "agent default"), ("heurls", "heuristic+LS"))
 # method -> agent.play_batch keywords. "raw": the learned search alone (no
-# incumbent game, no polish); "learned": with the incumbent game
-# (play.fortify); "polished": the agent's default, "learned" followed by
-# the local-improvement passes (agent.polish, computed from "learned"'s
-# games). The ablation of the learned prior: "uniform" (uniform prior, zero
-# value), "unirollout" (uniform prior with the same rollout value and
-# incumbent as "learned") and "unipolish" (its games polished the same way).
-# "best": the learned search keeping the fastest complete game it saw (the
-# played game, the heuristic's, every game its searches evaluated), and
-# "bestpol" that game polished: the agent's default since 2026-12-04
-# ("learned"/"polished" were the default before); "unibest"/"unibestpol":
-# the same with the uniform prior. "best" also yields "raw" (the game it
-# plays is the raw search's; raw's wall is then the same play's). "follow":
-# the learned search playing, at every move, the move of the fastest game
-# seen so far (root_rule "max_kept"). Since 2026-12-04 (late) that is the search's
-# own root rule (agent.DEFAULT_ROOT_RULE): "raw", "best" and "follow" then
-# play the same game. "mean" is the raw search with mctx's own root rule
-# (the mean return of a move's simulations; "raw" until 2026-12-04),
-# "meanbest" that play's best game kept, "meanbestpol" it polished (the
-# default of 2026-12-04); "max": the root rule without the kept best game
-# (play.ROOT_RULES). Rows of older runs are merged under these names with
-# --merge FILE:raw=mean,... (their "raw" was the mean rule).
+# polish, the fastest game it saw not kept); "best": the learned search
+# keeping the fastest complete game it saw (the played game, the
+# heuristic's, every game its searches evaluated); "bestpol": that game
+# polished. "best" also yields "raw" (the game it plays is the raw
+# search's; raw's wall is then the same play's). The ablation of the
+# learned prior: "uniform" (uniform prior, zero value) and "unibest" /
+# "unibestpol" (uniform prior with the same rollout value, kept game and
+# polish as "best" / "bestpol"). "policy": the network's argmax alone.
 SETTINGS = {"uniform": dict(uniform=True, polish=0),
-            "unirollout": dict(uniform=True, value_mode="rollout", fortified=True, polish=0),
             "unibest": dict(uniform=True, value_mode="rollout", best=True, polish=0),
-            "policy": dict(polish=0), "raw": dict(fortified=False, best=False, polish=0),
-            "learned": dict(fortified=True, best=False, polish=0),
-            "best": dict(best=True, polish=0),
-            "follow": dict(root_rule="max_kept", polish=0),
-            "mean": dict(root_rule="mean", best=False, polish=0),
-            "meanbest": dict(root_rule="mean", best=True, polish=0),
-            "max": dict(root_rule="max", best=False, polish=0)}
+            "policy": dict(polish=0), "raw": dict(best=False, polish=0),
+            "best": dict(best=True, polish=0)}
 # Every method of SETTINGS plays without the agent's local search (its
 # default above BIG_BUFFERS): it is what "default" adds.
 # "bestpolrp": "bestpol"'s solutions through msa.repack (placement instances;
-# offload ones as they are), its wall "bestpol"'s plus the repack's. Since
-# 2026-12-05 (fourth) that is the agent's default (agent.DEFAULT_REPACK);
-# AGENT below stays "bestpol" (the same on offload instances) so that the
-# saved parts and their CP-SAT-at-the-agent's-wall rows still merge.
+# offload ones as they are), its wall "bestpol"'s plus the repack's.
 REPACKED = {"bestpolrp": "bestpol"}
 # "bestpolpr": "bestpol"'s games through the pair stage (agent.pair_polish)
 # and then msa.repack; its wall "bestpol"'s plus both. "bestpol" itself is
 # polished without the pair stage (pairs=False) whatever
 # agent.DEFAULT_POLISH_PAIRS is, so that its rows stay comparable.
 PAIRED = {"bestpolpr": "bestpol"}
-# "bestpolrx": "bestpolrp" and then the offload relaxation (agent.
-# relaxation_plans, agent.relaxed: placement instances played again in
-# offload mode, the plans laid out and repacked, the faster kept); its wall
-# "bestpol"'s plus the repack's and the relaxation's.
-RELAXED = {"bestpolrx": "bestpol"}
 # "bestpolrxp": "bestpolrp" and then the relaxation polish (agent.
 # relaxation_polish_plans, relax="polish": the repacked plans polished in
 # offload mode, no second search, laid out, repacked, the faster kept).
@@ -127,13 +97,11 @@ FULL_DEFAULT = {"default": "best"}
 # the search's.
 BIG_FULL_DEFAULT = {"default": "policy"}
 HEURISTIC_SEARCHED = "heurls"
-POLISHED = {"unipolish": "unirollout", "polished": "learned", "unibestpol": "unibest",
-            "bestpol": "best", "meanbestpol": "meanbest"}
+POLISHED = {"unibestpol": "unibest", "bestpol": "best"}
 # The agent as it plays by default (memfit assign --method learned): CP-SAT
 # runs again at this method's wall time where its limit does not prove
-# optimality. Until 2026-12-06 that was "bestpol" (the default before
-# the pair stage, repack and the relaxation polish); --merge drops a saved
-# part's CP-SAT-at-the-agent's-wall rows measured at another method's wall.
+# optimality; --merge drops a saved part's CP-SAT-at-the-agent's-wall rows
+# measured at another method's wall.
 AGENT = "default"
 # The methods of a plain run (the issue's columns): the uniform-prior
 # search at the same simulations, the policy alone, the learned search raw
@@ -185,12 +153,11 @@ def learned_rows(insts, sims: int, methods, passes: int, params=None):
                 if base not in games:
                     raise SystemExit(f"--methods: {name} needs {base}")
                 sols, wall = _paired(batch, *games[base])
-            elif name in REPACKED or name in RELAXED or name in RELAX_POLISHED:
-                base = {**REPACKED, **RELAXED, **RELAX_POLISHED}[name]
+            elif name in REPACKED or name in RELAX_POLISHED:
+                base = {**REPACKED, **RELAX_POLISHED}[name]
                 if base not in solved:
                     raise SystemExit(f"--methods: {name} needs {base}")
                 sols, wall = _repacked(batch, solved[base][0], solved[base][1],
-                                       sims if name in RELAXED else None, params,
                                        relax_polish=name in RELAX_POLISHED)
             elif name == HEURISTIC_SEARCHED:
                 sols, wall = _heuristic_searched(batch)
@@ -276,8 +243,7 @@ def main(argv=None) -> int:
     ap.add_argument("--merge", nargs="+", default=None,
                     help="print the table and summary of rows saved by --json (no run); "
                          "rows of one instance from several files are combined; "
-                         "FILE:old=new,... renames a file's methods (e.g. raw=mean for "
-                         "rows measured when the raw search used the mean rule)")
+                         "FILE:old=new,... renames a file's methods")
     ap.add_argument("--polish-from", default=None,
                     help="rows saved by --json with the searched methods' games: polish "
                          "those games (the polished methods), run CP-SAT at the agent's "
@@ -396,19 +362,15 @@ def _paired(batch, actions, base_wall: float):
     return sols, base_wall + time.perf_counter() - t
 
 
-def _repacked(batch, sols, base_wall: float, relax_simulations=None, params=None,
-              relax_polish: bool = False):
-    """msa.repack of the solutions and, with ``relax_simulations``, then the
-    offload relaxation played with that many simulations (``relax_polish``:
-    the repacked plans polished there instead): ``(solutions, wall)`` with
-    ``base_wall`` added."""
+def _repacked(batch, sols, base_wall: float, relax_polish: bool = False):
+    """msa.repack of the solutions and, with ``relax_polish``, then the
+    repacked plans polished in the offload relaxation: ``(solutions, wall)``
+    with ``base_wall`` added."""
     from memfit.msa.learned import agent
     t = time.perf_counter()
     sols = agent.repacked(batch, sols)
-    if relax_simulations is not None or relax_polish:
-        plans = (agent.relaxation_polish_plans(batch, sols) if relax_polish else
-                 agent.relaxation_plans(batch, simulations=relax_simulations, params=params))
-        sols = agent.relaxed(batch, sols, plans)
+    if relax_polish:
+        sols = agent.relaxed(batch, sols, agent.relaxation_polish_plans(batch, sols))
     return sols, base_wall + time.perf_counter() - t
 
 
@@ -483,13 +445,11 @@ def polish_from(args, passes: int) -> int:
                                                      for k in idx])
             print(f"  {name}: {len(idx)} instances, polish {wall:.0f}s", file=sys.stderr,
                   flush=True)
-            derived = [n for n, b in {**REPACKED, **PAIRED, **RELAXED, **RELAX_POLISHED}.items()
+            derived = [n for n, b in {**REPACKED, **PAIRED, **RELAX_POLISHED}.items()
                        if b == name and n in wanted]
             for pname in derived if n_passes > 0 else ():
                 psols, pwall = (_paired(batch, pacts, 0.0) if pname in PAIRED else
-                                _repacked(batch, sols, 0.0, args.simulations
-                                          if pname in RELAXED else None,
-                                          relax_polish=pname in RELAX_POLISHED))
+                                _repacked(batch, sols, 0.0, relax_polish=pname in RELAX_POLISHED))
                 _set_rows(rows, idx, insts, pname, psols,
                           [rows[k][name + "_wall"] + pwall / len(idx) for k in idx])
                 print(f"  {pname}: {len(idx)} instances, {pwall:.0f}s", file=sys.stderr,
@@ -569,20 +529,17 @@ def summarize(rows) -> None:
           + ", ".join(f"{lab} {_geo([r[n + '_wall'] for r in rows]):.2f}" for n, lab in LEARNED)
           + f", CP-SAT {_geo([r['cpsat_wall'] for r in rows]):.2f}")
     n = len(rows)
-    for m in ("mean", "meanbest", "meanbestpol", "max", "raw", "learned", "polished", "best",
-              "bestpol", "follow", "default"):
+    for m in ("raw", "best", "bestpol", "default"):
         if m in names:
             worse = [r["instance"] for r in rows if r[m] > 1.01 * r["heuristic"]]
             print(f"{labels[m]} worse than the heuristic by > 1%: {len(worse)}/{n} {worse}")
-    for m in ("mean", "raw", "polished"):
+    for m in ("raw",):
         if m in names:
             fb = _geo([min(r[m], r["heuristic"]) / r["heuristic"] for r in rows])
             print(f"(separately: {labels[m]} with a fallback to the heuristic's solution where "
                   f"that is faster: geomean {fb:.4f})")
-    for a, u in (("raw", "uniform"), ("learned", "unirollout"), ("polished", "unipolish"),
-                 ("best", "unibest"), ("bestpol", "unibestpol"), ("bestpol", "raw"),
-                 ("bestpol", "polished"), ("raw", "mean"), ("raw", "meanbest"),
-                 ("bestpol", "meanbestpol"), ("default", "bestpol"), ("default", "uniform")):
+    for a, u in (("raw", "uniform"), ("best", "unibest"), ("bestpol", "unibestpol"),
+                 ("bestpol", "raw"), ("default", "bestpol"), ("default", "uniform")):
         if a in names and u in names:
             print(f"{labels[a]} vs {labels[u]} (same simulations): geomean "
                   f"{_geo([r[a] / r[u] for r in rows]):.4f}, faster on "
@@ -594,8 +551,7 @@ def summarize(rows) -> None:
               f"as fast on {sum(abs(r['policy'] / r['heuristic'] - 1) <= 1e-9 for r in rows)}/{n}")
     opt = [r for r in rows if r["status"] == "OPTIMAL"]
     if opt:
-        for m in ("mean", "meanbestpol", "raw", "learned", "polished", "best", "bestpol",
-                  "follow", "default"):
+        for m in ("raw", "best", "bestpol", "default"):
             if m in names:
                 within = sum(r[m] <= 1.02 * r["cpsat"] for r in opt)
                 print(f"CP-SAT proved optimal on {len(opt)}/{n}; {labels[m]} within 2% of the "

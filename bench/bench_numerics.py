@@ -1,6 +1,6 @@
 """The numerics contract at scale: memfit against float64, next to jax.
 
-Two tables, both in README:
+Two tables, both in docs/rewrites.md:
 
 1. kNN recall of the true (float64) 5 nearest neighbours, the issue's four
    data sets (50,000 points, 500 queries, float32, memory_limit 8 MiB): plain

@@ -13,7 +13,7 @@ A scan solves every chunk of right-hand sides against one Cholesky factor
 
 Accuracy columns: each one's error against float64 over jax's, on an
 ill-conditioned RBF factor of the same size (inducing points spread over
-[-3, 3]^3, lengthscale 4, jitter 1e-5); the README's contract allows 4x.
+[-3, 3]^3, lengthscale 4, jitter 1e-5); the accuracy contract (docs/numerics.md) allows 4x.
 
     .venv/bin/python bench/bench_solve.py           # ~3 min on 2 cores
     .venv/bin/python bench/bench_solve.py --quick
