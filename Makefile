@@ -85,8 +85,10 @@ wheel-smoke: wheel
 	  $(CURDIR)/$(WHEEL_VENV)/bin/python $(CURDIR)/test/wheel/smoke.py $(CURDIR)/$(WHEEL_DIR)/memfit-*.whl; \
 	  rc=$$?; rm -rf "$$tmp"; exit $$rc
 
+# Every bench_*.py at its full size, each writing bench/results/<bench>.txt
+# (hours; bench/README.md lists them and the other scripts).
 bench: build
-	@for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+	@for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b --write || exit 1; done
 
 # Optional contenders of bench/bench_race.py (the tests never import them).
 BENCH_PACKAGES := pykeops==2.3 faiss-cpu==1.15.1

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from memfit.measure import NO_YNN
@@ -34,6 +35,8 @@ from memfit import examples  # noqa: E402
 from memfit._jax_handover import module_text  # noqa: E402
 from memfit.consumers import load_iree, load_xla, xla_bytes_of  # noqa: E402
 from memfit.measure import interleaved_medians  # noqa: E402
+
+import _results  # noqa: E402  (this script's folder is on sys.path)
 
 MiB = 1024 * 1024
 TORCH = Path(__file__).resolve().parents[1] / "test" / "python" / "data" / "torch"
@@ -96,6 +99,7 @@ def iree_rows(repeats):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _results.add_write_flag(ap)
     ap.add_argument("--repeats", type=int, default=7)
     a = ap.parse_args()
     torch_rows(a.repeats)
@@ -104,4 +108,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(_results.run(main, __file__))

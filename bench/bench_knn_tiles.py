@@ -1,13 +1,10 @@
-"""Where memfit's split kNN spends its time, and what a two-level loop would gain.
+"""Where memfit's split kNN spends its time, against the hand-written two-level form.
 
 memfit.jit's kNN (the bench_race row: N=200k points, M=2k queries, D=32,
-k=10, 64 MiB) was, until 2026-12-04, one loop over queries, 133 chunks of
-15: per chunk a [15, N] GEMM of the centred data written out to memory,
-the exact two-stage top-k of its expanded distances, then the exact kNN
-rewrite's recompute and certificate; the chunk was small because XLA
-counted a centred copy of x (24.4 MiB) and the [15, N] distances against
-the limit. The hand-written two-level form below was the measured bound;
-memfit now emits that form itself (printed: its query chunk and tile).
+k=10, 64 MiB) is the exact kNN rewrite's two-level loop: query chunks and
+point tiles sized by Analysis/KnnTiles from a measured time model, the L2
+size and the memory limit (printed: its query chunk and tile). The
+hand-written two-level form below is the reference it was built from.
 
 This bench times, side by side in one interleaved run (jax defaults):
 
@@ -34,15 +31,11 @@ This bench times, side by side in one interleaved run (jax defaults):
     .venv/bin/python bench/bench_knn_tiles.py --stages        # + stage replicas
     .venv/bin/python bench/bench_knn_tiles.py --check         # exactness, hard data
 
-memfit's exact kNN rewrite now emits the two-level form itself (query
-chunks and point tiles from Analysis/KnnTiles: the L2 size and the memory
-limit); the hand form stays as the reference it was built from.
-
     .venv/bin/python bench/bench_knn_tiles.py --data offset --d 3   # low-dim, far from 0
 
 ``--sweep`` times memfit's tile pick (Analysis/KnnTiles) against a 3 x 3
 grid of chunk and tile sizes around it, in the hand form, one interleaved
-run per shape (README, "Is the kNN's tile model tuned to one shape?").
+run per shape (docs/speed.md).
 
     .venv/bin/python bench/bench_knn_tiles.py --sweep --repeats 3
 """
@@ -50,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import re
 import statistics
 import time
@@ -61,6 +55,8 @@ from jax import lax
 
 import memfit
 from memfit.measure import ACCOUNTING_OPTIONS, cpu_model, xla_bytes
+
+import _results  # noqa: E402  (this script's folder is on sys.path)
 
 MiB = 1024 * 1024
 
@@ -323,6 +319,7 @@ def sweep(a, q, x):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    _results.add_write_flag(ap)
     ap.add_argument("--n", type=int, default=200_000)
     ap.add_argument("--m", type=int, default=2_000)
     ap.add_argument("--d", type=int, default=32)
@@ -405,4 +402,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(_results.run(main, __file__))

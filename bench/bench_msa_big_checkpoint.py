@@ -28,6 +28,8 @@ import os
 import sys
 from pathlib import Path
 
+import _results  # noqa: E402  (this script's folder is on sys.path)
+
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type=")
 sys.path.insert(0, str(Path(__file__).resolve().parent))     # bench_msa_big_fresh
 BIG_HELDOUT = ("transformer_deep_heldout", "resnet_train_heldout", "gru_long_heldout")
@@ -112,6 +114,7 @@ def print_table(rows, checkpoints) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _results.add_write_flag(ap)
     ap.add_argument("--checkpoints", default="small,big",
                     help="comma-separated: small, big (the packaged ones) or paths")
     ap.add_argument("--heldout-capacities", default=None,
@@ -136,4 +139,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_results.run(main, __file__))

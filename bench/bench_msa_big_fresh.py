@@ -11,11 +11,10 @@ sizes 10 s of it does not improve on the heuristic it is hinted with
 (bench_msa_learned.py --big). ``--mid`` (70-190 ops): the agent's default
 (its 16-simulation search) without and with the local search;
 ``--instances FILE...`` plays those files instead of generated ones. The
-local search columns are single changes only (the agent's default before
-2026-12-06's criterion Q); ``--pairs`` adds both starts searched with pair
-moves too (msa.localsearch ``pairs``), the faster kept: the agent's default
-since; ``--compact`` (with ``--pairs``) adds the same with the placement
-layout compacted once no move pays (``compact``).
+local search columns are single changes only; ``--pairs`` adds both starts
+searched with pair moves too (msa.localsearch ``pairs``), the faster kept;
+``--compact`` (with ``--pairs``) adds the same with the placement layout
+compacted once no move pays (``compact``): the agent's default.
 
     .venv/bin/python bench/bench_msa_big_fresh.py --start 72000 --count 8
     .venv/bin/python bench/bench_msa_big_fresh.py --start 72200 --count 8 --mode placement
@@ -30,6 +29,8 @@ import os
 import sys
 import time
 from pathlib import Path
+
+import _results  # noqa: E402  (this script's folder is on sys.path)
 
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type=")
 ROOT = Path(__file__).resolve().parents[1]
@@ -180,6 +181,7 @@ def print_step(rows, title: str, before: str, after: str) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _results.add_write_flag(ap)
     ap.add_argument("--start", type=int, default=72_000)
     ap.add_argument("--count", type=int, default=8)
     ap.add_argument("--mode", choices=("offload", "placement"), default="offload")
@@ -209,4 +211,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_results.run(main, __file__))

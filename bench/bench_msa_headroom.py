@@ -25,6 +25,8 @@ from memfit.msa.instance import Instance  # noqa: E402
 from memfit.msa.synthetic import instance_suite  # noqa: E402
 from memfit.msa.validator import validate  # noqa: E402
 
+import _results  # noqa: E402  (this script's folder is on sys.path)
+
 
 def _time(inst, sol):
     v = validate(inst, sol)
@@ -35,6 +37,7 @@ def _time(inst, sol):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _results.add_write_flag(ap)
     ap.add_argument("--time-limit", type=float, default=5.0, help="CP-SAT seconds per instance")
     ap.add_argument("--num-workers", type=int, default=8)
     ap.add_argument("--full", action="store_true", help="the larger synthetic suite")
@@ -108,4 +111,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_results.run(main, __file__))

@@ -10,14 +10,26 @@ assign --method learned` returns: the search, then agent.after_search's
 polish, pair stage, repack and relaxation polish); CP-SAT at a time limit
 with its bound and, where it does not prove optimality, CP-SAT again at the
 default's wall time on that instance. `--methods all` adds the other
-variants of LEARNED (older defaults, the uniform prior with the rollout
-value and polish). Prints each method's validator time relative to the
-heuristic, wall times, geometric means and the issue's goals; every
-solution goes through the validator (an invalid one stops the bench).
+variants of LEARNED (the uniform prior with the rollout value, kept game and
+polish; the default's stages one at a time). Prints each method's validator
+time relative to the heuristic, wall times, geometric means and the goals
+(never > 1% slower than the heuristic, faster than the uniform prior,
+within 2% of CP-SAT's proven optimum); every solution goes through the
+validator (an invalid one stops the bench).
 
     .venv/bin/python bench/bench_msa_learned.py [--simulations 16] [--time-limit 10]
         [--num-workers 2] [--only cnn_train,sgpr] [--methods ...] [--json out.json]
     .venv/bin/python bench/bench_msa_learned.py --merge part1.json part2.json
+    .venv/bin/python bench/bench_msa_learned.py --fresh 1252-1263 --synthetic-start 70252 \
+        --time-limit 60 --methods unibest,policy,raw,default
+
+``--fresh SEEDS`` plays a generated set instead of the held-out programs:
+the random jax programs of memfit.msa.learned.programs with those seeds
+(training uses seeds from 0) and ``--synthetic`` synthetic instances with
+ids from ``--synthetic-start`` (training uses 50,000 on), up to
+``--max-buffers`` buffers. A seed range never run before is a fresh set for
+judging what earlier sets were used to choose; CP-SAT at 60 s proves most
+of their optima.
 
 The searches play the instances of one shape class as one vmapped batch; a
 learned method's wall time per instance is (encoding + the batch's play,
@@ -34,68 +46,38 @@ import sys
 import time
 from pathlib import Path
 
+import _results  # noqa: E402  (this script's folder is on sys.path)
+
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type=")
 ROOT = Path(__file__).resolve().parents[1]
-LEARNED = (("uniform", "uniform zero"), ("unirollout", "uni+roll+inc"),
-           ("unipolish", "uni+polish"), ("unibest", "uni+best"), ("unibestpol", "uni+best+pol"),
-           ("policy", "policy argmax"),
-           ("mean", "raw mean rule"), ("meanbest", "mean+best"),
-           ("meanbestpol", "mean+best+pol"), ("max", "raw max rule"),
-           ("raw", "learned raw"), ("learned", "learned+inc"), ("polished", "learned+polish"),
-           ("best", "learned+best"), ("bestpol", "learned+best+pol"), ("follow", "follow best"),
-           ("bestpolrp", "best+pol+repack"), ("bestpolpr", "best+pol+pairs+rp"),
-           ("bestpolrx", "best+pol+rp+relax"), ("bestpolrxp", "best+pol+rp+rxpol"),
+LEARNED = (("uniform", "uniform zero"), ("unibest", "uni+best"), ("unibestpol", "uni+best+pol"),
+           ("policy", "policy argmax"), ("raw", "learned raw"), ("best", "learned+best"),
+           ("bestpol", "learned+best+pol"), ("bestpolrp", "best+pol+repack"),
+           ("bestpolpr", "best+pol+pairs+rp"), ("bestpolrxp", "best+pol+rp+rxpol"),
            ("default", "agent default"), ("heurls", "heuristic+LS"))
 # method -> agent.play_batch keywords. "raw": the learned search alone (no
-# incumbent game, no polish); "learned": with the incumbent game
-# (play.fortify); "polished": the agent's default, "learned" followed by
-# the local-improvement passes (agent.polish, computed from "learned"'s
-# games). The ablation of the learned prior: "uniform" (uniform prior, zero
-# value), "unirollout" (uniform prior with the same rollout value and
-# incumbent as "learned") and "unipolish" (its games polished the same way).
-# "best": the learned search keeping the fastest complete game it saw (the
-# played game, the heuristic's, every game its searches evaluated), and
-# "bestpol" that game polished: the agent's default since 2026-12-04
-# ("learned"/"polished" were the default before); "unibest"/"unibestpol":
-# the same with the uniform prior. "best" also yields "raw" (the game it
-# plays is the raw search's; raw's wall is then the same play's). "follow":
-# the learned search playing, at every move, the move of the fastest game
-# seen so far (root_rule "max_kept"). Since 2026-12-04 (late) that is the search's
-# own root rule (agent.DEFAULT_ROOT_RULE): "raw", "best" and "follow" then
-# play the same game. "mean" is the raw search with mctx's own root rule
-# (the mean return of a move's simulations; "raw" until 2026-12-04),
-# "meanbest" that play's best game kept, "meanbestpol" it polished (the
-# default of 2026-12-04); "max": the root rule without the kept best game
-# (play.ROOT_RULES). Rows of older runs are merged under these names with
-# --merge FILE:raw=mean,... (their "raw" was the mean rule).
+# polish, the fastest game it saw not kept); "best": the learned search
+# keeping the fastest complete game it saw (the played game, the
+# heuristic's, every game its searches evaluated); "bestpol": that game
+# polished. "best" also yields "raw" (the game it plays is the raw
+# search's; raw's wall is then the same play's). The ablation of the
+# learned prior: "uniform" (uniform prior, zero value) and "unibest" /
+# "unibestpol" (uniform prior with the same rollout value, kept game and
+# polish as "best" / "bestpol"). "policy": the network's argmax alone.
 SETTINGS = {"uniform": dict(uniform=True, polish=0),
-            "unirollout": dict(uniform=True, value_mode="rollout", fortified=True, polish=0),
             "unibest": dict(uniform=True, value_mode="rollout", best=True, polish=0),
-            "policy": dict(polish=0), "raw": dict(fortified=False, best=False, polish=0),
-            "learned": dict(fortified=True, best=False, polish=0),
-            "best": dict(best=True, polish=0),
-            "follow": dict(root_rule="max_kept", polish=0),
-            "mean": dict(root_rule="mean", best=False, polish=0),
-            "meanbest": dict(root_rule="mean", best=True, polish=0),
-            "max": dict(root_rule="max", best=False, polish=0)}
+            "policy": dict(polish=0), "raw": dict(best=False, polish=0),
+            "best": dict(best=True, polish=0)}
 # Every method of SETTINGS plays without the agent's local search (its
 # default above BIG_BUFFERS): it is what "default" adds.
 # "bestpolrp": "bestpol"'s solutions through msa.repack (placement instances;
-# offload ones as they are), its wall "bestpol"'s plus the repack's. Since
-# 2026-12-05 (fourth) that is the agent's default (agent.DEFAULT_REPACK);
-# AGENT below stays "bestpol" (the same on offload instances) so that the
-# saved parts and their CP-SAT-at-the-agent's-wall rows still merge.
+# offload ones as they are), its wall "bestpol"'s plus the repack's.
 REPACKED = {"bestpolrp": "bestpol"}
 # "bestpolpr": "bestpol"'s games through the pair stage (agent.pair_polish)
 # and then msa.repack; its wall "bestpol"'s plus both. "bestpol" itself is
 # polished without the pair stage (pairs=False) whatever
 # agent.DEFAULT_POLISH_PAIRS is, so that its rows stay comparable.
 PAIRED = {"bestpolpr": "bestpol"}
-# "bestpolrx": "bestpolrp" and then the offload relaxation (agent.
-# relaxation_plans, agent.relaxed: placement instances played again in
-# offload mode, the plans laid out and repacked, the faster kept); its wall
-# "bestpol"'s plus the repack's and the relaxation's.
-RELAXED = {"bestpolrx": "bestpol"}
 # "bestpolrxp": "bestpolrp" and then the relaxation polish (agent.
 # relaxation_polish_plans, relax="polish": the repacked plans polished in
 # offload mode, no second search, laid out, repacked, the faster kept).
@@ -115,13 +97,11 @@ FULL_DEFAULT = {"default": "best"}
 # the search's.
 BIG_FULL_DEFAULT = {"default": "policy"}
 HEURISTIC_SEARCHED = "heurls"
-POLISHED = {"unipolish": "unirollout", "polished": "learned", "unibestpol": "unibest",
-            "bestpol": "best", "meanbestpol": "meanbest"}
+POLISHED = {"unibestpol": "unibest", "bestpol": "best"}
 # The agent as it plays by default (memfit assign --method learned): CP-SAT
 # runs again at this method's wall time where its limit does not prove
-# optimality. Until 2026-12-06 that was "bestpol" (the default before
-# the pair stage, repack and the relaxation polish); --merge drops a saved
-# part's CP-SAT-at-the-agent's-wall rows measured at another method's wall.
+# optimality; --merge drops a saved part's CP-SAT-at-the-agent's-wall rows
+# measured at another method's wall.
 AGENT = "default"
 # The methods of a plain run (the issue's columns): the uniform-prior
 # search at the same simulations, the policy alone, the learned search raw
@@ -173,12 +153,11 @@ def learned_rows(insts, sims: int, methods, passes: int, params=None):
                 if base not in games:
                     raise SystemExit(f"--methods: {name} needs {base}")
                 sols, wall = _paired(batch, *games[base])
-            elif name in REPACKED or name in RELAXED or name in RELAX_POLISHED:
-                base = {**REPACKED, **RELAXED, **RELAX_POLISHED}[name]
+            elif name in REPACKED or name in RELAX_POLISHED:
+                base = {**REPACKED, **RELAX_POLISHED}[name]
                 if base not in solved:
                     raise SystemExit(f"--methods: {name} needs {base}")
                 sols, wall = _repacked(batch, solved[base][0], solved[base][1],
-                                       sims if name in RELAXED else None, params,
                                        relax_polish=name in RELAX_POLISHED)
             elif name == HEURISTIC_SEARCHED:
                 sols, wall = _heuristic_searched(batch)
@@ -225,8 +204,35 @@ def learned_rows(insts, sims: int, methods, passes: int, params=None):
     return out
 
 
+def fresh_instances(seeds, synthetic: int, synthetic_start: int, max_buffers: int):
+    """``[(name, Instance)]``: the random programs of ``seeds`` (exported as
+    `memfit export-buffers` does, cached under bench/out/msa_fresh/) and
+    ``synthetic`` synthetic instances with ids from ``synthetic_start``, up
+    to ``max_buffers`` buffers."""
+    from memfit.msa.instance import Instance
+    from memfit.msa.learned import programs
+    from memfit.msa.synthetic import random_instance
+    cache = ROOT / "bench/out/msa_fresh"
+    cache.mkdir(parents=True, exist_ok=True)
+    out = []
+    for seed in seeds:
+        files = sorted(cache.glob(f"random-*-{seed}-*.json"))
+        if not files:
+            for inst in programs.training_instances([seed]):
+                (cache / f"{inst.program}-{inst.mode}.json").write_text(json.dumps(inst.to_dict()))
+            files = sorted(cache.glob(f"random-*-{seed}-*.json"))
+        out += [(f.stem, Instance.load(f)) for f in files]
+    for i in range(synthetic_start - 70_000, synthetic_start - 70_000 + synthetic):
+        mode = ("placement", "offload")[i % 2]
+        inst = random_instance(70_000 + i, num_ops=24 + (i * 7) % 33, num_args=2 + i % 6,
+                               mode=mode, capacity_fraction=0.2 + 0.4 * ((i * 5) % 9) / 8)
+        out.append((f"synthetic-{70_000 + i}-{mode}", inst))
+    return [(n, i) for n, i in out if i.num_buffers <= max_buffers]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _results.add_write_flag(ap)
     ap.add_argument("--simulations", type=int, default=16)
     ap.add_argument("--passes", type=int, default=None,
                     help="polish passes (default: the agent's, agent.default_polish)")
@@ -237,8 +243,7 @@ def main(argv=None) -> int:
     ap.add_argument("--merge", nargs="+", default=None,
                     help="print the table and summary of rows saved by --json (no run); "
                          "rows of one instance from several files are combined; "
-                         "FILE:old=new,... renames a file's methods (e.g. raw=mean for "
-                         "rows measured when the raw search used the mean rule)")
+                         "FILE:old=new,... renames a file's methods")
     ap.add_argument("--polish-from", default=None,
                     help="rows saved by --json with the searched methods' games: polish "
                          "those games (the polished methods), run CP-SAT at the agent's "
@@ -254,6 +259,15 @@ def main(argv=None) -> int:
     ap.add_argument("--checkpoint", default=None,
                     help="the learned methods play with this checkpoint instead of the packaged "
                          "one (to judge a candidate before it is shipped)")
+    ap.add_argument("--fresh", default=None, metavar="SEEDS",
+                    help="a generated set instead of the held-out programs: random programs "
+                         "with these seeds (e.g. 1252-1263) and --synthetic instances")
+    ap.add_argument("--synthetic", type=int, default=12,
+                    help="--fresh: synthetic instances (half placement, half offload)")
+    ap.add_argument("--synthetic-start", type=int, default=70_000,
+                    help="--fresh: the first synthetic id")
+    ap.add_argument("--max-buffers", type=int, default=64,
+                    help="--fresh: skip instances with more buffers")
     ap.add_argument("--no-same-wall", action="store_true",
                     help="skip CP-SAT at the agent's wall time (its rows from an earlier run "
                          "can be merged)")
@@ -282,14 +296,20 @@ def main(argv=None) -> int:
     passes = args.passes          # None: the agent's default per shape class
     if args.polish_from:
         return polish_from(args, passes)
-    man_path = Path(args.manifest)
-    man = json.loads(man_path.read_text())
-    files = man["heldout"]
+    if args.fresh:
+        lo, _, hi = args.fresh.partition("-")
+        named = fresh_instances(range(int(lo), int(hi or lo) + 1), args.synthetic,
+                                args.synthetic_start, args.max_buffers)
+        title = f"fresh instances (seeds {args.fresh}, synthetic from {args.synthetic_start})"
+    else:
+        man_path = Path(args.manifest)
+        files = json.loads(man_path.read_text())["heldout"]
+        named = [(Path(f).stem, Instance.load(man_path.parent / f)) for f in files]
+        title = "held-out instances"
     if args.only:
-        files = [f for f in files if any(s in Path(f).stem for s in args.only.split(","))]
-    insts = [Instance.load(man_path.parent / f) for f in files]
-    keep = [k for k, i in enumerate(insts) if (i.num_buffers > BIG_BUFFERS) == args.big]
-    files, insts = [files[k] for k in keep], [insts[k] for k in keep]
+        named = [(n, i) for n, i in named if any(s in n for s in args.only.split(","))]
+    named = [(n, i) for n, i in named if (i.num_buffers > BIG_BUFFERS) == args.big]
+    names, insts = [n for n, _ in named], [i for _, i in named]
     chosen = (args.methods or args.big_methods
               or (BIG_METHODS if args.big else DEFAULT_METHODS))
     methods = {n for n, _ in LEARNED} if chosen == "all" else set(chosen.split(","))
@@ -305,11 +325,10 @@ def main(argv=None) -> int:
         params = agent.load_params(args.checkpoint)
     learned = learned_rows(insts, args.simulations, methods, passes, params)
     print(f"learned methods: {time.time() - t0:.0f}s for {len(insts)} instances", file=sys.stderr)
-    rows = [solver_row(inst, Path(files[k]).stem, learned[k], args)
-            for k, inst in enumerate(insts)]
+    rows = [solver_row(inst, names[k], learned[k], args) for k, inst in enumerate(insts)]
     print_table(rows, f"{args.simulations} simulations per move, polish passes "
                       f"{'the agent default' if passes is None else passes}, "
-                      f"CP-SAT {args.time_limit:g}s x {args.num_workers} workers")
+                      f"CP-SAT {args.time_limit:g}s x {args.num_workers} workers", title)
     summarize(rows)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
@@ -343,19 +362,15 @@ def _paired(batch, actions, base_wall: float):
     return sols, base_wall + time.perf_counter() - t
 
 
-def _repacked(batch, sols, base_wall: float, relax_simulations=None, params=None,
-              relax_polish: bool = False):
-    """msa.repack of the solutions and, with ``relax_simulations``, then the
-    offload relaxation played with that many simulations (``relax_polish``:
-    the repacked plans polished there instead): ``(solutions, wall)`` with
-    ``base_wall`` added."""
+def _repacked(batch, sols, base_wall: float, relax_polish: bool = False):
+    """msa.repack of the solutions and, with ``relax_polish``, then the
+    repacked plans polished in the offload relaxation: ``(solutions, wall)``
+    with ``base_wall`` added."""
     from memfit.msa.learned import agent
     t = time.perf_counter()
     sols = agent.repacked(batch, sols)
-    if relax_simulations is not None or relax_polish:
-        plans = (agent.relaxation_polish_plans(batch, sols) if relax_polish else
-                 agent.relaxation_plans(batch, simulations=relax_simulations, params=params))
-        sols = agent.relaxed(batch, sols, plans)
+    if relax_polish:
+        sols = agent.relaxed(batch, sols, agent.relaxation_polish_plans(batch, sols))
     return sols, base_wall + time.perf_counter() - t
 
 
@@ -430,13 +445,11 @@ def polish_from(args, passes: int) -> int:
                                                      for k in idx])
             print(f"  {name}: {len(idx)} instances, polish {wall:.0f}s", file=sys.stderr,
                   flush=True)
-            derived = [n for n, b in {**REPACKED, **PAIRED, **RELAXED, **RELAX_POLISHED}.items()
+            derived = [n for n, b in {**REPACKED, **PAIRED, **RELAX_POLISHED}.items()
                        if b == name and n in wanted]
             for pname in derived if n_passes > 0 else ():
                 psols, pwall = (_paired(batch, pacts, 0.0) if pname in PAIRED else
-                                _repacked(batch, sols, 0.0, args.simulations
-                                          if pname in RELAXED else None,
-                                          relax_polish=pname in RELAX_POLISHED))
+                                _repacked(batch, sols, 0.0, relax_polish=pname in RELAX_POLISHED))
                 _set_rows(rows, idx, insts, pname, psols,
                           [rows[k][name + "_wall"] + pwall / len(idx) for k in idx])
                 print(f"  {pname}: {len(idx)} instances, {pwall:.0f}s", file=sys.stderr,
@@ -484,13 +497,13 @@ def solver_row(inst, name, learned, args) -> dict:
     return row
 
 
-def print_table(rows, what: str) -> None:
+def print_table(rows, what: str, title: str = "held-out instances") -> None:
     hdr = (f"{'instance':30} {'bufs':>4} {'heur ms':>10} "
            + " ".join(f"{lab:>14}" for _, lab in LEARNED)
            + f" {'CP-SAT':>7} {'bound':>6} {'status':>8} {'CP@agent':>8}"
            + f" | wall s: {'heur':>5} " + " ".join(f"{n[:8]:>8}" for n, _ in LEARNED)
            + f" {'cpsat':>5}")
-    print(f"held-out instances; times relative to the heuristic's (validator); {what}")
+    print(f"{title}; times relative to the heuristic's (validator); {what}")
     print(hdr)
     print("-" * len(hdr))
     for row in rows:
@@ -516,20 +529,17 @@ def summarize(rows) -> None:
           + ", ".join(f"{lab} {_geo([r[n + '_wall'] for r in rows]):.2f}" for n, lab in LEARNED)
           + f", CP-SAT {_geo([r['cpsat_wall'] for r in rows]):.2f}")
     n = len(rows)
-    for m in ("mean", "meanbest", "meanbestpol", "max", "raw", "learned", "polished", "best",
-              "bestpol", "follow", "default"):
+    for m in ("raw", "best", "bestpol", "default"):
         if m in names:
             worse = [r["instance"] for r in rows if r[m] > 1.01 * r["heuristic"]]
             print(f"{labels[m]} worse than the heuristic by > 1%: {len(worse)}/{n} {worse}")
-    for m in ("mean", "raw", "polished"):
+    for m in ("raw",):
         if m in names:
             fb = _geo([min(r[m], r["heuristic"]) / r["heuristic"] for r in rows])
             print(f"(separately: {labels[m]} with a fallback to the heuristic's solution where "
                   f"that is faster: geomean {fb:.4f})")
-    for a, u in (("raw", "uniform"), ("learned", "unirollout"), ("polished", "unipolish"),
-                 ("best", "unibest"), ("bestpol", "unibestpol"), ("bestpol", "raw"),
-                 ("bestpol", "polished"), ("raw", "mean"), ("raw", "meanbest"),
-                 ("bestpol", "meanbestpol"), ("default", "bestpol"), ("default", "uniform")):
+    for a, u in (("raw", "uniform"), ("best", "unibest"), ("bestpol", "unibestpol"),
+                 ("bestpol", "raw"), ("default", "bestpol"), ("default", "uniform")):
         if a in names and u in names:
             print(f"{labels[a]} vs {labels[u]} (same simulations): geomean "
                   f"{_geo([r[a] / r[u] for r in rows]):.4f}, faster on "
@@ -541,8 +551,7 @@ def summarize(rows) -> None:
               f"as fast on {sum(abs(r['policy'] / r['heuristic'] - 1) <= 1e-9 for r in rows)}/{n}")
     opt = [r for r in rows if r["status"] == "OPTIMAL"]
     if opt:
-        for m in ("mean", "meanbestpol", "raw", "learned", "polished", "best", "bestpol",
-                  "follow", "default"):
+        for m in ("raw", "best", "bestpol", "default"):
             if m in names:
                 within = sum(r[m] <= 1.02 * r["cpsat"] for r in opt)
                 print(f"CP-SAT proved optimal on {len(opt)}/{n}; {labels[m]} within 2% of the "
@@ -561,4 +570,4 @@ def summarize(rows) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_results.run(main, __file__, ("--big", "--fresh")))

@@ -33,6 +33,8 @@ from pathlib import Path
 from memfit.pack import pack, read_csv
 from memfit.pack_validate import check_packing, max_live, peak_of
 
+import _results  # noqa: E402  (this script's folder is on sys.path)
+
 
 def best_fit_python(buffers):
     """Best-fit in XLA's spatial order: (offsets, peak)."""
@@ -153,6 +155,7 @@ def run_generated(args) -> int:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _results.add_write_flag(ap)
     ap.add_argument("--data", default=os.environ.get(
         "MEMFIT_DSA_DATA", str(Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "dsa")))
     ap.add_argument("--time-limit", type=float, default=None,
@@ -223,4 +226,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_results.run(main, __file__))

@@ -12,11 +12,14 @@ how much of the search the problem's size allowed.
 from __future__ import annotations
 
 import argparse
+import sys
 import random
 import time
 
 from memfit.pack import Buffer, best_fit, max_live_bytes, pack
 from memfit.pack_validate import check_packing
+
+import _results  # noqa: E402  (this script's folder is on sys.path)
 
 
 def trace(n: int, longest: int, seed: int = 0) -> list:
@@ -30,6 +33,7 @@ def trace(n: int, longest: int, seed: int = 0) -> list:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _results.add_write_flag(ap)
     ap.add_argument("--buffers", type=int, default=100_000)
     ap.add_argument("--time-limit", type=float, default=10.0)
     ap.add_argument("--lifetimes", default="200,2000,6000")
@@ -51,4 +55,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(_results.run(main, __file__))

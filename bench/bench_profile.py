@@ -17,6 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import _results  # noqa: E402  (this script's folder is on sys.path)
+
 os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
                            + " --xla_cpu_experimental_ynn_fusion_type=").strip()
 
@@ -89,7 +91,8 @@ def rss_check(scale):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _results.add_write_flag(ap)
     ap.add_argument("--scales", default="1,4")
     ap.add_argument("--rss-scale", type=int, default=16)
     ap.add_argument("--no-rss", action="store_true")
@@ -100,4 +103,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(_results.run(main, __file__))

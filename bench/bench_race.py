@@ -65,6 +65,8 @@ from memfit import examples  # noqa: E402
 from memfit.measure import (ACCOUNTING_OPTIONS, cpu_model, interleaved_medians,  # noqa: E402
                             peak_rss_growth, xla_bytes)
 
+import _results  # noqa: E402  (this script's folder is on sys.path)
+
 MiB = 1024 * 1024
 GiB = 1024 * MiB
 K = 10  # neighbours
@@ -793,6 +795,7 @@ def table(rows: list[tuple[Row, list[dict]]]) -> tuple[str, list[str]]:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    _results.add_write_flag(ap)
     ap.add_argument("--quick", action="store_true", help="small sizes (< 2 min)")
     ap.add_argument("--rows", default=",".join(ROW_KEYS),
                     help=f"comma-separated subset of {','.join(ROW_KEYS)}")
@@ -844,4 +847,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(_results.run(main, __file__))

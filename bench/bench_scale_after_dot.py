@@ -26,9 +26,12 @@ from memfit.explain import applied_rewrites
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_race import _attn_grad, attention, attention_chunked  # noqa: E402
 
+import _results  # noqa: E402  (this script's folder is on sys.path)
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _results.add_write_flag(ap)
     ap.add_argument("--grad", action="store_true", help="forward + backward")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="4 heads, S=2,048, 16 MiB")
@@ -78,4 +81,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(_results.run(main, __file__))

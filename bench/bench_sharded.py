@@ -37,6 +37,7 @@ os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
                            " --xla_cpu_experimental_ynn_fusion_type=").strip()
 
 import argparse  # noqa: E402
+import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 import time  # noqa: E402
 
@@ -48,6 +49,8 @@ from jax.sharding import AxisType, NamedSharding, PartitionSpec as P  # noqa: E4
 import memfit  # noqa: E402
 from memfit.measure import (cpu_model, interleaved_medians, peak_rss_growth,  # noqa: E402
                             xla_bytes)
+
+import _results  # noqa: E402  (this script's folder is on sys.path)
 
 HERE = Path(__file__).resolve().parent
 
@@ -116,6 +119,7 @@ def rss_target(n: int, m: int, limit: int):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    _results.add_write_flag(ap)
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--m", type=int, default=1000)
     ap.add_argument("--ratio", type=float, default=16.0)
@@ -174,4 +178,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(_results.run(main, __file__))

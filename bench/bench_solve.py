@@ -13,7 +13,7 @@ A scan solves every chunk of right-hand sides against one Cholesky factor
 
 Accuracy columns: each one's error against float64 over jax's, on an
 ill-conditioned RBF factor of the same size (inducing points spread over
-[-3, 3]^3, lengthscale 4, jitter 1e-5); the README's contract allows 4x.
+[-3, 3]^3, lengthscale 4, jitter 1e-5); the accuracy contract (docs/numerics.md) allows 4x.
 
     .venv/bin/python bench/bench_solve.py           # ~3 min on 2 cores
     .venv/bin/python bench/bench_solve.py --quick
@@ -21,6 +21,7 @@ ill-conditioned RBF factor of the same size (inducing points spread over
 from __future__ import annotations
 
 import argparse
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -30,6 +31,8 @@ from jax.scipy.linalg import solve_triangular
 import memfit
 from memfit.measure import cpu_model, interleaved_medians
 from memfit.oracle import relative_error
+
+import _results  # noqa: E402  (this script's folder is on sys.path)
 
 SHAPES = [(125, 2000), (250, 2500), (500, 2500), (1000, 500), (1000, 2500), (2000, 1000)]
 CHUNKS = 4
@@ -64,6 +67,7 @@ def problem(m, n, seed=0):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    _results.add_write_flag(ap)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
@@ -92,4 +96,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(_results.run(main, __file__))

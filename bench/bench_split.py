@@ -34,6 +34,8 @@ import memfit  # noqa: E402
 from memfit.examples import attention, cross_entropy, gaussian_kernel, knn  # noqa: E402
 from memfit.measure import interleaved_medians, peak_rss_growth, xla_bytes  # noqa: E402
 
+import _results  # noqa: E402  (this script's folder is on sys.path)
+
 MiB = 1024 * 1024
 
 
@@ -67,7 +69,8 @@ def build(name: str, which: str, quick: bool = False, limit: int = 0):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _results.add_write_flag(ap)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--rounds", type=int, default=0)
     ap.add_argument("--no-rss", action="store_true")
@@ -122,4 +125,4 @@ def _rss(here: str, name: str, which: str, quick: bool, limit: int) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(_results.run(main, __file__))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -30,6 +31,8 @@ import numpy as np
 
 import memfit
 from memfit.measure import cpu_model, interleaved_medians
+
+import _results  # noqa: E402  (this script's folder is on sys.path)
 
 
 def _keys(s):
@@ -107,7 +110,8 @@ def model_terms(rows, n, k, repeats):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _results.add_write_flag(ap)
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
     rows = 32 if args.quick else 64
@@ -134,4 +138,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(_results.run(main, __file__))

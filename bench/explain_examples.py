@@ -1,9 +1,12 @@
-"""Draws the README's split pictures (docs/explain/*.png) and prints the
-reports: memfit.jit(...).report() for the kNN and the attention example.
+"""The split reports of the kNN and attention examples, and their pictures.
+
+Prints memfit.jit(...).report() for each example and draws its memory
+timeline into docs/explain/<name>.png (README and docs/explain.md show them).
 Compile-only (shapes, no data), so it runs in seconds at any size.
 
-    .venv/bin/python bench/explain_examples.py
+    .venv/bin/python bench/explain_examples.py [knn] [attention] [--no-plot] [--write]
 """
+import argparse
 import os
 import sys
 from pathlib import Path
@@ -15,6 +18,8 @@ import jax.numpy as jnp  # noqa: E402
 
 import memfit  # noqa: E402
 from memfit import examples  # noqa: E402
+
+import _results  # noqa: E402  (this script's folder is on sys.path)
 
 OUT = Path(__file__).resolve().parents[1] / "docs/explain"
 
@@ -38,9 +43,24 @@ def explain(name: str) -> memfit.SplitReport:
     return f.report()
 
 
-if __name__ == "__main__":
-    for name in sys.argv[1:] or CASES:
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _results.add_write_flag(ap)
+    ap.add_argument("cases", nargs="*", metavar="NAME",
+                    help=f"which examples, of {', '.join(CASES)} (default: all)")
+    ap.add_argument("--no-plot", action="store_true", help="print the reports only")
+    args = ap.parse_args()
+    unknown = [c for c in args.cases if c not in CASES]
+    if unknown:
+        ap.error(f"unknown example {unknown[0]!r}; known: {', '.join(CASES)}")
+    for name in args.cases or CASES:
         report = explain(name)
         print(f"== {name}: {CASES[name][1]}\n{report.table()}\n")
-        report.plot(str(OUT / f"{name}.png"), dpi=80)
-        print(f"wrote {OUT / f'{name}.png'} ({(OUT / f'{name}.png').stat().st_size} bytes)\n")
+        if not args.no_plot:
+            report.plot(str(OUT / f"{name}.png"), dpi=80)
+            print(f"wrote docs/explain/{name}.png\n", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_results.run(main, __file__))

@@ -16,9 +16,12 @@ import sys
 
 from memfit import fuzz
 
+import _results  # noqa: E402  (this script's folder is on sys.path)
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _results.add_write_flag(ap)
     ap.add_argument("--programs", type=int, default=1870)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--limits", type=int, default=3, help="limits per program")
@@ -38,4 +41,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_results.run(main, __file__))

@@ -9,13 +9,19 @@ no tuples, phis, constants or reducer scalars), their bytes, and the peak:
 the instance's with XLA's lifetimes (arguments live throughout, outputs to
 the end) against XLA's argument + output + temp bytes.
 
-    .venv/bin/python bench/msa_export_vs_xla.py [NAME ...]
-Prints a markdown table (docs/msa-export.md).
+    .venv/bin/python bench/msa_export_vs_xla.py [NAME ...] [--big] [--write]
+Prints a markdown table (docs/msa-export.md). By default the workloads under
+1,000 buffers (about 2 minutes); ``--big`` the six big programs (each takes
+minutes to compile).
 """
 from __future__ import annotations
 
+import argparse
 import os
 import sys
+
+import _results  # this script's folder is on sys.path
+from make_msa_instances import BIG
 
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type=")
 
@@ -42,7 +48,14 @@ def compare(name: str, split: bool = False) -> dict:
 
 def main(argv=None) -> int:
     from memfit.msa.workloads import WORKLOADS
-    names = (argv if argv is not None else sys.argv[1:]) or list(WORKLOADS)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    _results.add_write_flag(ap)
+    ap.add_argument("names", nargs="*", metavar="NAME",
+                    help="workloads of memfit.msa.workloads (default: all but the big ones)")
+    ap.add_argument("--big", action="store_true",
+                    help="the big programs (make_msa_instances.BIG) instead")
+    args = ap.parse_args(argv)
+    names = args.names or [n for n in WORKLOADS if (n in BIG) == args.big]
     print("| program | buffers (memfit) | values memfit / XLA | value bytes memfit / XLA (MB) "
           "| peak memfit / XLA (MB) | peak ratio |")
     print("|---|---:|---:|---:|---:|---:|")
@@ -60,4 +73,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_results.run(main, __file__, ("--big",)))
