@@ -30,10 +30,10 @@ import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
 import memfit  # noqa: E402
-from memfit import examples  # noqa: E402
 from memfit._jax_handover import module_text  # noqa: E402
 from memfit.consumers import load_iree, load_xla, xla_bytes_of  # noqa: E402
 from memfit.measure import interleaved_medians  # noqa: E402
+from memfit.testing import examples  # noqa: E402
 
 MiB = 1024 * 1024
 TORCH = Path(__file__).resolve().parents[1] / "test" / "python" / "data" / "torch"

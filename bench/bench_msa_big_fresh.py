@@ -1,10 +1,10 @@
 """The agent on fresh big instances: policy argmax, + local search, and the heuristic + the same search.
 
 Generates ``--count`` synthetic instances of ``--mode`` (default offload;
-msa.synthetic.random_instance, ids from ``--start``, 300-1,400 ops, capacity
+msa.io.synthetic.random_instance, ids from ``--start``, 300-1,400 ops, capacity
 20-60% of the peak) that no training or tuning has seen: above the game
 polish's 256-move bucket, where the agent plays the policy's argmax, then
-msa.localsearch, and keeps the faster of that and the heuristic's solution
+msa.solvers.localsearch, and keeps the faster of that and the heuristic's solution
 searched the same way. Prints one table: the estimated time of each method
 relative to the heuristic's, with the wall time of each. No CP-SAT: at these
 sizes 10 s of it does not improve on the heuristic it is hinted with
@@ -13,7 +13,7 @@ sizes 10 s of it does not improve on the heuristic it is hinted with
 ``--instances FILE...`` plays those files instead of generated ones. The
 local search columns are single changes only (the agent's default before
 2026-12-06's criterion Q); ``--pairs`` adds both starts searched with pair
-moves too (msa.localsearch ``pairs``), the faster kept: the agent's default
+moves too (msa.solvers.localsearch ``pairs``), the faster kept: the agent's default
 since; ``--compact`` (with ``--pairs``) adds the same with the placement
 layout compacted once no move pays (``compact``).
 
@@ -42,7 +42,7 @@ MID_SIZES = (70, 190)
 def fresh_instances(start: int, count: int, mode: str = "offload", sizes=SIZES) -> list:
     """``[(name, Instance)]``: ``count`` synthetic instances of ``mode``, ids
     from ``start``, their op counts spread evenly over ``sizes``."""
-    from memfit.msa.synthetic import random_instance
+    from memfit.msa.io.synthetic import random_instance
     out = []
     for i in range(count):
         k = start + i
@@ -56,7 +56,7 @@ def fresh_instances(start: int, count: int, mode: str = "offload", sizes=SIZES) 
 def timed_solution(name: str, inst, f):
     """``(solution, estimated time, wall seconds)`` of ``f()``, a solver for
     ``inst``; an invalid solution is a bug, never a row."""
-    from memfit.msa.validator import validate
+    from memfit.msa.core.validator import validate
     t = time.perf_counter()
     sol = f()
     v = validate(inst, sol)
@@ -67,10 +67,10 @@ def timed_solution(name: str, inst, f):
 
 def run(name: str, inst, pairs: bool = False, compact: bool = False) -> dict:
     """Every method on one instance (one at a time: the walls are its own);
-    ``pairs``: also both searches with pair moves (msa.localsearch ``pairs``);
+    ``pairs``: also both searches with pair moves (msa.solvers.localsearch ``pairs``);
     ``compact``: also both with pair moves and compaction (``compact``)."""
-    from memfit.msa import heuristic, localsearch
     from memfit.msa.learned import agent
+    from memfit.msa.solvers import heuristic, localsearch
 
     def timed(f):
         return timed_solution(name, inst, f)
@@ -104,9 +104,9 @@ def run(name: str, inst, pairs: bool = False, compact: bool = False) -> dict:
 def run_mid(name: str, inst) -> dict:
     """--mid: the agent's default with and without the local search (one
     search: the local search is the last stage, agent.after_search)."""
-    from memfit.msa import heuristic
+    from memfit.msa.core.validator import validate
     from memfit.msa.learned import agent
-    from memfit.msa.validator import validate
+    from memfit.msa.solvers import heuristic
     th = validate(inst, heuristic.assign(inst)).estimated_time
     batch = agent.encode_batch([inst])
     (sol,), wall = agent.play_batch(batch, local_search=False)
@@ -187,15 +187,17 @@ def main(argv=None) -> int:
                     help=f"{MID_SIZES[0]}-{MID_SIZES[1]} ops: the agent's default (its search) "
                          "without and with the local search")
     ap.add_argument("--pairs", action="store_true",
-                    help="also the local search with pair moves (msa.localsearch pairs=True)")
+                    help="also the local search with pair moves "
+                         "(msa.solvers.localsearch pairs=True)")
     ap.add_argument("--compact", action="store_true",
-                    help="with --pairs: also with compaction (msa.localsearch compact=True)")
+                    help="with --pairs: also with compaction "
+                         "(msa.solvers.localsearch compact=True)")
     ap.add_argument("--instances", nargs="+", default=None,
                     help="instance files instead of generated ones")
     ap.add_argument("--json", default=None, help="write the rows here")
     args = ap.parse_args(argv)
     if args.instances:
-        from memfit.msa.instance import Instance
+        from memfit.msa.core.instance import Instance
         insts = [(Path(f).stem, Instance.load(f)) for f in args.instances]
     else:
         insts = fresh_instances(args.start, args.count, args.mode,

@@ -80,14 +80,14 @@ SETTINGS = {"uniform": dict(uniform=True, polish=0),
             "max": dict(root_rule="max", best=False, polish=0)}
 # Every method of SETTINGS plays without the agent's local search (its
 # default above BIG_BUFFERS): it is what "default" adds.
-# "bestpolrp": "bestpol"'s solutions through msa.repack (placement instances;
+# "bestpolrp": "bestpol"'s solutions through msa.solvers.repack (placement instances;
 # offload ones as they are), its wall "bestpol"'s plus the repack's. Since
 # 2026-12-05 (fourth) that is the agent's default (agent.DEFAULT_REPACK);
 # AGENT below stays "bestpol" (the same on offload instances) so that the
 # saved parts and their CP-SAT-at-the-agent's-wall rows still merge.
 REPACKED = {"bestpolrp": "bestpol"}
 # "bestpolpr": "bestpol"'s games through the pair stage (agent.pair_polish)
-# and then msa.repack; its wall "bestpol"'s plus both. "bestpol" itself is
+# and then msa.solvers.repack; its wall "bestpol"'s plus both. "bestpol" itself is
 # polished without the pair stage (pairs=False) whatever
 # agent.DEFAULT_POLISH_PAIRS is, so that its rows stay comparable.
 PAIRED = {"bestpolpr": "bestpol"}
@@ -107,7 +107,7 @@ RELAX_POLISHED = {"bestpolrxp": "bestpol"}
 # wall "best"'s plus all of those.
 FULL_DEFAULT = {"default": "best"}
 # Above BIG_BUFFERS the agent plays the policy's argmax (no search) and
-# then msa.localsearch (agent.local_search_rows), keeping the faster of that
+# then msa.solvers.localsearch (agent.local_search_rows), keeping the faster of that
 # and the heuristic's solution searched the same way: "default" there
 # starts from "policy"'s games. "heurls": the heuristic's
 # solution through the same local search (the ablation: what the learned
@@ -141,7 +141,7 @@ def _geo(xs):
 
 
 def _checked_time(inst, sol, what):
-    from memfit.msa.validator import validate
+    from memfit.msa.core.validator import validate
     v = validate(inst, sol)
     if not v.valid:
         raise SystemExit(f"BUG: {what} on {inst.program} is invalid:\n{v.summary()}")
@@ -151,7 +151,7 @@ def _checked_time(inst, sol, what):
 def learned_rows(insts, sims: int, methods, passes: int, params=None):
     """{instance index: {method: (time, wall)}} for the learned methods
     (``params``: the network's, None for the packaged checkpoint)."""
-    from memfit.msa import game
+    from memfit.msa.core import game
     from memfit.msa.learned import agent
     groups: dict = {}
     for k, inst in enumerate(insts):
@@ -277,7 +277,7 @@ def main(argv=None) -> int:
         print_table(rows, "rows merged from " + ", ".join(args.merge))
         summarize(rows)
         return 0
-    from memfit.msa.instance import Instance
+    from memfit.msa.core.instance import Instance
     from memfit.msa.learned import agent
     passes = args.passes          # None: the agent's default per shape class
     if args.polish_from:
@@ -335,7 +335,7 @@ def _rows(batch, passes):
 
 def _paired(batch, actions, base_wall: float):
     """The pair stage (agent.pair_polish) from polished games, then
-    msa.repack: ``(solutions, wall)`` with ``base_wall`` added."""
+    msa.solvers.repack: ``(solutions, wall)`` with ``base_wall`` added."""
     from memfit.msa.learned import agent
     t = time.perf_counter()
     final, _ = agent.pair_polish(batch, actions)
@@ -345,7 +345,7 @@ def _paired(batch, actions, base_wall: float):
 
 def _repacked(batch, sols, base_wall: float, relax_simulations=None, params=None,
               relax_polish: bool = False):
-    """msa.repack of the solutions and, with ``relax_simulations``, then the
+    """msa.solvers.repack of the solutions and, with ``relax_simulations``, then the
     offload relaxation played with that many simulations (``relax_polish``:
     the repacked plans polished there instead): ``(solutions, wall)`` with
     ``base_wall`` added."""
@@ -373,11 +373,11 @@ def _full_default(batch, actions, base_wall: float, simulations: int, params=Non
 
 
 def _heuristic_searched(batch):
-    """HEURISTIC_SEARCHED: the heuristic's solutions through msa.localsearch
+    """HEURISTIC_SEARCHED: the heuristic's solutions through msa.solvers.localsearch
     (offload instances; placement ones as the heuristic leaves them):
     ``(solutions, wall)``."""
-    from memfit.msa import heuristic
     from memfit.msa.learned import agent
+    from memfit.msa.solvers import heuristic
     t = time.perf_counter()
     sols = agent.local_searched(batch, [heuristic.assign(s.inst) for s in batch.specs],
                                 agent.local_search_rows(batch, True), from_heuristic=False)
@@ -395,9 +395,10 @@ def polish_from(args, passes: int) -> int:
     are deterministic: polishing a saved game is polishing the game the
     search plays); their wall is the saved search's plus the polish's."""
     import jax.numpy as jnp
-    from memfit.msa import exact, game, heuristic
-    from memfit.msa.instance import Instance
+    from memfit.msa.core import game
+    from memfit.msa.core.instance import Instance
     from memfit.msa.learned import agent
+    from memfit.msa.solvers import exact, heuristic
     src = Path(args.polish_from)
     rows = json.loads(src.read_text())
     if args.only:        # as in a fresh run: only the instances whose name has one
@@ -461,7 +462,7 @@ def solver_row(inst, name, learned, args) -> dict:
     """The heuristic and CP-SAT on ``inst`` (with the learned methods'
     results): CP-SAT at ``--time-limit`` and, where that does not prove
     optimality, again at the default agent's wall time on this instance."""
-    from memfit.msa import exact, heuristic
+    from memfit.msa.solvers import exact, heuristic
     t = time.perf_counter()
     h = heuristic.assign(inst)
     h_wall = time.perf_counter() - t

@@ -37,7 +37,7 @@ def run_variant(names: list, traced: bool, out: Path) -> None:
     import numpy as np
     import jax
     from diag_msa_prior import validation_instances
-    from memfit.msa import game
+    from memfit.msa.core import game
     from memfit.msa.learned import agent
     if traced:
         game.offload_mode = lambda g: g

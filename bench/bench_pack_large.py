@@ -16,7 +16,7 @@ import random
 import time
 
 from memfit.pack import Buffer, best_fit, max_live_bytes, pack
-from memfit.pack_validate import check_packing
+from memfit.pack.validate import check_packing
 
 
 def trace(n: int, longest: int, seed: int = 0) -> list:

@@ -29,7 +29,7 @@ from jax.scipy.linalg import solve_triangular
 
 import memfit
 from memfit.measure import cpu_model, interleaved_medians
-from memfit.oracle import relative_error
+from memfit.testing.oracle import relative_error
 
 SHAPES = [(125, 2000), (250, 2500), (500, 2500), (1000, 500), (1000, 2500), (2000, 1000)]
 CHUNKS = 4

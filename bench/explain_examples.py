@@ -14,7 +14,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
 import memfit  # noqa: E402
-from memfit import examples  # noqa: E402
+from memfit.testing import examples  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "docs/explain"
 

@@ -1,6 +1,6 @@
 """memfit-export-buffers against XLA's own buffer assignment (XLA:CPU).
 
-For each workload of memfit.msa.workloads (unsplit, as jax lowers it; kNN
+For each workload of memfit.msa.io.workloads (unsplit, as jax lowers it; kNN
 and SGPR also after memfit-split, as data/msa's instances are made):
 the buffers memfit's instance holds (SSA values: in-place updates and loop
 carries share one buffer but count per value, as XLA lists them) against the
@@ -26,9 +26,9 @@ def compare(name: str, split: bool = False) -> dict:
     data/msa are made."""
     import jax
     from memfit import _jax_handover as handover
-    from memfit.msa.export import export_buffers, instance_stats
-    from memfit.msa.workloads import get_workload, lower_workload
-    from memfit.msa.xla_buffers import xla_buffer_stats
+    from memfit.msa.io.export import export_buffers, instance_stats
+    from memfit.msa.io.workloads import get_workload, lower_workload
+    from memfit.msa.io.xla_buffers import xla_buffer_stats
     fn, args = get_workload(name)
     if split:
         text, info = lower_workload(name)
@@ -41,12 +41,12 @@ def compare(name: str, split: bool = False) -> dict:
 
 
 def main(argv=None) -> int:
-    from memfit.msa.workloads import WORKLOADS
+    from memfit.msa.io.workloads import WORKLOADS
     names = (argv if argv is not None else sys.argv[1:]) or list(WORKLOADS)
     print("| program | buffers (memfit) | values memfit / XLA | value bytes memfit / XLA (MB) "
           "| peak memfit / XLA (MB) | peak ratio |")
     print("|---|---:|---:|---:|---:|---:|")
-    from memfit.msa.workloads import WORKLOADS as W
+    from memfit.msa.io.workloads import WORKLOADS as W
     runs = [(n, False) for n in names] + [
         (n, True) for n in names if W[n].split_fraction is not None]
     for n, split in runs:
