@@ -31,10 +31,10 @@ import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
 import memfit  # noqa: E402
-from memfit import examples  # noqa: E402
 from memfit._jax_handover import module_text  # noqa: E402
 from memfit.consumers import load_iree, load_xla, xla_bytes_of  # noqa: E402
 from memfit.measure import interleaved_medians  # noqa: E402
+from memfit.testing import examples  # noqa: E402
 
 import _results  # noqa: E402  (this script's folder is on sys.path)
 

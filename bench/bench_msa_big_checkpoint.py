@@ -1,7 +1,7 @@
 """Two checkpoints side by side on big instances: the agent's big default with each.
 
 Above the 256-move bucket the agent plays the policy's argmax, improves it
-with msa.localsearch, and keeps the faster of that and the heuristic's
+with msa.solvers.localsearch, and keeps the faster of that and the heuristic's
 solution searched the same way (agent.local_searched). The checkpoint
 matters only through the argmax game the search starts from. For every
 instance this prints the heuristic + local search (shared), and for each
@@ -10,7 +10,7 @@ checkpoint after the first, where its default is faster or slower than the
 first's. Times are the validator's estimates relative to the heuristic's.
 
 Instances: ``--heldout-capacities 25,75`` exports the manifest's big
-*held-out* programs (memfit.msa.workloads) at those capacities, both modes
+*held-out* programs (memfit.msa.io.workloads) at those capacities, both modes
 (the manifest holds them at 50% only: these are instances no training or
 tuning has seen); ``--instances FILE...`` plays files.
 ``--checkpoints small,big`` names the packaged ones (checkpoint.DEFAULT_PATH,
@@ -39,8 +39,8 @@ def heldout_instances(capacities) -> list:
     """``[(name, Instance)]``: the big held-out programs at ``capacities``
     percent of their peaks, both modes (as bench/make_msa_instances.py
     exports them)."""
+    from memfit.msa.io.workloads import get_workload
     from memfit.msa.learned.programs import export_both_modes
-    from memfit.msa.workloads import get_workload
     return [(f"{name}-{inst.mode}-{cap}", inst) for name in BIG_HELDOUT
             for inst, cap in zip(export_both_modes(name, *get_workload(name), capacities),
                                  list(capacities) * 2)]
@@ -54,8 +54,8 @@ def checkpoint_path(name: str):
 def run(name: str, inst, checkpoints) -> dict:
     """Every method on one instance, one at a time (the walls are its own)."""
     from bench_msa_big_fresh import timed_solution
-    from memfit.msa import heuristic
     from memfit.msa.learned import agent
+    from memfit.msa.solvers import heuristic
 
     def timed(f):
         return timed_solution(name, inst, f)
@@ -126,7 +126,7 @@ def main(argv=None) -> int:
     if args.heldout_capacities:
         insts += heldout_instances([int(c) for c in args.heldout_capacities.split(",")])
     if args.instances:
-        from memfit.msa.instance import Instance
+        from memfit.msa.core.instance import Instance
         insts += [(Path(f).stem, Instance.load(f)) for f in args.instances]
     if not insts:
         ap.error("give --heldout-capacities or --instances")

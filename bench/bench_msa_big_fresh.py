@@ -43,7 +43,7 @@ MID_SIZES = (70, 190)
 def fresh_instances(start: int, count: int, mode: str = "offload", sizes=SIZES) -> list:
     """``[(name, Instance)]``: ``count`` synthetic instances of ``mode``, ids
     from ``start``, their op counts spread evenly over ``sizes``."""
-    from memfit.msa.synthetic import random_instance
+    from memfit.msa.io.synthetic import random_instance
     out = []
     for i in range(count):
         k = start + i
@@ -57,7 +57,7 @@ def fresh_instances(start: int, count: int, mode: str = "offload", sizes=SIZES) 
 def timed_solution(name: str, inst, f):
     """``(solution, estimated time, wall seconds)`` of ``f()``, a solver for
     ``inst``; an invalid solution is a bug, never a row."""
-    from memfit.msa.validator import validate
+    from memfit.msa.core.validator import validate
     t = time.perf_counter()
     sol = f()
     v = validate(inst, sol)
@@ -70,7 +70,7 @@ def run(name: str, inst, pairs: bool = False, compact: bool = False) -> dict:
     """Every method on one instance (one at a time: the walls are its own);
     ``pairs``: also both searches with pair moves (msa.localsearch ``pairs``);
     ``compact``: also both with pair moves and compaction (``compact``)."""
-    from memfit.msa import heuristic, localsearch
+    from memfit.msa.solvers import heuristic, localsearch
     from memfit.msa.learned import agent
 
     def timed(f):
@@ -105,9 +105,9 @@ def run(name: str, inst, pairs: bool = False, compact: bool = False) -> dict:
 def run_mid(name: str, inst) -> dict:
     """--mid: the agent's default with and without the local search (one
     search: the local search is the last stage, agent.after_search)."""
-    from memfit.msa import heuristic
+    from memfit.msa.solvers import heuristic
     from memfit.msa.learned import agent
-    from memfit.msa.validator import validate
+    from memfit.msa.core.validator import validate
     th = validate(inst, heuristic.assign(inst)).estimated_time
     batch = agent.encode_batch([inst])
     (sol,), wall = agent.play_batch(batch, local_search=False)
@@ -197,7 +197,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default=None, help="write the rows here")
     args = ap.parse_args(argv)
     if args.instances:
-        from memfit.msa.instance import Instance
+        from memfit.msa.core.instance import Instance
         insts = [(Path(f).stem, Instance.load(f)) for f in args.instances]
     else:
         insts = fresh_instances(args.start, args.count, args.mode,

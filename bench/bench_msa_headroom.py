@@ -20,10 +20,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
-from memfit.msa import baselines, exact, heuristic  # noqa: E402
-from memfit.msa.instance import Instance  # noqa: E402
-from memfit.msa.synthetic import instance_suite  # noqa: E402
-from memfit.msa.validator import validate  # noqa: E402
+from memfit.msa.core.instance import Instance  # noqa: E402
+from memfit.msa.core.validator import validate  # noqa: E402
+from memfit.msa.io.synthetic import instance_suite  # noqa: E402
+from memfit.msa.solvers import baselines, exact, heuristic  # noqa: E402
 
 import _results  # noqa: E402  (this script's folder is on sys.path)
 

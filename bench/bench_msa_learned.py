@@ -121,7 +121,7 @@ def _geo(xs):
 
 
 def _checked_time(inst, sol, what):
-    from memfit.msa.validator import validate
+    from memfit.msa.core.validator import validate
     v = validate(inst, sol)
     if not v.valid:
         raise SystemExit(f"BUG: {what} on {inst.program} is invalid:\n{v.summary()}")
@@ -131,7 +131,7 @@ def _checked_time(inst, sol, what):
 def learned_rows(insts, sims: int, methods, passes: int, params=None):
     """{instance index: {method: (time, wall)}} for the learned methods
     (``params``: the network's, None for the packaged checkpoint)."""
-    from memfit.msa import game
+    from memfit.msa.core import game
     from memfit.msa.learned import agent
     groups: dict = {}
     for k, inst in enumerate(insts):
@@ -209,9 +209,9 @@ def fresh_instances(seeds, synthetic: int, synthetic_start: int, max_buffers: in
     `memfit export-buffers` does, cached under bench/out/msa_fresh/) and
     ``synthetic`` synthetic instances with ids from ``synthetic_start``, up
     to ``max_buffers`` buffers."""
-    from memfit.msa.instance import Instance
+    from memfit.msa.core.instance import Instance
     from memfit.msa.learned import programs
-    from memfit.msa.synthetic import random_instance
+    from memfit.msa.io.synthetic import random_instance
     cache = ROOT / "bench/out/msa_fresh"
     cache.mkdir(parents=True, exist_ok=True)
     out = []
@@ -291,7 +291,7 @@ def main(argv=None) -> int:
         print_table(rows, "rows merged from " + ", ".join(args.merge))
         summarize(rows)
         return 0
-    from memfit.msa.instance import Instance
+    from memfit.msa.core.instance import Instance
     from memfit.msa.learned import agent
     passes = args.passes          # None: the agent's default per shape class
     if args.polish_from:
@@ -391,7 +391,7 @@ def _heuristic_searched(batch):
     """HEURISTIC_SEARCHED: the heuristic's solutions through msa.localsearch
     (offload instances; placement ones as the heuristic leaves them):
     ``(solutions, wall)``."""
-    from memfit.msa import heuristic
+    from memfit.msa.solvers import heuristic
     from memfit.msa.learned import agent
     t = time.perf_counter()
     sols = agent.local_searched(batch, [heuristic.assign(s.inst) for s in batch.specs],
@@ -410,8 +410,9 @@ def polish_from(args, passes: int) -> int:
     are deterministic: polishing a saved game is polishing the game the
     search plays); their wall is the saved search's plus the polish's."""
     import jax.numpy as jnp
-    from memfit.msa import exact, game, heuristic
-    from memfit.msa.instance import Instance
+    from memfit.msa.core import game
+    from memfit.msa.solvers import exact, heuristic
+    from memfit.msa.core.instance import Instance
     from memfit.msa.learned import agent
     src = Path(args.polish_from)
     rows = json.loads(src.read_text())
@@ -474,7 +475,7 @@ def solver_row(inst, name, learned, args) -> dict:
     """The heuristic and CP-SAT on ``inst`` (with the learned methods'
     results): CP-SAT at ``--time-limit`` and, where that does not prove
     optimality, again at the default agent's wall time on this instance."""
-    from memfit.msa import exact, heuristic
+    from memfit.msa.solvers import exact, heuristic
     t = time.perf_counter()
     h = heuristic.assign(inst)
     h_wall = time.perf_counter() - t

@@ -7,7 +7,7 @@ Two tables, both in docs/rewrites.md:
    jax.jit, memfit.jit (rewrites on, the default), memfit.jit(rewrite=False),
    and the expansion alone (`fast-distance`, opt-in) to show what the exact
    rewrite guards against.
-2. memfit.oracle over every program (rewrite or split shape) x data family x
+2. memfit.testing.oracle over every program (rewrite or split shape) x data family x
    --seeds seeds: cases, cases where memfit breaks the contract (memfit's
    error > FACTOR x jax's + FLOOR_ULPS ulps, or a row of indices wrong where
    jax's is right), and the worst memfit / jax error ratio.
@@ -27,8 +27,8 @@ import jax.numpy as jnp
 import numpy as np
 
 import memfit
-from memfit import oracle
 from memfit.measure import cpu_model
+from memfit.testing import oracle
 
 import _results  # noqa: E402  (this script's folder is on sys.path)
 

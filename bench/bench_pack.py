@@ -6,7 +6,7 @@
                                          [--families cut,sweep] [--time-limit 5]
                                          [--first-seed N] [--cpu-time]
 
-With --set, the instances are memfit.pack_instances' generated hard set (the
+With --set, the instances are memfit.pack.instances' generated hard set (the
 development seeds, used while tuning, or the held-out seeds, only for
 judging; --first-seed N draws from seeds N, N+1, ... instead) instead of the
 public files: each is packed at its capacity, every
@@ -15,7 +15,7 @@ most --cpsat-max buffers is checked by CP-SAT.
 
 For each minimalloc-*.CAPACITY.csv it packs at exactly that capacity; for the
 ResNet-50 trace (no capacity) it minimises the peak. Every packing is checked
-by memfit.pack_validate (plain Python, independent of the C++ search). The
+by memfit.pack.validate (plain Python, independent of the C++ search). The
 baseline is best-fit in Python here (largest buffer first, then longest; each
 in the smallest gap between time-overlapping buffers that holds it, else on
 top), so it is independent of the C++ code too. Ratios are peak divided by
@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from memfit.pack import pack, read_csv
-from memfit.pack_validate import check_packing, max_live, peak_of
+from memfit.pack.validate import check_packing, max_live, peak_of
 
 import _results  # noqa: E402  (this script's folder is on sys.path)
 
@@ -91,8 +91,8 @@ def _kind(inst) -> str:
 
 
 def run_generated(args) -> int:
+    from memfit.pack.instances import hard_set
     from memfit.pack import best_fit
-    from memfit.pack_instances import hard_set
     families = args.families.split(",") if args.families else None
     insts = hard_set(args.set, args.per_family, families, args.first_seed)
     seeds = f"seeds from {args.first_seed}" if args.first_seed is not None else f"{args.set} seeds"

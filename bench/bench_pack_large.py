@@ -17,7 +17,7 @@ import random
 import time
 
 from memfit.pack import Buffer, best_fit, max_live_bytes, pack
-from memfit.pack_validate import check_packing
+from memfit.pack.validate import check_packing
 
 import _results  # noqa: E402  (this script's folder is on sys.path)
 

@@ -61,7 +61,7 @@ import numpy as np  # noqa: E402
 from jax.scipy.linalg import solve_triangular  # noqa: E402
 
 import memfit  # noqa: E402
-from memfit import examples  # noqa: E402
+from memfit.testing import examples  # noqa: E402
 from memfit.measure import (ACCOUNTING_OPTIONS, cpu_model, interleaved_medians,  # noqa: E402
                             peak_rss_growth, xla_bytes)
 

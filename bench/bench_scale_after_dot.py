@@ -21,7 +21,7 @@ import jax.numpy as jnp
 
 import memfit
 import memfit.api as api
-from memfit.explain import applied_rewrites
+from memfit.explain.split import applied_rewrites
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_race import _attn_grad, attention, attention_chunked  # noqa: E402

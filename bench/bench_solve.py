@@ -30,7 +30,7 @@ from jax.scipy.linalg import solve_triangular
 
 import memfit
 from memfit.measure import cpu_model, interleaved_medians
-from memfit.oracle import relative_error
+from memfit.testing.oracle import relative_error
 
 import _results  # noqa: E402  (this script's folder is on sys.path)
 

@@ -31,8 +31,8 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 import memfit  # noqa: E402
-from memfit.examples import attention, cross_entropy, gaussian_kernel, knn  # noqa: E402
 from memfit.measure import interleaved_medians, peak_rss_growth, xla_bytes  # noqa: E402
+from memfit.testing.examples import attention, cross_entropy, gaussian_kernel, knn  # noqa: E402
 
 import _results  # noqa: E402  (this script's folder is on sys.path)
 

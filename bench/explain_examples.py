@@ -17,7 +17,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
 import memfit  # noqa: E402
-from memfit import examples  # noqa: E402
+from memfit.testing import examples  # noqa: E402
 
 import _results  # noqa: E402  (this script's folder is on sys.path)
 

@@ -1,6 +1,6 @@
 """Fuzzes memfit-split: random small StableHLO programs over every element
 type and op family, each split at several limits from 256 B to 1 MiB, run
-by XLA against the original (memfit/fuzz.py says what each outcome means).
+by XLA against the original (memfit/testing/fuzz.py says what each outcome means).
 
     .venv/bin/python bench/fuzz_split.py [--programs N] [--seed S] [--limits K] [--jobs J]
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from memfit import fuzz
+from memfit.testing import fuzz
 
 import _results  # noqa: E402  (this script's folder is on sys.path)
 

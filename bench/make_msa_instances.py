@@ -1,6 +1,6 @@
 """Regenerates the memory-space-assignment instances under data/msa/.
 
-For each workload of memfit.msa.workloads (17 jax programs; kNN and SGPR after
+For each workload of memfit.msa.io.workloads (17 jax programs; kNN and SGPR after
 memfit-split when it applies), exports the entry function with
 memfit-export-buffers at 25%, 50% and 75% of the program's fusion-aware peak
 in both modes (offload on the h200 preset, placement on the tpu-like preset):
@@ -37,9 +37,9 @@ BIG_CAPACITIES = (50,)
 
 
 def main(argv=None) -> int:
-    from memfit.msa.export import export_buffers, instance_stats
-    from memfit.msa.instance import Instance
-    from memfit.msa.workloads import WORKLOADS, lower_workload
+    from memfit.msa.core.instance import Instance
+    from memfit.msa.io.export import export_buffers, instance_stats
+    from memfit.msa.io.workloads import WORKLOADS, lower_workload
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "data" / "msa"))

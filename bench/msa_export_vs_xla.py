@@ -1,6 +1,6 @@
 """memfit-export-buffers against XLA's own buffer assignment (XLA:CPU).
 
-For each workload of memfit.msa.workloads (unsplit, as jax lowers it; kNN
+For each workload of memfit.msa.io.workloads (unsplit, as jax lowers it; kNN
 and SGPR also after memfit-split, as data/msa's instances are made):
 the buffers memfit's instance holds (SSA values: in-place updates and loop
 carries share one buffer but count per value, as XLA lists them) against the
@@ -32,9 +32,9 @@ def compare(name: str, split: bool = False) -> dict:
     data/msa are made."""
     import jax
     from memfit import _jax_handover as handover
-    from memfit.msa.export import export_buffers, instance_stats
-    from memfit.msa.workloads import get_workload, lower_workload
-    from memfit.msa.xla_buffers import xla_buffer_stats
+    from memfit.msa.io.export import export_buffers, instance_stats
+    from memfit.msa.io.workloads import get_workload, lower_workload
+    from memfit.msa.io.xla_buffers import xla_buffer_stats
     fn, args = get_workload(name)
     if split:
         text, info = lower_workload(name)
@@ -47,11 +47,11 @@ def compare(name: str, split: bool = False) -> dict:
 
 
 def main(argv=None) -> int:
-    from memfit.msa.workloads import WORKLOADS
+    from memfit.msa.io.workloads import WORKLOADS
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     _results.add_write_flag(ap)
     ap.add_argument("names", nargs="*", metavar="NAME",
-                    help="workloads of memfit.msa.workloads (default: all but the big ones)")
+                    help="workloads of memfit.msa.io.workloads (default: all but the big ones)")
     ap.add_argument("--big", action="store_true",
                     help="the big programs (make_msa_instances.BIG) instead")
     args = ap.parse_args(argv)
@@ -59,7 +59,7 @@ def main(argv=None) -> int:
     print("| program | buffers (memfit) | values memfit / XLA | value bytes memfit / XLA (MB) "
           "| peak memfit / XLA (MB) | peak ratio |")
     print("|---|---:|---:|---:|---:|---:|")
-    from memfit.msa.workloads import WORKLOADS as W
+    from memfit.msa.io.workloads import WORKLOADS as W
     runs = [(n, False) for n in names] + [
         (n, True) for n in names if W[n].split_fraction is not None]
     for n, split in runs:

@@ -2,7 +2,7 @@
 
 Training instances: the manifest's training programs (data/msa), random jax
 programs exported with memfit-export-buffers (memfit.msa.learned.programs)
-and synthetic instances (memfit.msa.synthetic). The held-out programs are
+and synthetic instances (memfit.msa.io.synthetic). The held-out programs are
 never played for training: they are only scored (the policy's argmax, no
 search) to draw the curve shown in the progress bar and the log. The
 checkpoint written is the one with the best *training-side* score (the
@@ -62,14 +62,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def load_manifest(split: str):
-    from memfit.msa.instance import Instance
+    from memfit.msa.core.instance import Instance
     man = json.loads((ROOT / "data" / "msa" / "manifest.json").read_text())
     return [Instance.load(ROOT / "data" / "msa" / f) for f in man[split]]
 
 
 def synthetic_instances(n: int, seed: int):
     import numpy as np
-    from memfit.msa.synthetic import random_instance
+    from memfit.msa.io.synthetic import random_instance
     rng = np.random.default_rng(seed)
     out = []
     for i in range(n):
@@ -109,8 +109,8 @@ def heldout_score(trainer, classes, baseline) -> float | None:
 
 
 def heuristic_times(specs) -> dict:
-    from memfit.msa.heuristic import assign
-    from memfit.msa.validator import validate
+    from memfit.msa.core.validator import validate
+    from memfit.msa.solvers.heuristic import assign
     return {(s.inst.program, s.inst.mode, s.inst.capacity): validate(s.inst, assign(s.inst)).estimated_time
             for s in specs}
 
@@ -153,8 +153,8 @@ def expert_solutions(inst, cpsat_seconds: float, cache: Path | None, local_searc
     """``imitate.expert_solutions``, cached on disk by instance (CP-SAT under
     a wall-time limit is not deterministic: the cache makes reruns repeat;
     the local search is deterministic, cached for its minutes)."""
+    from memfit.msa.core.solution import Solution
     from memfit.msa.learned import imitate
-    from memfit.msa.solution import Solution
     path = None
     if cache is not None:
         key = (f"{inst.program}-{inst.mode}-{inst.capacity}-{inst.num_buffers}-{cpsat_seconds:g}"
@@ -179,7 +179,7 @@ def add_experts(classes, cpsat_seconds: float, cache: Path | None,
     import numpy as np
     from memfit._optional import require
     tqdm = require("tqdm", "training the learned player").tqdm
-    from memfit.msa import game
+    from memfit.msa.core import game
     from memfit.msa.learned import imitate
     A = 1 + (game.NUM_PLANS - 1) * game.NUM_OFFSETS
     total = sum(len(cd.specs) for cd in classes)

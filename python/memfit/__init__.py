@@ -13,7 +13,7 @@ from .errors import MemfitError
 from .units import parse_memory_size
 from .transform import transform, to_generic, pipeline_for
 from .api import jit, profile, MemfitJitted, ProfileReport
-from .explain import SplitReport
+from .explain.split import SplitReport
 
 __all__ = [
     "MemfitError",

@@ -2,7 +2,7 @@
 isolate=True)`` and ``memfit.jit(..., isolate=True)``.
 
 memfit's passes refuse what they cannot handle with a MemfitError, and a
-fuzzer (memfit/fuzz.py) checks that they do; but an MLIR fatal error (an
+fuzzer (memfit/testing/fuzz.py) checks that they do; but an MLIR fatal error (an
 abort or a segmentation fault) cannot be caught inside the process it
 happens in. With isolation the pipeline runs in a fresh Python process that
 imports only memfit's extension: if it dies, the caller gets a MemfitError

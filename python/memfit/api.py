@@ -10,7 +10,7 @@ import jax
 
 from . import _core
 from .errors import MemfitError
-from .profiling import ProfileReport, profile_text  # noqa: F401 (memfit.api.profile_text)
+from .explain.profiling import ProfileReport, profile_text  # noqa: F401 (memfit.api.profile_text)
 from .transform import pipeline_for, transform
 
 
@@ -122,7 +122,7 @@ class MemfitJitted:
         #: memfit.calibrate.Calibration of the latest compile (None when not
         #: calibrated): the margins tried and what XLA accounted for each.
         self.last_calibration = None
-        self._record = None  # memfit.explain.JitRecord of the latest compile
+        self._record = None  # memfit.explain.split.JitRecord of the latest compile
         self._jit_kwargs = jit_kwargs
         self._jitted = jax.jit(fun, **jit_kwargs)
         self._static_nums, self._static_names = _normalize_static(
@@ -176,7 +176,7 @@ class MemfitJitted:
         """Runs ``split()`` (text or Calibration) and keeps what f.report()
         needs, failures included (they report the smallest reachable limit)."""
         from . import _jax_handover as handover
-        from .explain import JitRecord
+        from .explain.split import JitRecord
         if self.memory_limit is None or self.offload:
             return split()
         # Lowered objects are handed memfit's module in place: lower afresh
@@ -218,7 +218,7 @@ class MemfitJitted:
         return args, kwargs
 
     def report(self):
-        """memfit.explain.SplitReport of the latest compile: what pushed the
+        """memfit.explain.split.SplitReport of the latest compile: what pushed the
         program over the limit, the loops memfit made, rewrites, margins and
         XLA's bytes before and after (``.table()``, ``.to_json()``,
         ``.plot(path)``). Also after a compile that could not meet the limit."""

@@ -46,7 +46,7 @@ def _opt_with_report(args) -> int:
     """memfit opt --memory-limit L --report: the split module as usual, and
     what the split did on stderr (a table, or JSON with --report=json);
     exit 1 with the report (smallest reachable limit) when L cannot be met."""
-    from .explain import explain_text
+    from .explain.split import explain_text
     from .transform import transform
     report, kept = explain_text(read_text(args.file), args.memory_limit,
                                 rewrite=not args.no_rewrite, temp_margin=args.temp_margin,
@@ -73,7 +73,7 @@ def _xla_requested(args) -> bool:
 
 def cmd_explain(args) -> int:
     """memfit explain: the split's report, and its memory timeline as PNG."""
-    from .explain import explain_text
+    from .explain.split import explain_text
     report, kept = explain_text(read_text(args.file), args.memory_limit,
                                 rewrite=not args.no_rewrite, temp_margin=args.temp_margin,
                                 xla=_xla_requested(args))
@@ -160,9 +160,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     # Subcommands that live with their feature: the packer and the
     # memory-space-assignment tools.
-    from . import pack
-    from .msa import cli as msa_cli, export as msa_export
-    pack.add_subcommand(sub)
+    from .msa import cli as msa_cli
+    from .msa.io import export as msa_export
+    from .pack import packer
+    packer.add_subcommand(sub)
     msa_cli.add_subcommands(sub)
     msa_export.add_subcommands(sub)
     return p

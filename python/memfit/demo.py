@@ -26,7 +26,7 @@ def run_demo() -> int:
     import numpy as np
 
     import memfit
-    from .report import format_bytes
+    from .explain.report import format_bytes
 
     n, m, d = 20000, 1000, 16
     rng = np.random.default_rng(0)

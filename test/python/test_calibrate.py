@@ -22,8 +22,8 @@ import pytest
 
 import memfit
 from memfit import calibrate as cal_mod
-from memfit import examples
 from memfit.measure import xla_bytes
+from memfit.testing import examples
 from numerics import assert_matches
 
 MiB = 1024 * 1024
@@ -247,8 +247,8 @@ def test_a_program_that_fits_compiles_exactly_as_jax_does(name):
 
 # -- runtime scratch: memory XLA:CPU takes outside its memory analysis -------
 
-from memfit.runtime_scratch import dot_scratch_bytes  # noqa: E402
 from memfit.measure import peak_rss_growth  # noqa: E402
+from memfit.runtime_scratch import dot_scratch_bytes  # noqa: E402
 
 _SCRATCH_HLO = """\
 HloModule m, entry_computation_layout={(f32[4,8]{1,0})->f32[4,4]{1,0}}

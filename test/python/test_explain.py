@@ -11,10 +11,10 @@ import pytest
 
 import memfit
 from memfit import _jax_handover as handover
-from memfit import examples
 from memfit.cli import main
-from memfit.explain import explain_text
+from memfit.explain.split import explain_text
 from memfit.measure import xla_bytes
+from memfit.testing import examples
 
 MIB = 2.0 ** 20
 LIMIT = 2 * 2**20
@@ -95,7 +95,7 @@ def test_plot_is_headless_and_draws_the_timelines(fitted, tmp_path):
     top, bottom = fig.axes[:2]
     for ax, prof, name in ((top, r.before, "before"), (bottom, r.after, "after memfit")):
         by_label = {ln.get_label().split(":")[0]: ln for ln in ax.get_lines()}
-        assert set(by_label) == {name, f"limit {memfit.report.format_bytes(LIMIT)}"}
+        assert set(by_label) == {name, f"limit {memfit.explain.report.format_bytes(LIMIT)}"}
         np.testing.assert_allclose(by_label[name].get_ydata(),
                                    [p["live_bytes"] / MIB for p in prof.timeline])
         limit_line = [ln for k, ln in by_label.items() if k.startswith("limit")][0]
@@ -184,7 +184,7 @@ def test_two_loops_are_told_apart(tmp_path):
 
 def test_rewrites_with_quoted_names_are_read():
     """MLIR quotes dictionary keys that are not identifiers ("reduce-to-dot")."""
-    from memfit.explain import applied_rewrites
+    from memfit.explain.split import applied_rewrites
     def f(a, b):
         return jax.numpy.sum(a[:, None, :] * b[None, :, :], -1)
     args = [jax.ShapeDtypeStruct((16, 8), np.float32), jax.ShapeDtypeStruct((32, 8), np.float32)]

@@ -1,13 +1,13 @@
 """memfit-split never crashes and never changes results: a seeded fuzz of
 random small StableHLO programs over every element type and op family
-(memfit/fuzz.py), each split at a tiny, a generous and a profile-chosen
+(memfit/testing/fuzz.py), each split at a tiny, a generous and a profile-chosen
 limit in a worker subprocess, results compared with XLA's on the original.
 bench/fuzz_split.py runs thousands of cases; this runs a few hundred."""
 from __future__ import annotations
 
 import pytest
 
-from memfit import fuzz
+from memfit.testing import fuzz
 
 
 @pytest.fixture(scope="module")

@@ -20,8 +20,8 @@ import jax.numpy as jnp
 import pytest
 
 import memfit
-from memfit import examples
 from memfit.measure import xla_bytes
+from memfit.testing import examples
 from numerics import assert_matches
 
 KiB = 1024

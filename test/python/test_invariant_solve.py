@@ -18,7 +18,7 @@ import pytest
 from jax.scipy.linalg import solve_triangular
 
 import memfit
-from memfit.oracle import FACTOR, FLOOR_ULPS, relative_error
+from memfit.testing.oracle import FACTOR, FLOOR_ULPS, relative_error
 
 EPS32 = float(np.finfo(np.float32).eps)
 CHUNK = 500

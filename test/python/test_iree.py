@@ -21,9 +21,9 @@ pytest.importorskip("iree.compiler")
 pytest.importorskip("iree.runtime")
 
 import memfit  # noqa: E402
-from memfit import examples  # noqa: E402
 from memfit._jax_handover import module_text  # noqa: E402
 from memfit.consumers import check_for_iree, iree_blockers, run_iree, xla_bytes_of  # noqa: E402
+from memfit.testing import examples  # noqa: E402
 
 
 def _inputs(*shapes, seed=0):

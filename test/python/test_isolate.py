@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 import memfit
-from memfit import _isolated, examples
+from memfit import _isolated
 from memfit import _jax_handover as handover
+from memfit.testing import examples
 
 
 def dft_text(n=64, m=2000):

@@ -4,10 +4,10 @@ import json
 import pytest
 
 from memfit.cli import main
-from memfit.msa.solution import Solution
-from memfit.msa.validator import validate
-from memfit.msa.synthetic import random_instance
-from memfit.msa.tiny import tiny_instance
+from memfit.msa.core.solution import Solution
+from memfit.msa.core.validator import validate
+from memfit.msa.io.synthetic import random_instance
+from memfit.msa.io.tiny import tiny_instance
 
 
 def test_assign_score_plot(tmp_path, capsys):
@@ -54,7 +54,8 @@ def test_assign_passes_the_learned_options(tmp_path, monkeypatch):
     """--polish, --polish-pairs / --no-polish-pairs and --relax [play|polish] /
     --no-relax reach the learned player (its own tests play it; here its
     entry point is replaced)."""
-    from memfit.msa import heuristic, learned
+    from memfit.msa import learned
+    from memfit.msa.solvers import heuristic
     seen = []
 
     def fake(inst, **kw):
@@ -101,7 +102,7 @@ def test_iterate_refuses_a_negative_round_count(tmp_path, capsys):
 
 def test_iterate_after_another_method(tmp_path):
     """--iterate N after a method other than learned: its solution through N
-    rounds of msa.localsearch.iterate (seeded by --seed), never slower."""
+    rounds of msa.solvers.localsearch.iterate (seeded by --seed), never slower."""
     inst = random_instance(7, num_ops=24, num_args=3, mode="placement")
     h, got = _after_heuristic(tmp_path, inst, "--iterate", "10", "--seed", "2")
     want = _iterated(inst, h, seed=2, rounds=10)
@@ -111,7 +112,7 @@ def test_iterate_after_another_method(tmp_path):
 
 def _after_heuristic(tmp_path, inst, *options):
     """``(heuristic's solution, memfit assign --method heuristic OPTIONS's)``."""
-    from memfit.msa import heuristic
+    from memfit.msa.solvers import heuristic
     ip, sp = tmp_path / "inst.json", tmp_path / "s.json"
     inst.save(ip)
     assert main(["assign", str(ip), "--method", "heuristic", *options, "-o", str(sp)]) == 0
@@ -119,16 +120,16 @@ def _after_heuristic(tmp_path, inst, *options):
 
 
 def _iterated(inst, sol, **kwargs):
-    """msa.localsearch.iterate with the agent's kicks and passes."""
-    from memfit.msa import localsearch
+    """msa.solvers.localsearch.iterate with the agent's kicks and passes."""
     from memfit.msa.learned.agent import ITERATE_KICK, LOCAL_SEARCH_PASSES
+    from memfit.msa.solvers import localsearch
     return localsearch.iterate(inst, sol, kick=ITERATE_KICK, passes=LOCAL_SEARCH_PASSES,
                                **kwargs)[0]
 
 
 def test_layout_rounds_after_a_method(tmp_path):
     """--layout-rounds N: the method's solution through N layout rounds of
-    msa.localsearch.iterate (placement mode; seeded by --seed), never slower;
+    msa.solvers.localsearch.iterate (placement mode; seeded by --seed), never slower;
     ignored in offload mode; a negative count is a usage error."""
     inst = random_instance(200, num_ops=24, num_args=3, mode="placement",
                            capacity_fraction=0.3)
@@ -146,11 +147,11 @@ def test_layout_rounds_after_a_method(tmp_path):
 @pytest.mark.parametrize("mode,ops", [("offload", 60), ("placement", 30)])
 def test_local_search_after_another_method(tmp_path, mode, ops):
     """--local-search after a method other than learned: its solution through
-    msa.localsearch (with --repack: from the repacked solution), never slower."""
-    from memfit.msa import heuristic, localsearch
+    msa.solvers.localsearch (with --repack: from the repacked solution), never slower."""
+    from memfit.msa.solvers import heuristic, localsearch
     from memfit.msa.learned.agent import (LOCAL_SEARCH_COMPACT, LOCAL_SEARCH_PAIRS,
                                           LOCAL_SEARCH_PASSES)
-    from memfit.msa.repack import repack
+    from memfit.msa.solvers.repack import repack
     inst = random_instance(5, num_ops=ops, num_args=4, mode=mode)
     ip, sp = tmp_path / "inst.json", tmp_path / "s.json"
     inst.save(ip)

@@ -12,10 +12,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from memfit.msa import exact, game
-from memfit.msa.instance import DEVICE_PRESETS
-from memfit.msa.model import resolve, simulate
-from memfit.msa.synthetic import random_instance
+from memfit.msa.core import game
+from memfit.msa.core.instance import DEVICE_PRESETS
+from memfit.msa.core.model import resolve, simulate
+from memfit.msa.io.synthetic import random_instance
+from memfit.msa.solvers import exact
 
 _step = jax.jit(game.step)
 _legal = jax.jit(game.legal_actions)

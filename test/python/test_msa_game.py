@@ -4,10 +4,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from memfit.msa import game, heuristic
-from memfit.msa.synthetic import instance_suite, random_instance
-from memfit.msa.tiny import tiny_instance
-from memfit.msa.validator import validate
+from memfit.msa.core import game
+from memfit.msa.core.validator import validate
+from memfit.msa.io.synthetic import instance_suite, random_instance
+from memfit.msa.io.tiny import tiny_instance
+from memfit.msa.solvers import heuristic
 
 SUITE = instance_suite()
 
@@ -145,7 +146,7 @@ def test_many_games_of_one_instance_in_a_batch():
 
 def test_mctx_search_plays_the_game():
     pytest.importorskip("mctx")
-    from memfit.msa import search
+    from memfit.msa.learned import search
     inst = tiny_instance(capacity=400)
     spec = game.encode(inst)
     sol = search.plan(spec, num_simulations=8)

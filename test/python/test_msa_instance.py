@@ -3,10 +3,10 @@ import json
 
 import pytest
 
-from memfit.msa.instance import Instance, InstanceError
-from memfit.msa.solution import Solution
-from memfit.msa.synthetic import instance_suite, random_instance
-from memfit.msa.tiny import tiny_instance
+from memfit.msa.core.instance import Instance, InstanceError
+from memfit.msa.core.solution import Solution
+from memfit.msa.io.synthetic import instance_suite, random_instance
+from memfit.msa.io.tiny import tiny_instance
 
 
 def test_round_trip(tmp_path):

@@ -13,12 +13,12 @@ pytest.importorskip("optax")
 
 from memfit.cli import main  # noqa: E402
 from memfit.errors import MemfitError  # noqa: E402
-from memfit.msa import game  # noqa: E402
-from memfit.msa.instance import Instance  # noqa: E402
-from memfit.msa.learned import checkpoint, network, play, train  # noqa: E402
+from memfit.msa.core import game  # noqa: E402
+from memfit.msa.core.instance import Instance  # noqa: E402
+from memfit.msa.core.validator import validate  # noqa: E402
+from memfit.msa.io.synthetic import random_instance  # noqa: E402
 from memfit.msa.learned import agent  # noqa: E402
-from memfit.msa.synthetic import random_instance  # noqa: E402
-from memfit.msa.validator import validate  # noqa: E402
+from memfit.msa.learned import checkpoint, network, play, train  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "msa"
 _apply = jax.jit(network.apply)
@@ -162,8 +162,8 @@ def test_hint_root_puts_the_heuristic_move_on_top(params):
 def test_expert_replay_reproduces_the_heuristic_offload():
     """Offload mode has no offsets: the heuristic's solution replays exactly,
     and the value targets run from the time saved down to 0."""
-    from memfit.msa import heuristic
     from memfit.msa.learned import imitate
+    from memfit.msa.solvers import heuristic
     inst = Instance.load(DATA / "instances" / "sgpr-offload-50.json")
     spec, sf = play.encode_padded(inst, 16)
     h = heuristic.assign(inst)
@@ -201,8 +201,8 @@ def test_self_imitation_keeps_only_argmax_games_faster_than_the_best_known(param
     beats the best game known for it, as one-hot targets of its own moves
     and its own returns (the slower game's rows go: conflicting targets);
     the same network's games do not join twice."""
-    from memfit.msa import heuristic
     from memfit.msa.learned import imitate
+    from memfit.msa.solvers import heuristic
     insts = [random_instance(s, num_ops=12, num_args=3, mode="offload") for s in range(3)]
     classes = train.group_by_class([play.encode_padded(i, 16) for i in insts])
     cd = classes[0]
@@ -229,7 +229,7 @@ def test_self_imitation_keeps_only_argmax_games_faster_than_the_best_known(param
 def test_local_search_imitation_replaces_only_slower_expert_games(params):
     """The big checkpoint's expert iteration (train.Trainer.
     local_search_imitate): the policy's argmax game improved by
-    msa.localsearch replaces an instance's expert rows only where its replay
+    msa.solvers.localsearch replaces an instance's expert rows only where its replay
     is faster than the best game known (here faster than the argmax game
     itself), and a second round with the same network adds nothing."""
     insts = [random_instance(s, num_ops=14, num_args=3, mode="offload") for s in (42, 43)]
@@ -247,7 +247,7 @@ def test_local_search_imitation_replaces_only_slower_expert_games(params):
 
 def test_expert_solutions_with_local_search_are_never_slower():
     """imitate.expert_solutions(local_search=True) adds the faster expert
-    solution improved by msa.localsearch (the big checkpoint's experts):
+    solution improved by msa.solvers.localsearch (the big checkpoint's experts):
     valid, and at most the others' time."""
     from memfit.msa.learned import imitate
     for mode in ("offload", "placement"):
@@ -575,14 +575,14 @@ def test_default_polish_runs_where_its_bucket_gate_says(monkeypatch):
 
 
 def test_local_search_runs_where_the_game_is_not_polished(monkeypatch):
-    """agent.local_search_rows: by default msa.localsearch runs on the
+    """agent.local_search_rows: by default msa.solvers.localsearch runs on the
     instances of LOCAL_SEARCH_MODES in a batch above the 256-move bucket (the
     big programs, where the default plays the policy's argmax); after_search
-    applies it to those rows only, as msa.localsearch.improve does alone
+    applies it to those rows only, as msa.solvers.localsearch.improve does alone
     (here without the heuristic's start), and ``local_search=False`` turns it
     off; ``from_heuristic`` keeps the faster of the game's and the
     heuristic's solution, each searched."""
-    from memfit.msa import heuristic, localsearch
+    from memfit.msa.solvers import heuristic, localsearch
     big = agent.encode_batch([random_instance(s, num_ops=90, num_args=4, mode=m)
                               for s, m in ((31, "offload"), (32, "placement"))], 16)
     assert agent.local_search_rows(big) == [False, False]      # searched there
@@ -633,10 +633,10 @@ def test_local_search_runs_where_the_game_is_not_polished(monkeypatch):
 def test_iterated_search_runs_where_its_gate_says(monkeypatch):
     """agent.iterate_rounds: ITERATE_ROUNDS on games up to ITERATE_MAX_BUCKET
     moves, none above, an explicit count anywhere; after_search runs
-    msa.localsearch.iterate last where the game is polished (or the count is
+    msa.solvers.localsearch.iterate last where the game is polished (or the count is
     given), on the rows ``only`` picks, as the search does alone, and the
     game's method is kept."""
-    from memfit.msa import localsearch
+    from memfit.msa.solvers import localsearch
     monkeypatch.setattr(agent, "ITERATE_ROUNDS", 7)
     big = agent.encode_batch([random_instance(31, num_ops=90, num_args=4, mode="offload")], 16)
     assert agent.iterate_rounds(big, None) == 0 and agent.iterate_rounds(big, 3) == 3

@@ -1,12 +1,13 @@
-"""msa.localsearch: the plan-menu local search for instances of any size."""
+"""msa.solvers.localsearch: the plan-menu local search for instances of any size."""
 import numpy as np
 import pytest
 
-from memfit.msa import heuristic, localsearch, model, plans
-from memfit.msa.instance import Instance
-from memfit.msa.solution import BufferAssignment, Solution
-from memfit.msa.synthetic import random_instance
-from memfit.msa.validator import validate
+from memfit.msa.core import model, plans
+from memfit.msa.core.instance import Instance
+from memfit.msa.core.solution import BufferAssignment, Solution
+from memfit.msa.core.validator import validate
+from memfit.msa.io.synthetic import random_instance
+from memfit.msa.solvers import heuristic, localsearch
 
 
 def _blocking(inst: Instance) -> Instance:

@@ -2,7 +2,7 @@
 
 * export agrees with XLA's own buffer assignment on three programs (values,
   bytes, peak; docs/msa-export.md has the table for all workloads);
-* the instance follows memfit.msa.instance's schema and rules;
+* the instance follows memfit.msa.core.instance's schema and rules;
 * memfit's offload annotations are exactly jax's (golden re-derived from jax
   lowering for cuda on this CPU machine);
 * the offload round trip (export, heuristic, annotate) is verified by
@@ -21,10 +21,10 @@ import numpy as np
 import pytest
 
 from memfit import _jax_handover as handover
-from memfit.msa.export import add_subcommands, export_buffers, instance_stats
-from memfit.msa.instance import Instance
-from memfit.msa.workloads import get_workload
-from memfit.msa.xla_buffers import xla_buffer_stats
+from memfit.msa.core.instance import Instance
+from memfit.msa.io.export import add_subcommands, export_buffers, instance_stats
+from memfit.msa.io.workloads import get_workload
+from memfit.msa.io.xla_buffers import xla_buffer_stats
 
 
 def _text(fn, *args):
@@ -38,7 +38,7 @@ def _text(fn, *args):
 @pytest.mark.parametrize("name,split", [("mlp_train_step", False), ("knn", False),
                                         ("gp_solve", False), ("knn", True)])
 def test_export_agrees_with_xla(name, split):
-    from memfit.msa.workloads import lower_workload
+    from memfit.msa.io.workloads import lower_workload
     fn, args = get_workload(name)
     if split:  # memfit-split's loop, compiled by XLA in place of jax's module
         text, info = lower_workload(name)

@@ -1,15 +1,15 @@
-"""msa.repack: plan changes whose offsets come from the exact packer."""
+"""msa.solvers.repack: plan changes whose offsets come from the exact packer."""
 import dataclasses
 
 import pytest
 
-from memfit.msa.heuristic import assign as heuristic
-from memfit.msa.instance import DEVICE_PRESETS, Buffer, Instance, Op
-from memfit.msa.plans import FastMemory
-from memfit.msa.repack import repack
-from memfit.msa.solution import BufferAssignment, Solution
-from memfit.msa.synthetic import random_instance
-from memfit.msa.validator import validate
+from memfit.msa.core.instance import DEVICE_PRESETS, Buffer, Instance, Op
+from memfit.msa.core.plans import FastMemory
+from memfit.msa.core.solution import BufferAssignment, Solution
+from memfit.msa.core.validator import validate
+from memfit.msa.io.synthetic import random_instance
+from memfit.msa.solvers.heuristic import assign as heuristic
+from memfit.msa.solvers.repack import repack
 
 MiB = 1 << 20
 
@@ -97,7 +97,7 @@ def test_packer_layout_of_a_split_buffer_keeps_one_offset():
     window before op 3) and A kept; the packer places the pieces, a split
     buffer's pieces end at one offset (re-placed if the packer tore them),
     and the layout validates."""
-    from memfit.msa.repack import _Search
+    from memfit.msa.solvers.repack import _Search
     inst, sol = _blocked()
     s = _Search(inst, sol, 20_000)
     split = next(q for q, m in enumerate(s.menus[0]) if m.kind == "split")
@@ -110,10 +110,10 @@ def test_packer_layout_of_a_split_buffer_keeps_one_offset():
 
 
 def test_agent_default_repacks_placement_games(monkeypatch):
-    """agent.play_batch runs msa.repack on placement instances after the
+    """agent.play_batch runs msa.solvers.repack on placement instances after the
     polish (agent.DEFAULT_REPACK), and not with repack=False."""
-    from memfit.msa import repack as R
     from memfit.msa.learned import agent
+    from memfit.msa.solvers import repack as R
     calls = []
     real = R.repack
 
@@ -136,7 +136,7 @@ def _relayouts_fail():
     """A placement instance (synthetic, 21 buffers) and CP-SAT's optimal
     solution, whose plan set neither the greedy relayouts nor the packer lay
     out (split buffers: two intervals at one offset)."""
-    from memfit.msa import exact
+    from memfit.msa.solvers import exact
     inst = random_instance(38, num_ops=18, num_args=3, mode="placement", capacity_fraction=0.4)
     r = exact.solve(inst, time_limit=30, num_workers=1)
     assert r.status == "OPTIMAL"
@@ -144,12 +144,12 @@ def _relayouts_fail():
 
 
 def test_lay_out_places_plans_the_relayouts_and_packer_cannot():
-    """msa.repack.lay_out (the first-fit order search) gives CP-SAT's
+    """msa.solvers.repack.lay_out (the first-fit order search) gives CP-SAT's
     optimal plan set offsets where repack's relayouts and its packer step
     find none; the layout validates at CP-SAT's time."""
     import numpy as np
-    from memfit.msa.plans import menu_index
-    from memfit.msa.repack import NODE_LIMIT, _Search, lay_out
+    from memfit.msa.core.plans import menu_index
+    from memfit.msa.solvers.repack import NODE_LIMIT, _Search, lay_out
     inst, r = _relayouts_fail()
     h = heuristic(inst)
     s = _Search(inst, h, NODE_LIMIT)
@@ -173,7 +173,7 @@ def test_lay_out_places_plans_the_relayouts_and_packer_cannot():
 def test_lay_out_repair_makes_the_buffers_above_capacity_slow():
     """A plan set that cannot fit (every buffer kept in fast memory): no
     layout; with ``repair`` a valid layout of a subset of them."""
-    from memfit.msa.repack import lay_out
+    from memfit.msa.solvers.repack import lay_out
     inst, _ = _relayouts_fail()
     h = heuristic(inst)
     every = Solution("offload", "all kept", [BufferAssignment(b, "fast", 0)
@@ -190,7 +190,7 @@ def test_lay_out_repair_makes_the_buffers_above_capacity_slow():
 def test_agent_plays_placement_games_in_their_offload_relaxation():
     """agent.play_batch(relax=True): a placement instance is also
     played in its offload relaxation, the relaxed plans laid out
-    (msa.repack.lay_out) and repacked; the faster valid layout is kept.
+    (msa.solvers.repack.lay_out) and repacked; the faster valid layout is kept.
     On this instance the game's placement offsets end in a slower layout
     than the relaxation's plans (0.876 of its time, measured)."""
     from memfit.msa.learned import agent

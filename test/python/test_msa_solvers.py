@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from memfit.msa import baselines, exact, heuristic
-from memfit.msa.instance import Instance
-from memfit.msa.model import simulate
-from memfit.msa.plans import build_menus
-from memfit.msa.solution import Solution
-from memfit.msa.synthetic import instance_suite
-from memfit.msa.tiny import tiny_instance
-from memfit.msa.validator import validate
+from memfit.msa.core.instance import Instance
+from memfit.msa.core.model import simulate
+from memfit.msa.core.plans import build_menus
+from memfit.msa.core.solution import Solution
+from memfit.msa.core.validator import validate
+from memfit.msa.io.synthetic import instance_suite
+from memfit.msa.io.tiny import tiny_instance
+from memfit.msa.solvers import baselines, exact, heuristic
 
 ROOT = Path(__file__).resolve().parents[2]
 # The big programs (1,000+ buffers) are benched (bench/bench_msa_learned.py
@@ -86,7 +86,7 @@ def test_exact_matches_brute_force_on_tiny(mode):
         # placement: offsets by best-fit of the combination, tried in both orders
         s = Solution(mode, "brute", [menus[b][p].assignment(b) for b, p in enumerate(combo)])
         if mode == "placement":
-            from memfit.msa.plans import FastMemory
+            from memfit.msa.core.plans import FastMemory
             mem = FastMemory(inst)
             ok = True
             for b, p in sorted(enumerate(combo), key=lambda bp: -inst.buffers[bp[0]].size):
@@ -116,9 +116,9 @@ def test_picker_use_reduction_is_op_seconds_with_one_access_fast(rows, monkeypat
     chunks of ``rows``) equals, bit for bit, the op's roofline time with all
     accesses slow minus that with the one buffer fast (model.op_seconds),
     on an exported program and synthetic instances."""
-    from memfit.msa.model import op_seconds
-    from memfit.msa.plans import Picker
-    from memfit.msa.synthetic import random_instance
+    from memfit.msa.core.model import op_seconds
+    from memfit.msa.core.plans import Picker
+    from memfit.msa.io.synthetic import random_instance
     monkeypatch.setattr(Picker, "REDUCTION_ROWS", rows)
     insts = [Instance.load(ROOT / "data/msa/instances/attention-offload-50.json")]
     insts += [random_instance(s, num_ops=40, num_args=6, mode="offload") for s in range(3)]

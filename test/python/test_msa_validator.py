@@ -1,9 +1,9 @@
 """The validator catches each kind of violation; its times match hand computation."""
 import pytest
 
-from memfit.msa.solution import BufferAssignment as A, Prefetch as P, Solution
-from memfit.msa.tiny import tiny_instance
-from memfit.msa.validator import validate
+from memfit.msa.core.solution import BufferAssignment as A, Prefetch as P, Solution
+from memfit.msa.core.validator import validate
+from memfit.msa.io.tiny import tiny_instance
 
 
 def sol(inst, *assignments):

@@ -1,4 +1,4 @@
-"""The numerics contract against float64 (memfit.oracle): every rewrite and
+"""The numerics contract against float64 (memfit.testing.oracle): every rewrite and
 split shape on data that is hard for it; memfit's error within
 oracle.FACTOR x jax's + oracle.FLOOR_ULPS ulps, and index results equal
 to float64's wherever jax's are."""
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import memfit
-from memfit import oracle
+from memfit.testing import oracle
 
 SEEDS = range(4)  # 9 programs x 6 families x 4 seeds = 216 cases
 

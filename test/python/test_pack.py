@@ -1,6 +1,6 @@
 """memfit.pack: the buffer packer (dynamic storage allocation).
 
-Every packing the packer returns is checked by memfit.pack_validate, plain
+Every packing the packer returns is checked by memfit.pack.validate, plain
 Python that shares nothing with the C++ search. Proofs of infeasibility are
 cross-checked against OR-tools CP-SAT on small instances.
 """
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from memfit.pack import (Buffer, CsvFormatError, best_fit, max_live_bytes, pack,
                          parse_capacity, read_csv, write_csv)
-from memfit.pack_validate import check_packing, max_live, packing_errors, peak_of
+from memfit.pack.validate import check_packing, max_live, packing_errors, peak_of
 
 # shared/ lies beside the repository (CI lays a copy there too).
 DATA = Path(os.environ.get("MEMFIT_DSA_DATA", Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "dsa"))

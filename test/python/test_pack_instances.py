@@ -1,17 +1,17 @@
-"""The generated hard packing instances (memfit.pack_instances) and the
+"""The generated hard packing instances (memfit.pack.instances) and the
 packer on them.
 
-Every packing is checked by memfit.pack_validate (plain Python, independent
+Every packing is checked by memfit.pack.validate (plain Python, independent
 of the C++ search). Speed is measured by bench/bench_pack.py --set dev|heldout;
 the limits here are generous per-instance guards against regressions.
 """
 import pytest
 
 from memfit.pack import Buffer, best_fit, max_live_bytes, pack
-from memfit.pack_instances import (CAPACITY, CORES, DEV_SEEDS, FAMILIES, HELDOUT_SEEDS,
-                                   INFEASIBLE_FAMILIES, PLANTED_FAMILIES, UNIT, generate,
-                                   hard_set, is_hard)
-from memfit.pack_validate import check_packing
+from memfit.pack.instances import (CAPACITY, CORES, DEV_SEEDS, FAMILIES, HELDOUT_SEEDS,
+                                   INFEASIBLE_FAMILIES, PLANTED_FAMILIES, UNIT, generate, hard_set,
+                                   is_hard)
+from memfit.pack.validate import check_packing
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))

@@ -19,7 +19,7 @@ import numpy as np
 
 import memfit
 from memfit import _jax_handover as handover
-from memfit.explain import applied_rewrites
+from memfit.explain.split import applied_rewrites
 from memfit.transform import pipeline_for
 from test_minor_contraction import attention, attention_grad, attention_grad64, normal, rel_err
 

@@ -22,9 +22,9 @@ from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 import memfit
 from memfit import _jax_handover as handover
-from memfit import examples
-from memfit.examples import attention, cross_entropy, gaussian_kernel
 from memfit.measure import xla_bytes
+from memfit.testing import examples
+from memfit.testing.examples import attention, cross_entropy, gaussian_kernel
 from numerics import assert_matches
 
 KiB = 1024

@@ -33,7 +33,10 @@ def wheel_contents(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     for want in ("memfit/msa/learned/agent.npz", "memfit/msa/learned/agent_big.npz",
                  "memfit/lib/libmemfit.so",
-                 "memfit/lib/libMemfitPlugin.so", "memfit/_optional.py"):
+                 "memfit/lib/libMemfitPlugin.so", "memfit/_optional.py",
+                 "memfit/explain/split.py", "memfit/pack/packer.py", "memfit/testing/oracle.py",
+                 "memfit/msa/core/instance.py", "memfit/msa/solvers/heuristic.py",
+                 "memfit/msa/io/export.py", "memfit/msa/learned/agent.py"):
         check(want in names, f"the wheel holds {want}")
     check(any(n.startswith("memfit/_core.") and n.endswith(".so") for n in names),
           "the wheel holds the memfit._core extension")
@@ -100,6 +103,19 @@ def splits_and_reports() -> None:
           "memfit explain -o without matplotlib: the report, then exit 2 naming memfit[plot]")
 
 
+def packages_run() -> None:
+    """The packer and the MSA heuristic, from their packages, with no extras."""
+    from memfit.pack import Buffer, pack
+    r = pack([Buffer(0, 0, 2, 8), Buffer(1, 1, 3, 8)], capacity=16)
+    check(r.packed and sorted(r.offsets) == [0, 8], f"memfit.pack.pack packs: {r.offsets}")
+    from memfit.msa.core.validator import validate
+    from memfit.msa.io.tiny import tiny_instance
+    from memfit.msa.solvers.heuristic import assign
+    inst = tiny_instance()
+    v = validate(inst, assign(inst))
+    check(v.valid, f"memfit.msa.solvers.heuristic.assign: valid, {v.estimated_time} s")
+
+
 def tools_run() -> None:
     opt = Path(sys.prefix) / "bin/memfit-opt"
     p = subprocess.run([str(opt), "--help"], capture_output=True, text=True)
@@ -115,5 +131,6 @@ if __name__ == "__main__":
     installed_from_the_wheel()
     versions_agree()
     splits_and_reports()
+    packages_run()
     tools_run()
     print("wheel smoke test passed")

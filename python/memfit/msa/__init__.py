@@ -1,1 +1,3 @@
-"""Memory-space assignment: the mallocGame, an XLA-style heuristic, an exact solver."""
+"""Memory-space assignment: the problem (core), its solvers (solvers),
+instances in and plots out (io) and the learned player (learned); offload
+ties them into memfit.jit, cli into the command line."""

@@ -15,10 +15,10 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
                polish_pairs: bool | None = None, repack: bool | None = None,
                relax: bool | str | None = None, local_search: bool | None = None,
                iterate: int | None = None):
-    """``method``'s solution; ``repack`` (placement mode): then msa.repack,
-    ``local_search``: then msa.localsearch (None: the learned agent's
+    """``method``'s solution; ``repack`` (placement mode): then msa.solvers.repack,
+    ``local_search``: then msa.solvers.localsearch (None: the learned agent's
     default, off for the other methods); ``iterate``: then that many rounds
-    of msa.localsearch.iterate (None: the learned agent's default, off for
+    of msa.solvers.localsearch.iterate (None: the learned agent's default, off for
     the other methods)."""
     if method != "learned" and iterate:
         from .learned.agent import iterated_search
@@ -32,11 +32,11 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
                          seed=seed, simulations=simulations, polish=polish, repack=repack)
         return agents_local_search(inst, sol)[0]
     if method != "learned" and repack and inst.mode == "placement":
-        from .repack import repack as run_repack
+        from .solvers.repack import repack as run_repack
         sol = run_method(inst, method, time_limit=time_limit, num_workers=num_workers,
                          seed=seed, simulations=simulations, polish=polish)
         return run_repack(inst, sol)[0]
-    from . import baselines, exact, heuristic
+    from .solvers import baselines, exact, heuristic
     if method == "heuristic":
         return heuristic.assign(inst)
     if method == "learned":
@@ -70,8 +70,8 @@ def _rounds(text: str) -> int:
 
 def cmd_assign(args) -> int:
     from ..errors import MemfitError
-    from .instance import Instance
-    from .validator import validate
+    from .core.instance import Instance
+    from .core.validator import validate
     inst = Instance.load(args.instance)
     try:
         sol = run_method(inst, args.method, time_limit=args.time_limit,
@@ -100,9 +100,9 @@ def cmd_assign(args) -> int:
 
 
 def cmd_score(args) -> int:
-    from .instance import Instance
-    from .solution import Solution
-    from .validator import validate
+    from .core.instance import Instance
+    from .core.solution import Solution
+    from .core.validator import validate
     inst = Instance.load(args.instance)
     sol = Solution.load(args.solution)
     v = validate(inst, sol)
@@ -111,9 +111,9 @@ def cmd_score(args) -> int:
 
 
 def cmd_plot(args) -> int:
-    from .instance import Instance
-    from .plot import plot_assignment
-    from .solution import Solution
+    from .core.instance import Instance
+    from .core.solution import Solution
+    from .io.plot import plot_assignment
     inst = Instance.load(args.instance)
     sol = Solution.load(args.solution) if args.solution else None
     plot_assignment(inst, sol, args.output)
@@ -146,7 +146,7 @@ def add_subcommands(sub) -> None:
                         "mode), --no-polish-pairs on none")
     a.add_argument("--repack", action=argparse.BooleanOptionalAction, default=None,
                    help="placement mode: then change plans with offsets re-derived by "
-                        "relayouts and the exact packer (msa.repack; never slower; "
+                        "relayouts and the exact packer (msa.solvers.repack; never slower; "
                         "default: on for --method learned where it polishes, off for "
                         "the other methods)")
     a.add_argument("--relax", nargs="?", const="play", choices=("play", "polish"), default=None,
@@ -162,20 +162,20 @@ def add_subcommands(sub) -> None:
     a.add_argument("--local-search", action=argparse.BooleanOptionalAction, default=None,
                    help="then a local search over the buffers' plan menus, every other "
                         "plan (and offset) kept and each change timed by the cost model "
-                        "(msa.localsearch; never slower; default: on for --method learned "
+                        "(msa.solvers.localsearch; never slower; default: on for --method learned "
                         "above the 256-buffer bucket, where its game is not searched or "
                         "polished, and there also from the heuristic's solution, the faster "
                         "kept; off for the other methods)")
     a.add_argument("--iterate", type=_rounds, default=None, metavar="ROUNDS",
                    help="then ROUNDS rounds of iterated local search "
-                        "(msa.localsearch.iterate: a few buffers living together changed at "
-                        "random, then descents; the best kept, never slower; 0 = off; "
+                        "(msa.solvers.localsearch.iterate: a few buffers living together "
+                        "changed at random, then descents; the best kept, never slower; 0 = off; "
                         "default: for --method learned msa.learned.agent.ITERATE_ROUNDS "
                         "on games of at most ITERATE_MAX_BUCKET buffers, off for the "
                         "other methods)")
     a.add_argument("--layout-rounds", type=_rounds, default=0, metavar="ROUNDS",
                    help="placement mode: last, ROUNDS rounds of layout kicks from the "
-                        "method's solution (msa.localsearch.iterate's layout_rounds: "
+                        "method's solution (msa.solvers.localsearch.iterate's layout_rounds: "
                         "ejections and re-layouts of a neighbourhood, relayout moves; "
                         "never slower; about 0.03-0.25 s per round at 35-60 buffers; "
                         "default 0: off; ignored in offload mode)")

@@ -8,8 +8,8 @@ assignment solver chose to keep in host memory:
 
 1. ``memfit-inline``, then ``memfit-export-buffers`` (the instance, with
    fast-memory capacity ``memory_limit``);
-2. the solver: :func:`memfit.msa.heuristic.assign` ("heuristic", XLA-style),
-   :func:`memfit.msa.exact.solve` ("exact", CP-SAT) or
+2. the solver: :func:`memfit.msa.solvers.heuristic.assign` ("heuristic", XLA-style),
+   :func:`memfit.msa.solvers.exact.solve` ("exact", CP-SAT) or
    :func:`memfit.msa.learned.assign` ("learned", the trained player);
 3. ``memfit-assign-memory-space{assignment=<solution.json>}`` on the same
    inlined module (so buffer ids agree).
@@ -32,10 +32,10 @@ def solve_instance(inst, method: str, *, time_limit: float = 10.0):
     """A Solution for an Instance by ``method`` ("heuristic", "exact" or
     "learned": the trained player with search, memfit.msa.learned)."""
     if method == "heuristic":
-        from .heuristic import assign
+        from .solvers.heuristic import assign
         return assign(inst)
     if method == "exact":
-        from .exact import solve
+        from .solvers.exact import solve
         return solve(inst, time_limit=time_limit).solution
     if method == "learned":
         from .learned import assign
@@ -47,7 +47,7 @@ def assign_memory_space(text: str, solution_path: str, *, function: str | None =
     """Runs memfit-assign-memory-space with a solution file on ``text``
     (which must be the module the instance was exported from)."""
     from ..transform import transform
-    from .export import _option_text
+    from .io.export import _option_text
     opts = [f"assignment={_option_text(solution_path)}"]
     if function:
         opts.append(f"function={_option_text(function)}")
@@ -64,8 +64,8 @@ def offload_pipeline(text: str, memory_limit: int | str, method: str = "heuristi
     With ``return_details=True`` returns ``(text, instance, solution)``.
     """
     from ..transform import transform
-    from .export import export_buffers
-    from .instance import Instance
+    from .core.instance import Instance
+    from .io.export import export_buffers
     if method not in METHODS:
         raise MemfitError(f"unknown offload method {method!r}; choose one of {', '.join(METHODS)}")
     inlined = transform(text, "memfit-inline", record_pipeline=False)

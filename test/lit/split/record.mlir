@@ -1,5 +1,5 @@
 // memfit-split records each loop's plan on the loop (reports read it:
-// python/memfit/explain.py), and memfit-profile tags the loop's ops with it.
+// python/memfit/explain/split.py), and memfit-profile tags the loop's ops with it.
 // max_j x_i * y_j over 1001 j: 31 chunks of 32 and a remainder of 9.
 // RUN: memfit-opt %s --pass-pipeline='builtin.module(memfit-split{memory-limit=100KB})' | FileCheck %s
 // RUN: memfit-opt %s --pass-pipeline='builtin.module(memfit-split{memory-limit=100KB},memfit-profile{format=json timeline=true})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=PROFILE

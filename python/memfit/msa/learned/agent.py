@@ -18,7 +18,7 @@ import numpy as np
 
 from ..._optional import require
 from ...errors import MemfitError
-from .. import game
+from ..core import game
 
 #: Search simulations per move by default. Measured (2026-12-03, whole
 #: `memfit assign --method learned` process: jax import, encoding, jit
@@ -148,7 +148,7 @@ POLISH_MAX_BUCKET = {"offload": 256, "placement": 64}
 BIG_DEFAULT_SIMULATIONS = 0
 #: Above the 256-move bucket (the big programs), where the default plays
 #: the policy's argmax and nothing polishes it, the agent's game goes
-#: through msa.localsearch: every other buffer's plan (and offset) kept,
+#: through msa.solvers.localsearch: every other buffer's plan (and offset) kept,
 #: each change timed by the cost model itself (milliseconds at 2,000
 #: buffers, where a polish pass would replay 2,000-move games), up to
 #: LOCAL_SEARCH_PASSES passes (it stops when a pass changes nothing: 2-4
@@ -177,7 +177,7 @@ LOCAL_SEARCH_MODES = ("offload", "placement")
 #: the fresh placement set; held-out: gru_long_heldout-placement 0.9971 ->
 #: 0.9967.
 LOCAL_SEARCH_FROM_HEURISTIC = True
-#: Pair moves once single changes stop paying (msa.localsearch ``pairs``: a
+#: Pair moves once single changes stop paying (msa.solvers.localsearch ``pairs``: a
 #: change that does not fit, made to fit by a change of a buffer in its
 #: way; criterion Q): dev, big training programs, e.g. transformer_deep-
 #: offload 0.526 -> 0.456, lstm_long-offload 0.932 -> 0.834; fresh sets
@@ -191,12 +191,12 @@ LOCAL_SEARCH_PAIRS = True
 #: Placement mode: once no single or pair change pays, the layout is
 #: compacted downwards (every fast buffer at the lowest free offset, in the
 #: order of the offsets: plans and time unchanged) and the search goes on
-#: (msa.localsearch ``compact``; criterion U2, docs/msa.md): fresh set
+#: (msa.solvers.localsearch ``compact``; criterion U2, docs/msa.md): fresh set
 #: 72900-72907 faster on 8/8 (0.9597 -> 0.9538), none slower, +2.9 s wall
 #: (geomean) against the policy's 4.5 s. Judged first before the search's
 #: speedups (set 72700-72707: 8/8 faster, but +14.6 s against 8.3 s).
 LOCAL_SEARCH_COMPACT = True
-#: After the polish, in placement mode: msa.repack (one- and two-buffer plan
+#: After the polish, in placement mode: msa.solvers.repack (one- and two-buffer plan
 #: changes whose offsets are re-derived: in place, by greedy relayouts or by
 #: the exact packer, so the layout is no longer bound to the game's skyline
 #: offsets; never slower). Chosen on validation and training placement
@@ -211,7 +211,7 @@ DEFAULT_REPACK = True
 #: after the repack, a placement instance's plans are improved in its
 #: offload relaxation (the same buffers, plans and capacity, fast memory
 #: counted per op, no offsets; ``offload_relaxation``), get offsets by
-#: msa.repack.lay_out (a first-fit order search; plans that do not fit lose
+#: msa.solvers.repack.lay_out (a first-fit order search; plans that do not fit lose
 #: the buffers above the capacity) and are repacked; the faster valid layout
 #: is kept (never slower). Why: the game places a buffer at one of its K
 #: lowest skyline offsets when it is decided, so plan sets that fit cannot
@@ -343,7 +343,7 @@ def default_polish(batch: Batch) -> int:
 
 
 def local_search_rows(batch: Batch, local_search: bool | None = None) -> list:
-    """Per instance of the batch, whether msa.localsearch runs on its game:
+    """Per instance of the batch, whether msa.solvers.localsearch runs on its game:
     ``local_search`` None: DEFAULT_LOCAL_SEARCH on the LOCAL_SEARCH_MODES
     instances of a batch above LOCAL_SEARCH_ABOVE_BUCKET moves; True: all,
     False: none."""
@@ -354,22 +354,22 @@ def local_search_rows(batch: Batch, local_search: bool | None = None) -> list:
 
 
 def local_search(inst, sol):
-    """``(solution, stats)``: msa.localsearch.improve of ``sol`` with the
+    """``(solution, stats)``: msa.solvers.localsearch.improve of ``sol`` with the
     agent's settings (LOCAL_SEARCH_PASSES, _PAIRS, _COMPACT); the one place
     the big default's search, its expert games and its benches share."""
-    from ..localsearch import improve
+    from ..solvers.localsearch import improve
     return improve(inst, sol, passes=LOCAL_SEARCH_PASSES, pairs=LOCAL_SEARCH_PAIRS,
                    compact=LOCAL_SEARCH_COMPACT)
 
 
 def local_searched(batch: Batch, sols, rows: list, from_heuristic: bool | None = None) -> list:
-    """``sols`` with each row that ``rows`` admits improved by msa.localsearch
+    """``sols`` with each row that ``rows`` admits improved by msa.solvers.localsearch
     (never slower: a change is kept only where the cost model times it
     faster; pair moves as LOCAL_SEARCH_PAIRS says, placement compaction as
     LOCAL_SEARCH_COMPACT); ``from_heuristic``
     (default LOCAL_SEARCH_FROM_HEURISTIC): the faster of that and the
     heuristic's solution searched the same way."""
-    from .. import heuristic
+    from ..solvers import heuristic
     if from_heuristic is None:
         from_heuristic = LOCAL_SEARCH_FROM_HEURISTIC
     out = list(sols)
@@ -385,7 +385,7 @@ def local_searched(batch: Batch, sols, rows: list, from_heuristic: bool | None =
     return out
 
 
-#: Iterated local search (msa.localsearch.iterate) as the last stage of the
+#: Iterated local search (msa.solvers.localsearch.iterate) as the last stage of the
 #: default up to the 64-move bucket: ITERATE_ROUNDS rounds per instance (0:
 #: off), kicks of ITERATE_KICK buffers. Why: the misses of CP-SAT's proven
 #: optimum left on fresh sets were coordinated changes of 4-10 buffers,
@@ -421,13 +421,13 @@ def iterate_rounds(batch: Batch, iterate: int | None) -> int:
 
 def iterated_search(inst, sol, rounds: int | None = None, kick: tuple | None = None,
                     seed: int = 0, layout_rounds: int | None = None):
-    """``(solution, stats)``: msa.localsearch.iterate of ``sol`` with the
+    """``(solution, stats)``: msa.solvers.localsearch.iterate of ``sol`` with the
     agent's settings (``rounds`` default ITERATE_ROUNDS, kicks of ``kick``
     buffers default ITERATE_KICK, the descents as ``local_search``'s; in
     placement mode then ``layout_rounds`` layout rounds, default
     ITERATE_LAYOUT_ROUNDS); the one place the agent's stage and ``memfit
     assign --iterate`` and ``--layout-rounds`` share."""
-    from ..localsearch import iterate
+    from ..solvers.localsearch import iterate
     if layout_rounds is None:
         layout_rounds = ITERATE_LAYOUT_ROUNDS
     return iterate(inst, sol, seed=seed, rounds=ITERATE_ROUNDS if rounds is None else rounds,
@@ -486,7 +486,7 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     default ``play.DEFAULT_COMPLETIONS``; ``polish_pairs``: the pair stage
     after it, default ``DEFAULT_POLISH_PAIRS`` with the default completions). ``max_considered``: root actions
     the search considers (default ``DEFAULT_MAX_CONSIDERED``). ``repack``: placement
-    instances' solutions then go through msa.repack (default ``DEFAULT_REPACK`` where
+    instances' solutions then go through msa.solvers.repack (default ``DEFAULT_REPACK`` where
     the game is polished; the returned actions are then the polished game's, not
     the repacked layout's). ``return_raw``: also return the
     played game's own solutions (before the best-game choice and polish).
@@ -495,10 +495,10 @@ def play_batch(batch: Batch, *, simulations: int = DEFAULT_SIMULATIONS, uniform:
     polished; True or "play": played again there, ``relaxation_plans``;
     "polish": the game's own plans polished there, ``relaxation_polish_plans``,
     with the pair stage as ``polish_pairs`` says). ``local_search``: the
-    games then go through msa.localsearch (``local_search_rows``; default:
+    games then go through msa.solvers.localsearch (``local_search_rows``; default:
     above LOCAL_SEARCH_ABOVE_BUCKET moves, where nothing searches or polishes
     them; ``local_searched``: from the heuristic's solution too). ``iterate``:
-    then that many rounds of msa.localsearch.iterate (``iterated``; default
+    then that many rounds of msa.solvers.localsearch.iterate (``iterated``; default
     ``iterate_rounds``: ITERATE_ROUNDS where the game is polished, up to
     ITERATE_MAX_BUCKET moves)."""
     from . import play
@@ -558,12 +558,12 @@ def after_search(batch: Batch, sols, actions, polish: int, method: str, *,
                  relax_play: dict | None = None):
     """The stages after the search (``play_batch``'s; one place for their
     order): ``polish`` passes (``_polish_stages``, with ``completions`` and
-    ``polish_pairs``), then msa.repack (``repack``; default
+    ``polish_pairs``), then msa.solvers.repack (``repack``; default
     DEFAULT_REPACK where it polishes), then the offload relaxation
     (``relax``; default DEFAULT_RELAX where it polishes; "play" plays it
-    with ``play_batch(**relax_play)``), then msa.localsearch on the rows
+    with ``play_batch(**relax_play)``), then msa.solvers.localsearch on the rows
     ``local_search_rows(batch, local_search)`` picks, then ``iterate_rounds(batch,
-    iterate)`` rounds of msa.localsearch.iterate where it polishes (``iterate``
+    iterate)`` rounds of msa.solvers.localsearch.iterate where it polishes (``iterate``
     given: on the rows ``only`` picks). ``sols``/``actions``: the search's
     games; ``only``: per instance, whether these stages run on it (default:
     all; ``polish_rows`` for the agent's default). Returns ``(solutions,
@@ -702,9 +702,9 @@ def batch_row(batch: Batch, i: int) -> Batch:
 
 
 def repacked(batch: Batch, sols, only: list | None = None) -> list:
-    """msa.repack of each placement instance's solution (offload ones as
+    """msa.solvers.repack of each placement instance's solution (offload ones as
     they are; ``only``: per instance, whether to repack it, default all)."""
-    from ..repack import repack
+    from ..solvers.repack import repack
     return [repack(spec.inst, sol)[0] if spec.inst.mode == "placement"
             and (only is None or only[i]) else sol
             for i, (spec, sol) in enumerate(zip(batch.specs, sols))]
@@ -713,7 +713,7 @@ def repacked(batch: Batch, sols, only: list | None = None) -> list:
 def offload_relaxation(inst):
     """``inst`` in offload mode: the same buffers, plans and capacity, fast
     memory counted per op, no offsets (a relaxation of placement mode)."""
-    from ..instance import Instance
+    from ..core.instance import Instance
     d = inst.to_dict()
     d["mode"] = "offload"
     d["program"] = f"{inst.program} (offload relaxation)"
@@ -806,7 +806,7 @@ def _offload_moves(spec, sol, M: int) -> np.ndarray:
     plan at its only offset; slow after the last move). A placement
     layout fits by bytes at every op, so every move is legal there (the
     polish replays the moves, playing any illegal one slow)."""
-    from ..plans import menu_index
+    from ..core.plans import menu_index
     by_id = sol.by_id()
     a = np.zeros(M, np.int32)
     for k, b in enumerate(spec.order):
@@ -818,11 +818,11 @@ def _offload_moves(spec, sol, M: int) -> np.ndarray:
 def relaxed(batch: Batch, sols, plans: dict, repack: bool = True) -> list:
     """``sols`` with each placement instance ``i`` in ``plans`` (its offload
     relaxation's solution, ``offload_relaxation``) laid out by
-    msa.repack.lay_out (with ``repair``: a plan set that does not fit loses
-    the buffers above the capacity), then msa.repack'ed (``repack``), where
+    msa.solvers.repack.lay_out (with ``repair``: a plan set that does not fit loses
+    the buffers above the capacity), then msa.solvers.repack'ed (``repack``), where
     the validator times that faster than ``sols[i]``."""
-    from ..repack import lay_out, repack as repack_one
-    from ..validator import validate
+    from ..core.validator import validate
+    from ..solvers.repack import lay_out, repack as repack_one
     out = list(sols)
     for i, relaxed_sol in plans.items():
         inst = batch.specs[i].inst
@@ -852,7 +852,7 @@ def _completions(names) -> tuple:
 def _fastest(batch: Batch, candidates):
     """Per instance, the candidate ``(solutions, actions [N, M])`` whose
     solution the validator times fastest (an invalid one is a bug)."""
-    from ..validator import validate
+    from ..core.validator import validate
     sols, rows = [], []
     for i, spec in enumerate(batch.specs):
         timed = []
@@ -910,12 +910,12 @@ def assign(inst, *, simulations: int | None = None, checkpoint=None, seed: int =
     (``simulations``: default ``default_simulations(inst)``; ``polish``:
     local-improvement passes, default as ``play_batch``; ``polish_pairs``:
     the pair stage after them, default ``DEFAULT_POLISH_PAIRS``; ``repack``:
-    msa.repack after it, placement mode, default as ``play_batch``;
+    msa.solvers.repack after it, placement mode, default as ``play_batch``;
     ``relax``: placement mode, also use the offload relaxation, True or
     "play" / "polish", default as ``play_batch``; ``local_search``:
-    msa.localsearch after it, default as ``play_batch``; ``iterate``: rounds
-    of msa.localsearch.iterate last, default as ``play_batch``)."""
-    from ..validator import validate
+    msa.solvers.localsearch after it, default as ``play_batch``; ``iterate``: rounds
+    of msa.solvers.localsearch.iterate last, default as ``play_batch``)."""
+    from ..core.validator import validate
     check_size(inst)
     if simulations is None:
         simulations = default_simulations(inst)

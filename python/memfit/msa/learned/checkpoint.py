@@ -15,7 +15,7 @@ import jax
 import numpy as np
 
 from ...errors import MemfitError
-from .. import game
+from ..core import game
 from . import features as F
 from . import network
 

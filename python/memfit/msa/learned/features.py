@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import game
+from ..core import game
 
 # Per-buffer, per-op and per-plan static feature widths, and the dynamic ones
 # the network appends (they are part of the checkpoint's signature).
@@ -259,8 +259,8 @@ def heuristic_choices(spec: game.GameSpec) -> np.ndarray:
     """[B]: the menu index the XLA-style heuristic picks for each buffer
     (-1 for padding). A hint, like a hand-made feature of a board: the
     network learns when to follow it and when not."""
-    from ..heuristic import assign
-    from ..plans import menu_index
+    from ..core.plans import menu_index
+    from ..solvers.heuristic import assign
     sol = assign(spec.inst)
     out = np.full(spec.arrays.order.shape[0], -1, np.int32)
     for a in sol.buffers:

@@ -18,8 +18,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import game
-from ..plans import menu_index
+from ..core import game
+from ..core.plans import menu_index
 
 
 @functools.lru_cache(maxsize=None)
@@ -30,12 +30,12 @@ def _jitted():
 def expert_solutions(inst, cpsat_seconds: float = 0.0, local_search: bool = False) -> list:
     """The heuristic's solution and, with ``cpsat_seconds > 0``, CP-SAT's
     (hinted with the heuristic's, one worker); with ``local_search``, also
-    the faster of them improved by msa.localsearch the way the agent's big
+    the faster of them improved by msa.solvers.localsearch the way the agent's big
     default runs it (agent.local_search): at 1,000+ buffers CP-SAT does not
     improve on the heuristic, the local search does (0.46 to 1.00 of its
     time on the big checkpoint's training instances)."""
-    from .. import exact, heuristic
-    from ..validator import validate
+    from ..core.validator import validate
+    from ..solvers import exact, heuristic
     sols = [heuristic.assign(inst)]
     if cpsat_seconds > 0:
         sols.append(exact.solve(inst, time_limit=cpsat_seconds, num_workers=1,

@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import game
+from ..core import game
 from . import features as F
 
 HIDDEN = 64

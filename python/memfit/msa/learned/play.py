@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 
 from ..._optional import require
-from .. import game
+from ..core import game
 from . import features as F
 from . import network
 

@@ -120,8 +120,8 @@ def training_instances(seeds, *, max_buffers: int = 256, max_ops: int = 256):
     a random capacity of 20-70% of the program's peak."""
     import jax
     from ... import _jax_handover as handover
-    from ..export import export_buffers
-    from ..instance import Instance
+    from ..core.instance import Instance
+    from ..io.export import export_buffers
     out = []
     for seed in seeds:
         name, fn, args = random_program(seed)
@@ -158,7 +158,7 @@ BIG_TRAIN_PROGRAMS = ("transformer_deep", "resnet_train", "lstm_long")
 
 
 def _big_variant(name: str):
-    from .. import workloads as W
+    from ..io import workloads as W
     family, kw = BIG_VARIANTS[name]
     if family == "transformer":
         return W._transformer(**kw)
@@ -173,8 +173,8 @@ def export_both_modes(name: str, fn, args, capacities) -> list:
     tpu-like one, as bench/make_msa_instances.py exports them)."""
     import jax
     from ... import _jax_handover as handover
-    from ..export import export_buffers
-    from ..instance import Instance
+    from ..core.instance import Instance
+    from ..io.export import export_buffers
     text = handover.module_text(jax.jit(fn).lower(*args))
     return [Instance.from_dict(export_buffers(text, device, f"{cap}%", mode, program=name))
             for mode, device in (("offload", "h200"), ("placement", "tpu-like"))
@@ -186,7 +186,7 @@ def big_training_instances(variant_capacities=(50,), program_capacities=(35, 65)
     ``variant_capacities`` percent of their peaks and of the manifest's big
     training programs (BIG_TRAIN_PROGRAMS) at ``program_capacities`` (the
     manifest has them at 50%)."""
-    from .. import workloads as W
+    from ..io import workloads as W
     jobs = ([(n, lambda n=n: _big_variant(n), variant_capacities) for n in BIG_VARIANTS]
             + [(n, lambda n=n: W.get_workload(n), program_capacities) for n in BIG_TRAIN_PROGRAMS])
     return [inst for name, make, caps in jobs for inst in export_both_modes(name, *make(), caps)]

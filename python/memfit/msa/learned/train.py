@@ -38,7 +38,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..._optional import require
-from .. import game
+from ..core import game
 from . import network, play
 
 
@@ -213,7 +213,7 @@ class Trainer:
         return imitate_faster_games(cd, np.asarray(final.time), np.asarray(actions))
 
     def local_search_imitate(self, cd: ClassData) -> int:
-        """Expert iteration with msa.localsearch as the improvement operator
+        """Expert iteration with msa.solvers.localsearch as the improvement operator
         (the big checkpoint's rounds, bench/train_msa_agent.py
         --big-checkpoint): the policy's argmax game on every instance of the
         class, improved by the local search with the agent's big default's

@@ -21,7 +21,7 @@ for what jax does not write) at one memory limit. Its outcome is one of
 Programs XLA itself cannot run (an op jax does not allow on that type) are
 still split, and only have to be refused cleanly or come back verified.
 
-Cases run in a worker subprocess (``python -m memfit.fuzz --worker``) that
+Cases run in a worker subprocess (``python -m memfit.testing.fuzz --worker``) that
 prints one line per case; when it dies, the case it had started is counted
 as a crash and a new worker resumes after it. ``run()`` is the harness;
 ``bench/fuzz_split.py`` and ``test/python/test_fuzz.py`` call it.
@@ -384,7 +384,7 @@ def _lowered(prog: Program):
 
     import jax
     import jax.numpy as jnp
-    from . import _jax_handover as handover
+    from .. import _jax_handover as handover
 
     if prog.fn is not None:
         lowered = prog.fn.lower(*prog.args)
@@ -452,9 +452,9 @@ def _located(e) -> bool:
 def run_case(prog: Program, limit: int, reference) -> tuple[str, str]:
     """(outcome, detail) of splitting `prog` under `limit`; `reference` is
     the original's results (None when XLA cannot run the original)."""
-    from . import _jax_handover as handover
-    from .errors import MemfitError
-    from .transform import pipeline_for, transform
+    from .. import _jax_handover as handover
+    from ..errors import MemfitError
+    from ..transform import pipeline_for, transform
 
     lowered, text = _lowered(prog)
     try:
@@ -492,7 +492,7 @@ def _op_by_op(prog: Program):
 
 def reference_results(prog: Program):
     """The original program's results, or None if XLA cannot run it."""
-    from . import _jax_handover as handover
+    from .. import _jax_handover as handover
     try:
         if prog.fn is not None:
             return prog.fn(*prog.args)
@@ -509,8 +509,8 @@ def _case_limits(seed: int, index: int, text: str, per_program: int) -> list[int
     the program's arguments and outputs and its peak (memfit's profile),
     where a split has work to do."""
     import numpy as np
-    from .api import profile_text
-    from .errors import MemfitError
+    from ..api import profile_text
+    from ..errors import MemfitError
 
     rng = np.random.default_rng([seed, index, 1])
     try:
@@ -584,8 +584,8 @@ class Report:
 def _run_worker(seed, start, end, per_program, timeout, report: Report) -> int:
     """Runs cases [start, end) in one worker; returns the first case not
     finished (end when all were)."""
-    cmd = [sys.executable, "-m", "memfit.fuzz", "--worker", str(seed), str(start), str(end),
-           str(per_program)]
+    cmd = [sys.executable, "-m", "memfit.testing.fuzz", "--worker", str(seed), str(start),
+           str(end), str(per_program)]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         out, err, why = p.stdout, p.stderr, f"exit status {p.returncode}"
@@ -636,5 +636,5 @@ if __name__ == "__main__":
     if len(sys.argv) == 6 and sys.argv[1] == "--worker":
         worker(*(int(a) for a in sys.argv[2:]))
     else:
-        sys.exit("usage: python -m memfit.fuzz --worker SEED START END PER_PROGRAM "
-                 "(the harness is memfit.fuzz.run; see bench/fuzz_split.py)")
+        sys.exit("usage: python -m memfit.testing.fuzz --worker SEED START END PER_PROGRAM "
+                 "(the harness is memfit.testing.fuzz.run; see bench/fuzz_split.py)")

@@ -20,11 +20,11 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
+from ..errors import MemfitError
+from ..transform import pipeline_for, to_generic, transform
+from ..units import parse_memory_size
 from .profiling import ProfileReport, profile_text
-from .errors import MemfitError
 from .report import format_bytes
-from .transform import pipeline_for, to_generic, transform
-from .units import parse_memory_size
 
 
 @dataclass
@@ -91,7 +91,7 @@ class SplitReport:
     def plot(self, path: str | None = None, *, dpi: int = 100):
         """The before/after memory timeline (PNG with matplotlib's Agg);
         returns the matplotlib Figure."""
-        from .explain_plot import plot_split
+        from .plot import plot_split
         return plot_split(self, path, dpi=dpi)
 
     def __str__(self) -> str:
@@ -201,8 +201,8 @@ def explain_text(text: str, memory_limit, *, rewrite: bool = True,
 
 
 def _xla_bytes_of_text(text: str) -> int:
-    from . import _jax_handover as handover
-    from .measure import xla_bytes
+    from .. import _jax_handover as handover
+    from ..measure import xla_bytes
     return xla_bytes(handover.compile_text(text))
 
 
@@ -233,7 +233,7 @@ class JitRecord:
         return self._report
 
     def _build(self) -> SplitReport:
-        from .measure import xla_bytes
+        from ..measure import xla_bytes
         cal = self.calibration
         kept = cal.kept.text if cal is not None else self.kept
         after = None

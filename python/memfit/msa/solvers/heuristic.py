@@ -70,65 +70,13 @@ Left out (and why):
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .instance import Instance
-from .model import op_seconds
-from .plans import FastMemory, MenuPlan, Picker, build_menus
-from .solution import NOTES, Solution
-
-
-def _op_parts(inst: Instance, t: int, fast: set[int]) -> tuple[float, float]:
-    dev = inst.device
-    op = inst.ops[t]
-    mem = sum(inst.buffers[b].size / (dev.fast_bandwidth if b in fast else dev.slow_bandwidth)
-              for b in inst.accesses(t))
-    return op.weight * op.flops / dev.flops, op.weight * mem
-
-
-def alternate_memory_benefit(inst: Instance, t: int, b: int) -> float:
-    """CostAnalysis::GetAlternateMemoryBenefit for buffer b at op t."""
-    compute, mem = _op_parts(inst, t, set())
-    if mem > compute:
-        _, mem_alt = _op_parts(inst, t, {b})
-        return mem - mem_alt          # weight (trip count) already in both
-    return mem - compute
-
-
-def memory_boundedness(inst: Instance, b: int) -> float:
-    """CostAnalysis::GetMemoryBoundedness."""
-    buf = inst.buffers[b]
-    benefit = None if buf.kind == "argument" else alternate_memory_benefit(inst, buf.start, b)
-    for u in buf.uses:
-        ub = alternate_memory_benefit(inst, u, b)
-        if benefit is None:
-            benefit = ub
-        elif benefit > 0 and ub > 0:
-            benefit += ub
-        else:
-            benefit = max(benefit, ub)
-    if benefit is None:
-        benefit = 0.0
-    return benefit / math.sqrt(max(buf.size, 1))
-
-
-def size_order(inst: Instance) -> list[int]:
-    """GlobalDecreasingSizeBestFitHeap's spatial order (MSA's order without a
-    cost analysis): size, then duration, descending."""
-    return sorted(range(inst.num_buffers),
-                  key=lambda b: (-inst.buffers[b].size,
-                                 -(inst.buffers[b].end - inst.buffers[b].start), b))
-
-
-def buffer_order(inst: Instance) -> list[int]:
-    """MemoryBoundednessBufferIntervalComparator's order."""
-    def key(b):
-        buf = inst.buffers[b]
-        return (-memory_boundedness(inst, b), -buf.size, -(buf.end - buf.start),
-                max(buf.uses, default=0), buf.start, b)
-    return sorted(range(inst.num_buffers), key=key)
+from ..core.instance import Instance
+from ..core.model import op_seconds
+from ..core.order import buffer_order, size_order
+from ..core.plans import FastMemory, MenuPlan, Picker, build_menus
+from ..core.solution import NOTES, Solution
 
 
 class _CopyBudget:
@@ -171,7 +119,7 @@ def assign(inst: Instance, *, configs=CONFIGS, max_gaps: int = 2,
            max_repacks: int = 32, return_menu: bool = False):
     """Run the XLA-style pass under each configuration (sort order, copies
     on/off); keep the fastest valid result (scored by the validator)."""
-    from .validator import validate
+    from ..core.validator import validate
     best = None
     for order, copies in configs:
         sol, menus, choice = _assign_once(inst, order, max_gaps, max_repacks, copies)

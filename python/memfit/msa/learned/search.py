@@ -16,8 +16,8 @@ import functools
 import jax
 import jax.numpy as jnp
 
-from .._optional import require
-from . import game
+from ..._optional import require
+from ..core import game
 
 
 def _policy_fn(num_simulations: int, max_depth: int | None):

@@ -34,12 +34,12 @@ import math
 import time as _time
 from dataclasses import dataclass
 
-from .._optional import require
-from .instance import Instance
-from .model import access_seconds, compute_seconds, copy_seconds, op_seconds, simulate
-from .plans import build_menus, menu_index
-from .solution import NOTES, Solution
-from .validator import Verdict, validate
+from ..._optional import require
+from ..core.instance import Instance
+from ..core.model import access_seconds, compute_seconds, copy_seconds, op_seconds, simulate
+from ..core.plans import build_menus, menu_index
+from ..core.solution import NOTES, Solution
+from ..core.validator import Verdict, validate
 
 TICKS = 20_000_000
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .instance import DEVICE_PRESETS, Buffer, Device, Instance, Op, validate_instance
+from ..core.instance import DEVICE_PRESETS, Buffer, Device, Instance, Op, validate_instance
 
 
 def random_instance(seed: int = 0, *, num_ops: int = 24, num_args: int = 4,

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .instance import Instance
-from .plans import FastMemory, build_menus
-from .solution import NOTES, BufferAssignment, Solution
+from ..core.instance import Instance
+from ..core.plans import FastMemory, build_menus
+from ..core.solution import NOTES, BufferAssignment, Solution
 
 
 def all_slow(inst: Instance) -> Solution:

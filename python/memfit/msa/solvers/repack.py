@@ -61,10 +61,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .instance import Instance
-from .plans import FastMemory, build_menus, menu_index
-from .solution import Solution
-from .validator import validate
+from ..core.instance import Instance
+from ..core.plans import FastMemory, build_menus, menu_index
+from ..core.solution import Solution
+from ..core.validator import validate
 
 #: Packer search nodes per call: bounds its time (a 40-rectangle packing
 #: takes a few hundred nodes; a proof of infeasibility may need many more)
@@ -112,7 +112,7 @@ class _Timer:
 
     def __init__(self, inst: Instance):
         import jax
-        from . import game
+        from ..core import game
         self.spec = game.encode(inst)
         self.B = int(self.spec.arrays.order.shape[0])
         global _BATCH_TIME
@@ -246,7 +246,7 @@ class _Search:
 
     def repack(self, choice):
         """Offsets for all resident buffers from the packer (None: none found)."""
-        from ..pack import Buffer, max_live_bytes, pack
+        from ...pack.packer import Buffer, max_live_bytes, pack
         hull, pieces, two = [], [], False
         for b in range(len(self.menus)):
             ivs = self.ivs[b][int(choice[b])]

@@ -1,10 +1,10 @@
 """Plots of an assignment: time x address rectangles, and fast-memory bytes over time."""
 from __future__ import annotations
 
-from .instance import Instance
-from .model import resolve
-from .solution import Solution
-from .validator import validate
+from ..core.instance import Instance
+from ..core.model import resolve
+from ..core.solution import Solution
+from ..core.validator import validate
 
 
 
@@ -25,7 +25,7 @@ def _resolved(inst, sol):
     return out
 
 def plot_assignment(inst: Instance, sol: Solution | None, path: str) -> None:
-    from .._optional import matplotlib_agg, require
+    from ..._optional import matplotlib_agg, require
     matplotlib_agg("memfit plot")
     plt = require("matplotlib.pyplot")
     Rectangle = require("matplotlib.patches").Rectangle

@@ -1,7 +1,7 @@
 """memfit-profile's report: the fusion-aware memory profile of a module.
 
 Its own module so that memfit.api (which profiles what memfit.jit compiles)
-and memfit.explain (which reports a split) both read it without importing
+and memfit.explain.split (which reports a split) both read it without importing
 each other.
 """
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from . import _core
-from .errors import MemfitError
+from .. import _core
+from ..errors import MemfitError
 
 
 @dataclass
@@ -37,7 +37,7 @@ class ProfileReport:
 
 def profile_text(text: str, *, top: int = 5) -> list[ProfileReport]:
     """Profiles every function of a StableHLO module (generic or pretty)."""
-    from .transform import to_generic
+    from ..transform import to_generic
     result = _core.profile(to_generic(text), top, True)
     if not result["ok"]:
         raise MemfitError("memfit: profiling failed", result["diagnostics"])

@@ -37,7 +37,7 @@ import dataclasses
 import random
 from typing import Callable, Optional
 
-from .pack import Buffer, best_fit, max_live_bytes
+from .packer import Buffer, best_fit, max_live_bytes
 
 UNIT = 1024          # bytes per size unit and time steps per time unit
 GRID = 1024          # capacity and horizon in units: 1024 x 1024 -> 1,048,576

@@ -2,7 +2,7 @@
 
 ``export_buffers(text, device, capacity, mode)`` runs the C++ pass
 ``memfit-export-buffers`` (after ``memfit-inline``) and returns the instance
-as a dict in the schema of :mod:`memfit.msa.instance`. The command line::
+as a dict in the schema of :mod:`memfit.msa.core.instance`. The command line::
 
     memfit export-buffers PROGRAM.mlir --device h200 --capacity 50% \\
         [--mode offload] -o INSTANCE.json
@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..errors import MemfitError
+from ...errors import MemfitError
 
 DEVICES = ("h200", "tpu-like", "cpu")
 MODES = ("offload", "placement")
@@ -52,10 +52,10 @@ def export_pipeline(output: str, device: str = "h200", capacity: int | str = "50
 def export_buffers(text: str, device: str = "h200", capacity: int | str = "50%",
                    mode: str = "offload", *, program: str | None = None,
                    function: str | None = None) -> dict:
-    """The instance (a dict, schema of memfit.msa.instance) for the program in
+    """The instance (a dict, schema of memfit.msa.core.instance) for the program in
     ``text`` (StableHLO, generic or pretty). ``capacity`` is bytes, a size
     ("2GiB"), or a percentage of the function's fusion-aware peak ("50%")."""
-    from ..transform import transform
+    from ...transform import transform
     if isinstance(capacity, (int, float)) and not isinstance(capacity, bool):
         capacity = str(int(capacity))
     fd, path = tempfile.mkstemp(prefix="memfit-instance-", suffix=".json")
@@ -113,7 +113,7 @@ def instance_stats(inst: dict, *, min_bytes: int = 0) -> dict:
 # -- command line -------------------------------------------------------------
 
 def cmd_export_buffers(args) -> int:
-    from ..textio import read_text, write_text
+    from ...textio import read_text, write_text
     inst = export_buffers(read_text(args.file), args.device, args.capacity, args.mode,
                           program=args.program or Path(args.file).name,
                           function=args.function)

@@ -3,7 +3,7 @@
 An *instance* is one scheduled program seen as buffers over time: the ops in
 schedule order, the buffers they read and write, the device's memories and
 the capacity of fast memory. It is written by the C++ pass
-``memfit-export-buffers`` (or by :mod:`memfit.msa.synthetic` for tests) and
+``memfit-export-buffers`` (or by :mod:`memfit.msa.io.synthetic` for tests) and
 read by every solver, the validator, the game and the plots.
 
 JSON layout (all sizes in bytes, bandwidths in bytes/s, compute in FLOP/s)::
@@ -62,7 +62,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import MemfitError
+from ...errors import MemfitError
 
 VERSION = 1
 MODES = ("offload", "placement")

@@ -280,7 +280,7 @@ def parse_capacity(value: Union[int, str]) -> int:
     try:
         # Prefer memfit's own parser where it exists, for the same rules
         # everywhere; it rejects zero, which plain integers above allow.
-        from .units import parse_memory_size
+        from ..units import parse_memory_size
         return int(parse_memory_size(f"{number}{m.group(2)}"))
     except ImportError:
         pass
@@ -297,7 +297,7 @@ def parse_capacity(value: Union[int, str]) -> int:
 
 
 def _core():
-    from . import _core as core
+    from .. import _core as core
     if not hasattr(core, "pack"):
         raise RuntimeError("memfit._core was built without the packer (lib/Packing)")
     return core
@@ -476,7 +476,7 @@ def main_pack(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m memfit.pack FILE.csv ...`` without the rest of the CLI."""
+    """``python -m memfit.pack.packer FILE.csv ...`` without the rest of the CLI."""
     parser = argparse.ArgumentParser(prog="memfit")
     add_subcommand(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["pack", *(sys.argv[1:] if argv is None else argv)])

@@ -3,7 +3,7 @@
 Every solver's output goes through :func:`validate`. It returns a
 :class:`Verdict` with a list of violations (each with a kind, the buffer, the
 op and a message) and the estimated time under the cost model of
-:mod:`memfit.msa.model`.
+:mod:`memfit.msa.core.model`.
 
 Violation kinds (one test each in test/python/test_msa_validator.py):
 

@@ -59,7 +59,7 @@ def xla_buffer_stats(fun, *args, min_bytes: int = 0, text: str | None = None,
     import jax
     lowered = jax.jit(fun, **jit_kwargs).lower(*args)
     if text is not None:
-        from .. import _jax_handover as handover
+        from ... import _jax_handover as handover
         lowered = handover.replace_module(lowered, text)
     with tempfile.TemporaryDirectory(prefix="memfit-xla-dump-") as d:
         compiled = lowered.compile(compiler_options={

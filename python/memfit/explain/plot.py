@@ -1,4 +1,4 @@
-"""The before/after memory timeline of a split (memfit.explain.SplitReport).
+"""The before/after memory timeline of a split (memfit.explain.split.SplitReport).
 
 Two panels, one per program (their schedules differ in length, and the
 program before the split is often 20x over the limit, which would flatten
@@ -52,7 +52,7 @@ def _shade_loops(ax, report) -> None:
 def plot_split(report, path: str | None = None, *, dpi: int = 100):
     """Draws ``report`` (and saves it to ``path`` as PNG); returns the Figure.
     Headless: a bare Figure on the Agg canvas, no pyplot state."""
-    from ._optional import matplotlib_agg, require
+    from .._optional import matplotlib_agg, require
     matplotlib_agg("the split plot")
     FigureCanvasAgg = require("matplotlib.backends.backend_agg").FigureCanvasAgg
     Figure = require("matplotlib.figure").Figure

@@ -441,15 +441,15 @@ def lower_workload(name: str, *, split: bool = True) -> tuple[str, dict[str, Any
     """The workload's StableHLO (generic form, locations kept) and how it was
     made: ``{"split": bool, "split_limit": bytes or None, "note": str}``."""
     import jax
-    from .. import _jax_handover as handover
+    from ... import _jax_handover as handover
     fn, args = get_workload(name)
     text = handover.module_text(jax.jit(fn).lower(*args))
     info: dict[str, Any] = {"split": False, "split_limit": None, "note": "unsplit"}
     frac = WORKLOADS[name].split_fraction
     if split and frac is not None:
-        from .. import transform
-        from ..api import profile_text
-        from ..errors import MemfitError
+        from ... import transform
+        from ...api import profile_text
+        from ...errors import MemfitError
         peak = max(r.peak_bytes for r in profile_text(text))
         limit = int(peak * frac)
         try:

@@ -23,7 +23,7 @@ rectangles meet no other buffer's (``_Layout``: every other buffer stays
 where it is); with ``compact``, once no move pays, the layout is compacted
 downwards (``_Search.compact``: plans and time unchanged, the free space
 gathered at the top) and the passes go on (the learned agent's default above
-the 256-move bucket since criterion U2, docs/msa.md); msa.repack
+the 256-move bucket since criterion U2, docs/msa.md); msa.solvers.repack
 is the placement search that also moves the others (relayouts, the exact
 packer), at a cost that grows much faster.
 
@@ -42,10 +42,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .instance import Instance
-from .model import Plan, access_seconds, compute_seconds, copy_seconds, simulate
-from .plans import build_menus, menu_index
-from .solution import Solution
+from ..core.instance import Instance
+from ..core.model import Plan, access_seconds, compute_seconds, copy_seconds, simulate
+from ..core.plans import build_menus, menu_index
+from ..core.solution import Solution
 
 
 @dataclass

@@ -10,7 +10,7 @@ All slow: 3 + 5 + 4 + 2.5 = 14.5 s.
 """
 from __future__ import annotations
 
-from .instance import Buffer, Device, Instance, Op
+from ..core.instance import Buffer, Device, Instance, Op
 
 
 def tiny_instance(mode: str = "offload", capacity: int = 400, copy_bandwidth: float = 100.0,

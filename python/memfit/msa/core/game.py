@@ -43,9 +43,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .heuristic import buffer_order
 from .instance import Instance
 from .model import compute_seconds, copy_seconds
+from .order import buffer_order
 from .plans import MenuPlan, build_menus
 from .solution import NOTES, BufferAssignment, Solution
 
