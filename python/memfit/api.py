@@ -66,6 +66,8 @@ def _accounting_options() -> dict | None:
 #: executable never runs), "run" (an executable that may run) and "lean"
 #: (a split compiled with ynn fusions of dots only). Tests read it.
 COMPILES: Counter = Counter()
+#: their seconds, by the same kinds (benches read it)
+COMPILE_SECONDS: Counter = Counter()
 
 #: Added to a compile whose executable never runs (the calibration's memory
 #: counts, when the executable that runs is compiled separately): LLVM at
@@ -79,7 +81,11 @@ COUNT_ONLY_OPTIONS = {"xla_backend_optimization_level": 0,
 def _counted(kind: str, compile_fn):
     def compile_and_count(*args, **kwargs):
         COMPILES[kind] += 1
-        return compile_fn(*args, **kwargs)
+        t = time.perf_counter()
+        try:
+            return compile_fn(*args, **kwargs)
+        finally:
+            COMPILE_SECONDS[kind] += time.perf_counter() - t
     return compile_and_count
 
 
@@ -427,7 +433,7 @@ class MemfitJitted:
 def jit(fun: Callable | None = None, *, passes: str | None = None,
         memory_limit: int | str | None = None, rewrite: bool = True,
         offload: str | None = None, calibrate: bool = True, isolate: bool = False,
-        **jit_kwargs):
+        cache: bool = True, **jit_kwargs):
     """Like ``jax.jit``, with memfit's passes between lowering and XLA.
 
     ``memory_limit`` (bytes, or "256MiB", "1GB") makes memfit split what does
@@ -440,8 +446,26 @@ def jit(fun: Callable | None = None, *, passes: str | None = None,
     GPUs). With a ``memory_limit``, memfit checks the compiled program
     against XLA's memory analysis and re-splits with calibrated chunk sizes
     when XLA holds much less than the limit (bigger chunks are faster) or
-    more (see memfit.calibrate; up to 3 compiles, ``calibrate=False`` for
-    one). ``isolate=True`` runs memfit's passes in a child process, so that
+    more (see memfit.calibrate; up to 3 margins, ``calibrate=False`` for
+    one compile). With jax's default flags on CPU each margin's count is a
+    compile with ynn fusions off and cheap code generation (LLVM -O0: the
+    same buffers, about half the time), and the program kept is compiled
+    once more as it runs; where ynn fusions are already off the count's
+    compile is the executable that runs.
+
+    The calibration's outcome is cached on disk (``memfit.compile_cache``):
+    the kept program, its margin and XLA's counts, and its executable, keyed
+    by the program (without source locations), the limit and options, the
+    shardings, ``XLA_FLAGS``, jax's configuration, the memfit/jax/jaxlib
+    versions and memfit's own files, the devices and the CPU. A later call
+    in any process with the same key compiles nothing (``last_calibration``
+    then has ``cached=True``). Directory: ``$MEMFIT_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/memfit``, else ``~/.cache/memfit``; ``MEMFIT_CACHE=0``
+    or ``cache=False`` turn it off, ``MEMFIT_CACHE_EXECUTABLES=0`` keeps
+    only the records (a hit then compiles once). An unreadable entry is
+    ignored with a ``memfit.compile_cache.CacheWarning``. Loading an
+    executable runs code from that directory: trust it as jax's cache.
+    ``isolate=True`` runs memfit's passes in a child process, so that
     even an MLIR fatal error raises MemfitError here (see memfit.transform).
     Every other keyword
     (static_argnums, static_argnames, donate_argnums, in_shardings,
@@ -458,9 +482,11 @@ def jit(fun: Callable | None = None, *, passes: str | None = None,
     if fun is None:
         return lambda f: MemfitJitted(f, passes=passes, memory_limit=memory_limit,
                                       rewrite=rewrite, offload=offload,
-                                      calibrate=calibrate, isolate=isolate, **jit_kwargs)
+                                      calibrate=calibrate, isolate=isolate, cache=cache,
+                                      **jit_kwargs)
     return MemfitJitted(fun, passes=passes, memory_limit=memory_limit, rewrite=rewrite,
-                        offload=offload, calibrate=calibrate, isolate=isolate, **jit_kwargs)
+                        offload=offload, calibrate=calibrate, isolate=isolate, cache=cache,
+                        **jit_kwargs)
 
 
 def profile(fun: Callable, *, top: int = 5, **jit_kwargs):

@@ -11,8 +11,8 @@ run configuration, when there is no executable in the entry).
 
 The key is a SHA-256 over the program (jax's StableHLO without source
 locations, as jax's own cache key leaves them out), the limit and memfit's
-options, the shardings, the accounting compile options, ``XLA_FLAGS``, the
-versions of memfit, jax and jaxlib, the backend and its devices, the CPU
+options, the shardings, the accounting compile options, ``XLA_FLAGS``, jax's
+configuration, the versions of memfit, jax and jaxlib, the backend and its devices, the CPU
 (executables are compiled for its instruction set) and the size and
 modification time of memfit's own files (so a rebuilt or edited memfit never
 reads an older build's entries).
@@ -113,6 +113,7 @@ def _environment() -> dict:
         "memfit": _core.__version__, "memfit_build": _memfit_build(),
         "jax": jax.__version__, "jaxlib": jaxlib.__version__,
         "xla_flags": os.environ.get("XLA_FLAGS", ""),
+        "jax_config": dict(jax.config.values),
         "backend": [backend.platform, backend.platform_version],
         "devices": [d.device_kind for d in jax.devices()],
         "cpu": _cpu(),
@@ -163,7 +164,7 @@ class Slot:
             if _sha256(text) != record["text_sha256"]:
                 raise ValueError("the module text does not match its checksum")
             exe = None
-            if record.get("executable_sha256"):
+            if record.get("executable_sha256") and executables_enabled():
                 exe = self.exe_path.read_bytes()
                 if _sha256(exe) != record["executable_sha256"]:
                     raise ValueError("the executable does not match its checksum")
