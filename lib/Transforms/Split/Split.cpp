@@ -198,9 +198,14 @@ void explainNoFit(const Candidates &c, ArrayRef<Value> seeds, RunResult &rr) {
     rr.why = "even its smallest chunks (" + std::to_string(c.minChoice.chunk) + " of " +
              std::to_string(c.minPlan.size) + ") need " + formatBytes(c.minChoice.peak);
     if (c.minPlan.stopper) {
-      rr.why += ", and " + opLabel(c.minPlan.stopper) +
-                " needs the split dimension whole (operand dimension " +
-                std::to_string(c.minPlan.stopperDim) + ")";
+      // "operand dimension d" for the first operand; an op with several
+      // (a scatter's indices and updates) names which one.
+      std::string which = "operand dimension " + std::to_string(c.minPlan.stopperDim);
+      if (c.minPlan.stopperOperand > 0)
+        which = "dimension " + std::to_string(c.minPlan.stopperDim) + " of operand #" +
+                std::to_string(c.minPlan.stopperOperand);
+      rr.why += ", and " + opLabel(c.minPlan.stopper) + " needs the split dimension whole (" +
+                which + ")";
       if (c.minPlan.stopperWhy)
         rr.why += std::string(": ") + c.minPlan.stopperWhy;
     }
