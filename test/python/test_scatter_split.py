@@ -15,6 +15,8 @@ row, with a large common offset, so that the order of the additions shows.
 """
 from __future__ import annotations
 
+import re
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -143,3 +145,25 @@ def test_replacing_scatter_is_refused_naming_the_updates():
     msg = str(err.value)
     assert "'stablehlo.scatter'" in msg and "of operand #" in msg
     assert "update computation is not an addition" in msg
+
+
+def test_embedding_bag_error_names_a_floor_that_fits():
+    # Just above the arguments and outputs the split cannot fit; the error's
+    # smallest reachable limit must be one memfit then meets (the probe
+    # prefers one-pass plans: a first pass along the tokens, whose second
+    # pass it did not count, used to leave it at jax's own peak).
+    rng = np.random.default_rng(5)
+    args = (rng.standard_normal((20_000, 32)).astype(np.float32),
+            rng.standard_normal((32, 8)).astype(np.float32),
+            rng.integers(0, 20_000, (1024, 32)).astype(np.int32),
+            rng.standard_normal((1024, 8)).astype(np.float32))
+    vg = jax.value_and_grad(examples.embedding_bag_loss, argnums=(0, 1))
+    m = jax.jit(vg).lower(*args).compile().memory_analysis()
+    fixed = m.argument_size_in_bytes + m.output_size_in_bytes
+    with pytest.raises(memfit.MemfitError) as err:
+        memfit.jit(vg, memory_limit=fixed + 1024, rewrite=False).lower(*args)
+    floor = int(re.search(r"smallest limit memfit can reach is .*?\((\d+) bytes\)",
+                          str(err.value)).group(1))
+    assert floor <= 1.05 * fixed, (floor, fixed)
+    split = memfit.jit(vg, memory_limit=int(floor * 1.02), rewrite=False).lower(*args).compile()
+    assert xla_bytes(split) <= floor * 1.02

@@ -114,11 +114,23 @@ struct Candidates {
            (plan.sinks.empty() ? 0.0 : 1e-3);
   }
 
+  /// The one-pass plan of lowest peak: a first pass's peak leaves out its
+  /// second pass, so the probe takes it only when no one-pass plan lowers
+  /// the peak (preferOnePass).
+  Plan minOnePassPlan;
+  Choice minOnePassChoice;
+  bool haveMinOnePass = false;
+
   void offer(const Plan &plan, const Choice &ch) {
     if (ch.peak < minChoice.peak) {
       minChoice = ch;
       minPlan = plan;
       haveMin = true;
+    }
+    if (plan.later.empty() && ch.peak < minOnePassChoice.peak) {
+      minOnePassChoice = ch;
+      minOnePassPlan = plan;
+      haveMinOnePass = true;
     }
     if (!ch.feasible)
       return;
@@ -127,6 +139,17 @@ struct Candidates {
       bestScore = s;
       best = plan;
       bestChoice = ch;
+    }
+  }
+
+  /// For the probe: the one-pass plan of lowest peak when it lowers `peak`
+  /// (an embedding bag's gradient split by bags reaches its arguments and
+  /// outputs; a first pass along its tokens, whose second pass was not
+  /// counted, looked lower and left the probe stuck at the original peak).
+  void preferOnePass(int64_t peak) {
+    if (haveMinOnePass && minOnePassChoice.peak < peak) {
+      minPlan = minOnePassPlan;
+      minChoice = minOnePassChoice;
     }
   }
 };
@@ -314,6 +337,7 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize, const Settings
     }
     Candidates c = evaluateSeeds(f, seeds, limit, minimize, settings, rr);
     if (minimize) {
+      c.preferOnePass(prof->peakBytes);
       if (!c.haveMin || c.minChoice.peak >= prof->peakBytes)
         return rr;
       pendingSecondPass = !c.minPlan.later.empty();
