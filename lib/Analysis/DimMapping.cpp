@@ -233,20 +233,39 @@ SmallVector<int64_t> dimsExcept(int64_t rank, ArrayRef<int64_t> excluded) {
   return dims;
 }
 
+const char *const kGatherIndexed =
+    "the gather reads this dimension of its operand at the indices' positions: "
+    "any result element may come from anywhere along it";
+const char *const kScatterIndexed =
+    "the scatter's indices address this dimension of its input: any chunk of "
+    "updates may land anywhere along it";
+const char *const kScatterCombiner =
+    "it is a scatter dimension of the updates and indices, and the scatter's update "
+    "computation is not an addition, multiplication, maximum or minimum: chunks of "
+    "updates scattered one after another may give another result";
+
 /// gather: the batch dimensions of the indices (all but index_vector_dim)
 /// are the result's non-offset dimensions, in order; an operand batching
-/// dimension joins its indices batching dimension.
+/// dimension joins its indices batching dimension. An operand dimension
+/// taken whole and never indexed is its offset dimension of the result
+/// (table[idx] split along the table's columns); an indexed one is needed
+/// whole (a live-in when the split runs along the indices).
 std::optional<OpDimRule> gatherRule(Operation *op, RuleBuilder &b) {
   Attribute attr = op->getAttr("dimension_numbers");
-  if (!attr)
+  std::optional<SmallVector<int64_t>> sliceSizes = getI64Array(op, "slice_sizes");
+  if (!attr || !sliceSizes)
     return std::nullopt;
   std::string text = attrToText(attr);
   SmallVector<int64_t> offsetDims = readField(text, "offset_dims");
+  SmallVector<int64_t> collapsed = readField(text, "collapsed_slice_dims");
   SmallVector<int64_t> opBatch = readField(text, "operand_batching_dims");
   SmallVector<int64_t> idxBatch = readField(text, "start_indices_batching_dims");
+  SmallVector<int64_t> startMap = readField(text, "start_index_map");
   SmallVector<int64_t> ivd = readField(text, "index_vector_dim");
-  auto idx = typeOf(op->getOperand(1)), rt = typeOf(op->getResult(0));
-  if (ivd.size() != 1 || opBatch.size() != idxBatch.size())
+  auto in = typeOf(op->getOperand(0)), idx = typeOf(op->getOperand(1)),
+       rt = typeOf(op->getResult(0));
+  if (ivd.size() != 1 || opBatch.size() != idxBatch.size() ||
+      int64_t(sliceSizes->size()) != in.getRank())
     return std::nullopt;
   SmallVector<int64_t> batchResultDims = dimsExcept(rt.getRank(), offsetDims);
   unsigned next = 0;
@@ -261,7 +280,45 @@ std::optional<OpDimRule> gatherRule(Operation *op, RuleBuilder &b) {
       if (ib == i)
         b.operand(0, ob);
   }
+  unsigned k = 0;
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    if (llvm::is_contained(opBatch, d))
+      continue;
+    bool indexed = llvm::is_contained(startMap, d);
+    if (llvm::is_contained(collapsed, d)) {
+      if (indexed)
+        b.add(FactorKind::PassThrough, in.getDimSize(d)).operand(0, d).whole(kGatherIndexed);
+      continue;
+    }
+    if (k >= offsetDims.size())
+      return std::nullopt;
+    int64_t r = offsetDims[k++];
+    b.add(FactorKind::PassThrough, in.getDimSize(d)).operand(0, d).result(0, r);
+    if (indexed)
+      b.whole(kGatherIndexed);
+    else if ((*sliceSizes)[d] != in.getDimSize(d))
+      b.whole(nullptr);
+  }
   return b.take();
+}
+
+/// Whether a scatter's update computation gives the same result whatever
+/// order the updates come in (up to float rounding for add and multiply),
+/// so that chunks of updates may be scattered one after another.
+bool combinesInAnyOrder(Operation *op, Type element) {
+  switch (getCombinerKind(op->getRegion(0))) {
+  case ReducerKind::Add:
+  case ReducerKind::Mul:
+  case ReducerKind::And:
+  case ReducerKind::Or:
+    return true;
+  case ReducerKind::Max:
+  case ReducerKind::Min:
+    return isOrderedElementType(element);
+  case ReducerKind::Other:
+    return false;
+  }
+  return false;
 }
 
 /// scatter (N inputs, indices, N updates): a batch dimension of the indices
@@ -269,11 +326,15 @@ std::optional<OpDimRule> gatherRule(Operation *op, RuleBuilder &b) {
 /// factor of every input, result and update (the update's scatter dims are
 /// the indices' dims but index_vector_dim, in order): each chunk scatters
 /// only into its own slice of the inputs, so the indices stay valid. A window
-/// dimension taken whole and never indexed also passes through. Indexed
-/// dimensions are in no factor (a chunk of updates may land anywhere).
+/// dimension taken whole and never indexed also passes through. The other
+/// scatter dimensions of the indices and updates are ScatterInto factors
+/// (segment_sum's rows, an embedding gradient's tokens): with one input and
+/// an update computation that combines in any order, a split along them
+/// scatters each chunk's updates into the running result. Indexed dimensions
+/// of the input are needed whole (a chunk of updates may land anywhere).
 std::optional<OpDimRule> scatterRule(Operation *op, RuleBuilder &b) {
   Attribute attr = op->getAttr("scatter_dimension_numbers");
-  if (!attr || op->getNumOperands() % 2 != 1)
+  if (!attr || op->getNumOperands() % 2 != 1 || op->getNumRegions() != 1)
     return std::nullopt;
   std::string text = attrToText(attr);
   SmallVector<int64_t> windowDims = readField(text, "update_window_dims");
@@ -287,14 +348,19 @@ std::optional<OpDimRule> scatterRule(Operation *op, RuleBuilder &b) {
        up = typeOf(op->getOperand(n + 1));
   if (ivd.size() != 1 || opBatch.size() != idxBatch.size())
     return std::nullopt;
-  auto addFactor = [&](int64_t size, int64_t opDim, int64_t idxDim, int64_t upDim) {
-    b.add(FactorKind::PassThrough, size);
+  auto addFactor = [&](FactorKind kind, int64_t size, int64_t opDim, int64_t idxDim,
+                       int64_t upDim) {
+    b.add(kind, size);
     for (unsigned k = 0; k < n; ++k) {
-      b.operand(k, opDim).operand(n + 1 + k, upDim).result(k, opDim);
+      if (opDim >= 0)
+        b.operand(k, opDim).result(k, opDim);
+      if (upDim >= 0)
+        b.operand(n + 1 + k, upDim);
     }
     if (idxDim >= 0)
       b.operand(n, idxDim);
   };
+  bool combines = n == 1 && combinesInAnyOrder(op, in.getElementType());
   SmallVector<int64_t> upScatter = dimsExcept(up.getRank(), windowDims);
   unsigned next = 0;
   for (int64_t i = 0; i < idx.getRank(); ++i) {
@@ -303,19 +369,36 @@ std::optional<OpDimRule> scatterRule(Operation *op, RuleBuilder &b) {
     if (next >= upScatter.size())
       return std::nullopt;
     int64_t u = upScatter[next++];
+    if (!llvm::is_contained(idxBatch, i)) {
+      addFactor(FactorKind::ScatterInto, idx.getDimSize(i), -1, i, u);
+      if (!combines)
+        b.whole(kScatterCombiner);
+      continue;
+    }
     for (auto [ob, ib] : llvm::zip(opBatch, idxBatch))
       if (ib == i && in.getDimSize(ob) == idx.getDimSize(i))
-        addFactor(idx.getDimSize(i), ob, i, u);
+        addFactor(FactorKind::PassThrough, idx.getDimSize(i), ob, i, u);
   }
   unsigned w = 0;
   for (int64_t d = 0; d < in.getRank(); ++d) {
-    if (llvm::is_contained(inserted, d) || llvm::is_contained(opBatch, d))
+    if (llvm::is_contained(opBatch, d))
       continue;
+    bool indexed = llvm::is_contained(toOperand, d);
+    if (llvm::is_contained(inserted, d)) {
+      if (indexed) {
+        addFactor(FactorKind::PassThrough, in.getDimSize(d), d, -1, -1);
+        b.whole(kScatterIndexed);
+      }
+      continue;
+    }
     if (w >= windowDims.size())
       return std::nullopt;
     int64_t u = windowDims[w++];
-    if (up.getDimSize(u) == in.getDimSize(d) && !llvm::is_contained(toOperand, d))
-      addFactor(in.getDimSize(d), d, -1, u);
+    addFactor(FactorKind::PassThrough, in.getDimSize(d), d, -1, u);
+    if (indexed)
+      b.whole(kScatterIndexed);
+    else if (up.getDimSize(u) != in.getDimSize(d))
+      b.whole(nullptr);
   }
   return b.take();
 }

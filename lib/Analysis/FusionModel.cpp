@@ -18,9 +18,14 @@
 //    feeding a dot folds into the dot: neither takes a buffer of its own.
 //  * Every other op is a fusion root: its results are buffers.
 //  * A buffer lives from its producer to the last fusion root that reads it.
-//  * Loop results and in-place updates reuse an operand's buffer when that
-//    operand dies at the op (XLA's buffer assignment shares them); a value a
-//    loop passes through unchanged stays in its operand's buffer.
+//  * Loop results and in-place updates (dynamic_update_slice, scatter) reuse
+//    an operand's buffer when that operand dies at the op (XLA's buffer
+//    assignment shares them); a value a loop passes through unchanged stays
+//    in its operand's buffer.
+//  * In a while body, the new value of a loop-carried slot is written into
+//    that slot's buffer (XLA aliases the body's parameter and root) when the
+//    slot's old value is dead by then: it is counted once, outside, as the
+//    loop's operand.
 //  * Constants are not counted (XLA keeps them outside the temp allocation).
 //  * Arguments are live throughout; returned values until the end.
 //
@@ -87,10 +92,14 @@ bool isConstantExpr(Value v, unsigned depth = 0) {
                       [&](Value o) { return isConstantExpr(o, depth + 1); });
 }
 
-/// Ops whose i-th result may reuse the buffer of their i-th operand.
+/// Ops whose i-th result may reuse the buffer of their i-th operand: loops,
+/// and in-place updates (dynamic_update_slice; scatter, whose results are
+/// its first operands updated: jax's segment_sum scatters into zeros that
+/// XLA writes once, in the buffer the scatter then updates).
 bool mayReuseOperandBuffer(Operation *op) {
   OpKind k = getOpKind(op);
-  return k == OpKind::While || k == OpKind::DynamicUpdateSlice;
+  return k == OpKind::While || k == OpKind::DynamicUpdateSlice ||
+         op->getName().getStringRef() == "stablehlo.scatter";
 }
 
 int64_t bytesOf(Value v) { return getTensorBytes(v.getType()).value_or(0); }
@@ -326,6 +335,58 @@ void FusionModel::computeLiveRanges() {
       }
     }
   }
+  placeInLoopCarriedBuffers([&](BlockArgument a) {
+    unsigned last = 0;
+    for (OpOperand &use : a.getUses())
+      last = std::max(last, rootIndexOfUse(use));
+    return last;
+  });
+}
+
+/// XLA aliases a while body's parameter and its root slot by slot: the
+/// body's new value for slot i is written into argument i's buffer (the
+/// loop's operand, counted outside the body) when argument i is dead by
+/// then, read last before the value's producer or by the producer itself
+/// writing in place (an in-place update of that operand, an elementwise
+/// fusion over it). Such a value takes no bytes of the body's own: a split
+/// loop's accumulator (a running sum, a scatter's result, an output
+/// assembled chunk by chunk) is one buffer, not two.
+void FusionModel::placeInLoopCarriedBuffers(
+    llvm::function_ref<unsigned(mlir::BlockArgument)> lastUseOfArgument) {
+  Operation *parent = block.getParentOp();
+  if (!parent || getOpKind(parent) != OpKind::While || parent->getNumRegions() != 2 ||
+      block.getParent() != &parent->getRegion(1) || block.empty())
+    return;
+  Operation *ret = &block.back();
+  llvm::SmallPtrSet<Value, 8> placed;
+  for (auto [i, v] : llvm::enumerate(ret->getOperands())) {
+    if (i >= block.getNumArguments())
+      break;
+    Operation *def = v.getDefiningOp();
+    BlockArgument arg = block.getArgument(i);
+    if (!def || def->getBlock() != &block || !isMaterialised(v) || placed.contains(v) ||
+        arg.getType() != v.getType())
+      continue;
+    unsigned pos = index.lookup(def), argLast = lastUseOfArgument(arg);
+    if (argLast > pos || (argLast == pos && !writesInPlaceOver(def, v, arg)))
+      continue;
+    placed.insert(v);
+    firstLiveIndex[v] = lastUseIndex.lookup(v) + 1;
+  }
+}
+
+/// Whether `def`, reading `operand` (which dies there), may write its
+/// result `v` over it: an in-place update of that very operand, or an
+/// elementwise fusion reading it with `v`'s type.
+bool FusionModel::writesInPlaceOver(Operation *def, Value v, Value operand) const {
+  unsigned r = llvm::cast<OpResult>(v).getResultNumber();
+  if (mayReuseOperandBuffer(def))
+    return r < def->getNumOperands() && def->getOperand(r) == operand;
+  if (!isFusible(def) || operand.getType() != v.getType())
+    return false;
+  SmallVector<Value> inputs;
+  collectFusionInputs(def, inputs);
+  return llvm::is_contained(inputs, operand);
 }
 
 bool FusionModel::isRecomputedBy(Value v, Operation *consumer) const {

@@ -504,14 +504,21 @@ DotDims DotGeneralView::getDims() const {
   return *DotDims::fromText(attrToText(op->getAttr("dot_dimension_numbers")));
 }
 
-ReducerKind ReduceView::getReducerKind() const {
-  Block &body = getBody().front();
+ReducerKind memfit::getCombinerKind(Region &region) {
+  if (!region.hasOneBlock())
+    return ReducerKind::Other;
+  Block &body = region.front();
   if (body.getOperations().size() != 2 || body.getNumArguments() != 2)
     return ReducerKind::Other;
   Operation &combiner = body.front();
   Operation &ret = body.back();
   if (combiner.getNumOperands() != 2 || ret.getNumOperands() != 1 ||
       ret.getOperand(0) != combiner.getResult(0))
+    return ReducerKind::Other;
+  // Both arguments, once each: add(a, a) is not a sum of the two.
+  Value x = combiner.getOperand(0), y = combiner.getOperand(1);
+  if (x == y || !llvm::isa<BlockArgument>(x) || !llvm::isa<BlockArgument>(y) ||
+      x.getParentBlock() != &body || y.getParentBlock() != &body)
     return ReducerKind::Other;
   llvm::StringRef n = combiner.getName().getStringRef();
   if (n == "stablehlo.add") return ReducerKind::Add;
@@ -522,6 +529,8 @@ ReducerKind ReduceView::getReducerKind() const {
   if (n == "stablehlo.or") return ReducerKind::Or;
   return ReducerKind::Other;
 }
+
+ReducerKind ReduceView::getReducerKind() const { return getCombinerKind(getBody()); }
 
 bool SortView::isStable() const {
   auto b = llvm::dyn_cast_or_null<BoolAttr>(op->getAttr("is_stable"));

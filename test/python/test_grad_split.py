@@ -66,10 +66,10 @@ def test_attention_grad_split_by_query_rows():
 def test_attention_grad_1024x64():
     # The size: dK and dV accumulate a full-size partial product per
     # chunk next to the 1.5 MiB of arguments and outputs, so 2 MiB is out of
-    # reach; 3.1 MiB (jax: 17.5 MiB) fits.
+    # reach; 2.1 MiB (jax: 17.5 MiB) fits, the accumulators updated in place.
     q, k, v = (normal(i, (1024, 64)) for i in range(3))
     g = jax.grad(attention_loss, argnums=(0, 1, 2))
-    check(g, (q, k, v), int(3.1 * MiB), min_ratio=5)
+    check(g, (q, k, v), int(2.1 * MiB), min_ratio=8)
 
 
 def test_knn_loss_grad_split_by_query_rows():
@@ -160,8 +160,9 @@ def test_transformer_block_training_step(program, S, limit, ratio):
 
 
 def test_attention_grad_below_reach_is_an_error_naming_the_reachable_limit():
-    # At the 2 MiB the partial products and accumulators of dK and
-    # dV do not fit next to 1.5 MiB of arguments and outputs. The error path
+    # At the 2 MiB the partial products of dK and dV do not fit next
+    # to 1.5 MiB of arguments and outputs (their accumulators are the loop's
+    # carried buffers, which the body updates in place). The error path
     # also probes plans whose seed needs the loop's own sums (a loop body's
     # accumulator): it must report, not crash.
     q, k, v = (normal(i, (1024, 64)) for i in range(3))
@@ -169,4 +170,4 @@ def test_attention_grad_below_reach_is_an_error_naming_the_reachable_limit():
     with pytest.raises(memfit.MemfitError) as err:
         memfit.jit(g, memory_limit="2MiB", rewrite=False).lower(q, k, v)
     assert "cannot be split within the limit" in str(err.value)
-    assert "the smallest limit memfit can reach is 3.00 MiB" in str(err.value)
+    assert "the smallest limit memfit can reach is 2.02 MiB" in str(err.value)

@@ -16,8 +16,17 @@
 //                    result is read only through a prefix slice [0:k] (a
 //                    sort-based top-k), keep a running sorted prefix;
 //                    otherwise the op needs the dimension whole.
+//   ScatterInto      the scatter dimensions of a scatter's indices and
+//                    updates (jax's segment_sum, .at[idx].add, the gradient
+//                    of a gather) when its update computation combines
+//                    elementwise in any order (add, multiply, max, min, and,
+//                    or): the results do not hold the factor; the chunks'
+//                    updates are scattered one after another into the
+//                    running result, whose first state is the scatter's
+//                    input.
 //   NeedReplication  stop: the op needs the whole dimension (sliced or
-//                    padded dims, concatenation).
+//                    padded dims, concatenation, indexed dims of a gather's
+//                    operand or a scatter's input).
 //
 // A dimension that is in no factor (e.g. a size-1 dimension broadcast_in_dim
 // expands) cannot be split either. Splitting a tensor along a dimension is
@@ -34,7 +43,7 @@
 
 namespace memfit {
 
-enum class FactorKind { PassThrough, Reduction, TopK, SortPrefix, NeedReplication };
+enum class FactorKind { PassThrough, Reduction, TopK, SortPrefix, ScatterInto, NeedReplication };
 
 struct DimFactor {
   FactorKind kind = FactorKind::PassThrough;
@@ -43,8 +52,9 @@ struct DimFactor {
   llvm::SmallVector<int64_t, 4> operandDims;
   /// Per result: the dimension holding this factor, or -1.
   llvm::SmallVector<int64_t, 2> resultDims;
-  /// For a NeedReplication factor that would otherwise accumulate: why not
-  /// (a max over complex values, which have no order); null otherwise.
+  /// For a NeedReplication factor: why the op needs the dimension whole (a
+  /// max over complex values, which have no order; an indexed dimension);
+  /// null when the kind says it all.
   const char *why = nullptr;
 };
 
@@ -61,7 +71,7 @@ struct OpDimRule {
 };
 
 /// How `op` maps dimensions; nullopt when memfit cannot split through it
-/// (while, custom_call, gather, ... or malformed shapes).
+/// (while, custom_call, convolution, ... or malformed shapes).
 std::optional<OpDimRule> getOpDimRule(mlir::Operation *op);
 
 } // namespace memfit

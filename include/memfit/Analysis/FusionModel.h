@@ -15,6 +15,7 @@
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include <vector>
 
@@ -61,7 +62,9 @@ public:
   /// fusion roots that read it); the block's size for values it returns.
   unsigned lastUse(mlir::Value v) const { return lastUseIndex.lookup(v); }
   /// First op index at which the value occupies memory (later than its
-  /// producer for loop results that reuse their operand's buffer).
+  /// producer for loop results that reuse their operand's buffer; after
+  /// lastUse for a while body's new value written into its loop-carried
+  /// slot, which the body does not count).
   unsigned firstLive(mlir::Value v) const { return firstLiveIndex.lookup(v); }
   llvm::ArrayRef<mlir::Operation *> getOps() const { return ops; }
 
@@ -75,6 +78,11 @@ private:
   mlir::Value findReusableOperand(mlir::Operation *op, unsigned resultIndex,
                                   mlir::Value result,
                                   const llvm::SmallPtrSetImpl<mlir::Value> &taken) const;
+  /// In a while body: values returned into a loop-carried slot whose old
+  /// value is dead take that slot's buffer (no bytes of the body's own).
+  void placeInLoopCarriedBuffers(
+      llvm::function_ref<unsigned(mlir::BlockArgument)> lastUseOfArgument);
+  bool writesInPlaceOver(mlir::Operation *def, mlir::Value v, mlir::Value operand) const;
 
   mlir::Block &block;
   std::vector<mlir::Operation *> ops;

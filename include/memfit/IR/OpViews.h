@@ -171,6 +171,11 @@ MEMFIT_VIEW_END
 /// block arguments.
 enum class ReducerKind { Add, Mul, Max, Min, And, Or, Other };
 
+/// What a one-block region of two scalar arguments computes when it is one
+/// binary op of both arguments returned (a reduce body, a scatter's update
+/// computation); Other for anything else.
+ReducerKind getCombinerKind(mlir::Region &region);
+
 MEMFIT_VIEW(ReduceView, Reduce)
   unsigned getNumInputs() const { return op->getNumOperands() / 2; }
   mlir::ValueRange getInputs() const {

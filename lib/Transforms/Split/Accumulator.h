@@ -6,7 +6,8 @@
 // updates that state, and how the final state reaches the sink's readers.
 // The LoopEmitter calls nothing else. One file per kind: Reductions.cpp
 // (reduce, dot_general), TopK.cpp (chlo.top_k, sort prefixes),
-// OnlineSoftmax.cpp (softmax-normalised contraction).
+// OnlineSoftmax.cpp (softmax-normalised contraction), Scatter.cpp (a
+// scatter into a running result).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEMFIT_TRANSFORMS_SPLIT_ACCUMULATOR_H
@@ -41,6 +42,10 @@ public:
   unsigned numState() const { return sink->getNumResults(); }
   /// Whether `step` reads ChunkStep::isFirst (a running top-k).
   virtual bool needsFirstFlag() const { return false; }
+  /// Whether the sink's operand `i` is only the initial state (a scatter's
+  /// input): read once before the loop, neither carried nor passed to `step`
+  /// (which gets a null value in its place).
+  virtual bool isInitialState(unsigned i) const { return false; }
   /// Appends the state before the first chunk.
   virtual void init(mlir::OpBuilder &b, mlir::Location loc,
                     llvm::SmallVectorImpl<Value> &state) const = 0;

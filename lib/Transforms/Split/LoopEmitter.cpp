@@ -18,6 +18,7 @@
 
 #include "OnlineSoftmax.h"
 #include "Reductions.h"
+#include "Scatter.h"
 #include "TopK.h"
 
 #include "memfit/Analysis/FusionModel.h"
@@ -77,7 +78,7 @@ private:
   SmallVector<Value> starts(int64_t rank, int64_t dim) const;
   Value whole(Value o);
   Value chunkOperand(Value o, int64_t dim);
-  SmallVector<Value> operandsOf(Operation *x);
+  SmallVector<Value> operandsOf(Operation *x, const Accumulator *acc);
   void emitChunkedOp(Operation *x, ValueRange operands);
   void emitSplatConstant(Operation *x);
 
@@ -124,9 +125,14 @@ Value ChunkEmission::chunkOperand(Value o, int64_t dim) {
   return s;
 }
 
-SmallVector<Value> ChunkEmission::operandsOf(Operation *x) {
+/// `x`'s operands in this chunk; a sink's initial state is left null.
+SmallVector<Value> ChunkEmission::operandsOf(Operation *x, const Accumulator *acc) {
   SmallVector<Value> operands;
   for (auto [i, o] : llvm::enumerate(x->getOperands())) {
+    if (acc && acc->isInitialState(i)) {
+      operands.push_back(Value());
+      continue;
+    }
     int64_t d = plan.operandDims.lookup(x)[i];
     operands.push_back(d >= 0 ? chunkOperand(o, d) : whole(o));
   }
@@ -165,10 +171,15 @@ void ChunkEmission::emitChunkedOp(Operation *x, ValueRange operands) {
     SmallVector<int64_t> limits = *getI64Array(x, "limit_indices");
     limits[d] = step.chunk;
     y->setAttr("limit_indices", b.getDenseI64ArrayAttr(limits));
-  } else if (kind == OpKind::DynamicSlice) {
-    SmallVector<int64_t> sizes = *getI64Array(x, "slice_sizes");
-    sizes[d] = step.chunk;
-    y->setAttr("slice_sizes", b.getDenseI64ArrayAttr(sizes));
+  } else if (std::optional<SmallVector<int64_t>> sizes = getI64Array(x, "slice_sizes")) {
+    // dynamic_slice, gather: a slice that took the chunked operand dimension
+    // whole takes the chunk (a gather's batching dimensions slice 1).
+    int64_t e = plan.operandDims.lookup(x)[0];
+    auto in = tensorType(x->getOperand(0));
+    if (e >= 0 && e < int64_t(sizes->size()) && (*sizes)[e] == in.getDimSize(e)) {
+      (*sizes)[e] = step.chunk;
+      y->setAttr("slice_sizes", b.getDenseI64ArrayAttr(*sizes));
+    }
   }
   for (auto [r, res] : llvm::enumerate(x->getResults()))
     chunkOf[res] = y->getResult(r);
@@ -186,9 +197,10 @@ SmallVector<Value> ChunkEmission::run(ValueRange state) {
   for (Operation *x : plan.order) {
     if (e.osm && emitOnlineSoftmaxChunkOp(plan, *e.osm, step.b, x, step.chunk, chunkOf))
       continue;
-    SmallVector<Value> operands = operandsOf(x);
     auto acc = e.accumulators.find(x);
-    if (acc == e.accumulators.end()) {
+    bool isSink = acc != e.accumulators.end();
+    SmallVector<Value> operands = operandsOf(x, isSink ? acc->second.get() : nullptr);
+    if (!isSink) {
       emitChunkedOp(x, operands);
       continue;
     }
@@ -228,16 +240,22 @@ std::unique_ptr<Accumulator> LoopEmitter::makeAccumulator(Operation *sink) {
   case SinkKind::TopK:
   case SinkKind::SortTopK:
     return makeTopKAccumulator(sink);
+  case SinkKind::Scatter:
+    return makeScatterAccumulator(sink);
   }
   llvm_unreachable("unknown sink kind");
 }
 
-/// Values the region reads from outside (constants are cloned instead).
+/// Values the region reads from outside (constants are cloned instead; a
+/// sink's initial state is read before the loop).
 void LoopEmitter::collectLiveIns() {
   llvm::SetVector<Value> ins;
   for (Operation *x : plan.order)
-    for (Value o : x->getOperands()) {
+    for (auto [i, o] : llvm::enumerate(x->getOperands())) {
       if (plan.dimOf.count(o))
+        continue;
+      if (auto acc = accumulators.find(x);
+          acc != accumulators.end() && acc->second->isInitialState(i))
         continue;
       if (plan.osm && isOnlineSoftmaxBroadcast(*plan.osm, x))
         continue; // replaced by the running shift / applied after the loop

@@ -49,8 +49,9 @@ Value broadcastStart(mlir::OpBuilder &b, mlir::Location loc, Value start,
                      mlir::RankedTensorType t);
 
 /// How a sink combines its chunks' partial results (one accumulator kind
-/// each: Reductions.h, TopK.h; OnlineSoftmax.h refines Reduce and Dot).
-enum class SinkKind { Reduce, Dot, TopK, SortTopK };
+/// each: Reductions.h, TopK.h, Scatter.h; OnlineSoftmax.h refines Reduce and
+/// Dot).
+enum class SinkKind { Reduce, Dot, TopK, SortTopK, Scatter };
 
 struct Plan {
   mlir::Block *block = nullptr;
@@ -65,6 +66,7 @@ struct Plan {
   llvm::DenseMap<Operation *, llvm::SmallVector<int64_t>> operandDims;
   llvm::SmallVector<Value> outputs; // chunked values assembled whole
   Operation *stopper = nullptr; // first user that needed the dimension whole
+  unsigned stopperOperand = 0;  // the operand it reads the chunked value as
   int64_t stopperDim = -1;
   const char *stopperWhy = nullptr; // the op's reason, when it gives one
   /// Online softmax: the split dimension is reduced by a softmax-normalised

@@ -9,7 +9,9 @@
 //   - forward, through pass-through users; a user that reduces the
 //     dimension (reduce, dot_general contracting it) or takes its top-k
 //     (chlo.top_k along it, or a sort along it whose results are only read
-//     through prefix slices [0:k]) is a sink that accumulates across chunks;
+//     through prefix slices [0:k]) or scatters it into a result (a
+//     scatter-add along its updates' rows) is a sink that accumulates
+//     across chunks;
 //     any other use assembles the chunks (dynamic_update_slice into a
 //     buffer carried by the loop).
 // A plan is rejected when an op of the region needs a value both whole and
@@ -215,7 +217,8 @@ void RegionBuilder::pushUsers(Operation *op) {
 }
 
 /// A user that passes dimension `dim` through joins the region; one that
-/// reduces it, contracts it or takes its top-k becomes a sink; any other
+/// reduces it, contracts it, takes its top-k or scatters along it becomes a
+/// sink; any other
 /// (the first is recorded as the stopper) reads the assembled value.
 void RegionBuilder::pushUse(OpOperand &use, Operation *from, int64_t dim) {
   Operation *u = use.getOwner();
@@ -231,10 +234,12 @@ void RegionBuilder::pushUse(OpOperand &use, Operation *from, int64_t dim) {
                 (f->kind == FactorKind::Reduction &&
                  (uk == OpKind::Reduce || uk == OpKind::DotGeneral)) ||
                 (f->kind == FactorKind::TopK && uk == OpKind::TopK) ||
-                (f->kind == FactorKind::SortPrefix && sortPrefixLength(u)));
+                (f->kind == FactorKind::SortPrefix && sortPrefixLength(u)) ||
+                f->kind == FactorKind::ScatterInto);
   if (!takes) {
     if (!plan.stopper) {
       plan.stopper = u;
+      plan.stopperOperand = use.getOperandNumber();
       plan.stopperDim = dim;
       plan.stopperWhy = f ? f->why : nullptr;
     }
@@ -254,6 +259,8 @@ void RegionBuilder::pushUse(OpOperand &use, Operation *from, int64_t dim) {
     addSink(u, SinkKind::TopK, *f);
   else if (f->kind == FactorKind::SortPrefix)
     addSink(u, SinkKind::SortTopK, *f);
+  else if (f->kind == FactorKind::ScatterInto)
+    addSink(u, SinkKind::Scatter, *f);
 }
 
 /// Every operand of a planned op is either chunked along the dimension the

@@ -114,11 +114,23 @@ struct Candidates {
            (plan.sinks.empty() ? 0.0 : 1e-3);
   }
 
+  /// The one-pass plan of lowest peak: a first pass's peak leaves out its
+  /// second pass, so the probe takes it only when no one-pass plan lowers
+  /// the peak (preferOnePass).
+  Plan minOnePassPlan;
+  Choice minOnePassChoice;
+  bool haveMinOnePass = false;
+
   void offer(const Plan &plan, const Choice &ch) {
     if (ch.peak < minChoice.peak) {
       minChoice = ch;
       minPlan = plan;
       haveMin = true;
+    }
+    if (plan.later.empty() && ch.peak < minOnePassChoice.peak) {
+      minOnePassChoice = ch;
+      minOnePassPlan = plan;
+      haveMinOnePass = true;
     }
     if (!ch.feasible)
       return;
@@ -127,6 +139,17 @@ struct Candidates {
       bestScore = s;
       best = plan;
       bestChoice = ch;
+    }
+  }
+
+  /// For the probe: the one-pass plan of lowest peak when it lowers `peak`
+  /// (an embedding bag's gradient split by bags reaches its arguments and
+  /// outputs; a first pass along its tokens, whose second pass was not
+  /// counted, looked lower and left the probe stuck at the original peak).
+  void preferOnePass(int64_t peak) {
+    if (haveMinOnePass && minOnePassChoice.peak < peak) {
+      minPlan = minOnePassPlan;
+      minChoice = minOnePassChoice;
     }
   }
 };
@@ -198,9 +221,14 @@ void explainNoFit(const Candidates &c, ArrayRef<Value> seeds, RunResult &rr) {
     rr.why = "even its smallest chunks (" + std::to_string(c.minChoice.chunk) + " of " +
              std::to_string(c.minPlan.size) + ") need " + formatBytes(c.minChoice.peak);
     if (c.minPlan.stopper) {
-      rr.why += ", and " + opLabel(c.minPlan.stopper) +
-                " needs the split dimension whole (operand dimension " +
-                std::to_string(c.minPlan.stopperDim) + ")";
+      // "operand dimension d" for the first operand; an op with several
+      // (a scatter's indices and updates) names which one.
+      std::string which = "operand dimension " + std::to_string(c.minPlan.stopperDim);
+      if (c.minPlan.stopperOperand > 0)
+        which = "dimension " + std::to_string(c.minPlan.stopperDim) + " of operand #" +
+                std::to_string(c.minPlan.stopperOperand);
+      rr.why += ", and " + opLabel(c.minPlan.stopper) + " needs the split dimension whole (" +
+                which + ")";
       if (c.minPlan.stopperWhy)
         rr.why += std::string(": ") + c.minPlan.stopperWhy;
     }
@@ -309,6 +337,7 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize, const Settings
     }
     Candidates c = evaluateSeeds(f, seeds, limit, minimize, settings, rr);
     if (minimize) {
+      c.preferOnePass(prof->peakBytes);
       if (!c.haveMin || c.minChoice.peak >= prof->peakBytes)
         return rr;
       pendingSecondPass = !c.minPlan.later.empty();

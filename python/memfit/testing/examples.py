@@ -93,3 +93,39 @@ def transformer_params(key, d):
     return {"wq": w(ks[0], d, d), "wk": w(ks[1], d, d), "wv": w(ks[2], d, d),
             "wo": w(ks[3], d, d), "w1": w(ks[4], d, 4 * d), "w2": w(ks[5], 4 * d, d),
             "g1": jnp.ones(d), "b1": jnp.zeros(d), "g2": jnp.ones(d), "b2": jnp.zeros(d)}
+
+
+# -- programs as ML libraries write them (issue 44) --------------------------
+
+def gnn_layer(nodes, w, edge_scale, senders, receivers):
+    """One message-passing layer as jraph writes it: each edge takes its
+    sender's row (``nodes[senders]``, a gather), transforms and scales it,
+    and ``jax.ops.segment_sum`` adds the messages into their receivers (a
+    scatter-add with repeated indices)."""
+    messages = jax.nn.relu(nodes[senders] @ w) * edge_scale[:, None]
+    return jax.ops.segment_sum(messages, receivers, num_segments=nodes.shape[0])
+
+
+def gnn_loss(nodes, w, edge_scale, senders, receivers):
+    return jnp.sum(gnn_layer(nodes, w, edge_scale, senders, receivers) ** 2)
+
+
+def softmax_cross_entropy_with_integer_labels(logits, labels):
+    """optax's formula (optax 0.2.8, axis=-1, no ``where``): the label's
+    logit through ``take_along_axis`` (a gather), minus the log-normaliser."""
+    label_logits = jnp.take_along_axis(logits, labels[..., None], axis=-1)[..., 0]
+    log_normalizers = jax.nn.logsumexp(logits, axis=-1)
+    return log_normalizers - label_logits
+
+
+def llm_head_loss(h, w, labels, xent=softmax_cross_entropy_with_integer_labels):
+    """An LLM's output layer and mean token cross-entropy: logits = h @ W."""
+    return jnp.mean(xent(h @ w, labels))
+
+
+def embedding_bag_loss(table, w, tokens, targets):
+    """An embedding bag: each bag is the mean of its tokens' table rows
+    (``table[tokens]``, a gather), then a linear layer and a squared error.
+    The table's gradient is a scatter-add of every token's share."""
+    bags = jnp.mean(table[tokens], axis=1)
+    return jnp.mean((bags @ w - targets) ** 2)

@@ -137,12 +137,14 @@ func.func @reshape_is_bitcast(%x: tensor<64x2x64xf32>, %w: tensor<128x64xf32>) -
 // A loop carrying a counter, an accumulator and %w (passed through):
 //   outside: %w 256 KiB + %init 256 KiB (the accumulator's first buffer)
 //            + the counter result 4 B (its operand is a constant, no buffer)
-//   body:    i+1 (4 B) + dot 256 KiB; acc+dot writes over the dot
-//   => 262144 + 262144 + 4 + 262148 = 786440 B at the while.
+//   body:    dot 256 KiB; i+1 and acc+dot are written into their slots'
+//            buffers (XLA aliases the body's parameter and root; the old
+//            counter and accumulator die there)
+//   => 262144 + 262144 + 4 + 262144 = 786436 B at the while.
 // The pass-through %w is not copied, and the loop's accumulator result
 // takes over %init's buffer.
 // CHECK-LABEL: memfit-profile: @while_loop
-// CHECK:         peak:      768.01 KiB (786440 B) at stablehlo.while
+// CHECK:         peak:      768.00 KiB (786436 B) at stablehlo.while
 func.func @while_loop(%w: tensor<256x256xf32>) -> tensor<256x256xf32> {
   %zero = "stablehlo.constant"() <{value = dense<0.0> : tensor<f32>}> : () -> tensor<f32>
   %init = "stablehlo.broadcast_in_dim"(%zero) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<256x256xf32>
@@ -159,6 +161,54 @@ func.func @while_loop(%w: tensor<256x256xf32>) -> tensor<256x256xf32> {
     %d = "stablehlo.dot_general"(%acc, %ww) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}> : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
     %s = "stablehlo.add"(%acc, %d) : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
     "stablehlo.return"(%i1, %s, %ww) : (tensor<i32>, tensor<256x256xf32>, tensor<256x256xf32>) -> ()
+  }) : (tensor<i32>, tensor<256x256xf32>, tensor<256x256xf32>) -> (tensor<i32>, tensor<256x256xf32>, tensor<256x256xf32>)
+  return %r#1 : tensor<256x256xf32>
+}
+
+// jax's segment_sum scatters into zeros: XLA writes the zeros once, into the
+// buffer the scatter then updates in place (the result takes over its input).
+//   arguments 256 B + 64 KiB, zeros 256 KiB, the update region's scalar
+//   4 B => 327940 B at the scatter (the result is not a second buffer).
+// CHECK-LABEL: memfit-profile: @scatter_in_place
+// CHECK:         peak:      320.25 KiB (327940 B) at stablehlo.scatter
+func.func @scatter_in_place(%idx: tensor<64x1xi32>, %u: tensor<64x256xf32>) -> tensor<256x256xf32> {
+  %zero = "stablehlo.constant"() <{value = dense<0.0> : tensor<f32>}> : () -> tensor<f32>
+  %z = "stablehlo.broadcast_in_dim"(%zero) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<256x256xf32>
+  %s = "stablehlo.scatter"(%z, %idx, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %t = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "stablehlo.return"(%t) : (tensor<f32>) -> ()
+  }) : (tensor<256x256xf32>, tensor<64x1xi32>, tensor<64x256xf32>) -> tensor<256x256xf32>
+  return %s : tensor<256x256xf32>
+}
+
+// A loop body whose old accumulator is still read after the new one is
+// made (the second dot reads %acc after acc+dot): the new value cannot take
+// the slot's buffer, and the body holds both.
+//   outside: %w 256 KiB + %init 256 KiB + the counter 4 B + the second
+//            slot's result 256 KiB (a new value each iteration; its operand
+//            %w is an argument)
+//   body:    dot 256 KiB, acc+dot over it, then the second dot 256 KiB
+//   => 786436 + 524288 = 1310724 B at the while.
+// CHECK-LABEL: memfit-profile: @while_reads_old_value
+// CHECK:         peak:      1.25 MiB (1310724 B) at stablehlo.while
+func.func @while_reads_old_value(%w: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %zero = "stablehlo.constant"() <{value = dense<0.0> : tensor<f32>}> : () -> tensor<f32>
+  %init = "stablehlo.broadcast_in_dim"(%zero) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<256x256xf32>
+  %c0 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+  %r:3 = "stablehlo.while"(%c0, %init, %w) ({
+  ^bb0(%i: tensor<i32>, %acc: tensor<256x256xf32>, %ww: tensor<256x256xf32>):
+    %n = "stablehlo.constant"() <{value = dense<4> : tensor<i32>}> : () -> tensor<i32>
+    %lt = "stablehlo.compare"(%i, %n) <{comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    "stablehlo.return"(%lt) : (tensor<i1>) -> ()
+  }, {
+  ^bb0(%i: tensor<i32>, %acc: tensor<256x256xf32>, %ww: tensor<256x256xf32>):
+    %one = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
+    %i1 = "stablehlo.add"(%i, %one) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %d = "stablehlo.dot_general"(%acc, %ww) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}> : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+    %s = "stablehlo.add"(%acc, %d) : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+    %e = "stablehlo.dot_general"(%ww, %acc) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}> : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+    "stablehlo.return"(%i1, %s, %e) : (tensor<i32>, tensor<256x256xf32>, tensor<256x256xf32>) -> ()
   }) : (tensor<i32>, tensor<256x256xf32>, tensor<256x256xf32>) -> (tensor<i32>, tensor<256x256xf32>, tensor<256x256xf32>)
   return %r#1 : tensor<256x256xf32>
 }
