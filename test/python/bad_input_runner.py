@@ -11,6 +11,7 @@ import json
 import sys
 
 import memfit
+import testpasses
 from memfit.api import profile_text
 
 PIPELINE = ("memfit-inline,memfit-profile{output=/dev/null},"
@@ -45,6 +46,7 @@ def run_case(text: str) -> str:
 
 
 def main():
+    testpasses.load()
     cases = json.loads(open(sys.argv[1]).read())
     for i in range(int(sys.argv[2]), len(cases)):
         print(f"CASE {i} {run_case(cases[i])}".replace("\n", " "), flush=True)

@@ -8,6 +8,7 @@ import re
 import pytest
 
 import memfit
+import testpasses
 
 from jax._src.interpreters import mlir as jmlir
 from jax._src.lib.mlir import ir
@@ -17,6 +18,7 @@ BUILD = "memfit-test-op-views{mode=build output=/dev/null}"
 
 @pytest.fixture(scope="module")
 def built() -> str:
+    testpasses.load()
     return memfit.transform('"builtin.module"() ({\n^bb0:\n}) : () -> ()', BUILD)
 
 

@@ -4,6 +4,7 @@ The built wheel itself is exercised by `make wheel-smoke` (test/wheel/smoke.py)
 from a fresh venv; these tests check the source tree's side of it."""
 import ctypes
 import importlib.metadata
+import json
 import re
 import subprocess
 import sys
@@ -114,3 +115,19 @@ def test_cli_missing_extra_exits_2_without_traceback(tmp_path):
     assert "pip install 'memfit[msa]'" in p.stderr
     assert "Traceback" not in p.stderr
     assert not (tmp_path / "sol.json").exists()
+
+
+def test_shipped_libraries_carry_no_test_passes():
+    """memfit-test-op-views lives in test/lib (memfit-opt and the build tree's
+    libmemfit-test-passes.so): neither the libraries the wheel ships contain
+    it nor does a process that did not load the test library know it."""
+    core = Path(_core.__file__).resolve()
+    for lib in [core, core.parent / "lib" / "libmemfit.so", plugin_path()]:
+        assert b"memfit-test-op-views" not in lib.read_bytes(), lib
+    code = ("import json, memfit._core as c\n"
+            "print(json.dumps(c.run_pipeline('module {}', 'memfit-test-op-views')))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=300)
+    r = json.loads(p.stdout)
+    assert not r["ok"]
+    assert "memfit-test-op-views" in r["diagnostics"][0]["message"]

@@ -1,10 +1,11 @@
 //===- memfit-opt.cpp - mlir-opt with memfit's passes ----------------------===//
 //
 // The lit-test driver: func and arith registered, every other dialect allowed
-// unregistered (StableHLO arrives in generic form), memfit passes registered
-// alongside MLIR's own.
+// unregistered (StableHLO arrives in generic form), memfit passes and its
+// test-only passes (test/lib) registered alongside MLIR's own.
 //
 //===----------------------------------------------------------------------===//
+#include "TestPasses.h"
 #include "memfit/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -18,6 +19,7 @@ int main(int argc, char **argv) {
   registry.insert<mlir::func::FuncDialect, mlir::arith::ArithDialect>();
   mlir::registerTransformsPasses();
   memfit::registerMemfitPasses();
+  memfit::registerMemfitTestPasses();
   mlir::MlirOptMainConfig::registerCLOptions(registry);
   // StableHLO is never registered here: allow it by default so that
   // `memfit-opt file.mlir --memfit-profile` needs no extra flag.

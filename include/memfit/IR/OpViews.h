@@ -7,6 +7,10 @@
 // text, which is the same whether or not the host process registers
 // StableHLO: this is the only code that knows that text.
 //
+// Implemented in lib/IR, one file per section below: AttrText.cpp (attribute
+// text, DotDims), ShardyText.cpp, Verify.cpp, OpViews.cpp (the views),
+// ElementTypes.cpp (element types, constant values), Builders.cpp.
+//
 //===----------------------------------------------------------------------===//
 #ifndef MEMFIT_IR_OPVIEWS_H
 #define MEMFIT_IR_OPVIEWS_H

@@ -1,6 +1,7 @@
 //===- TestOpViews.cpp - memfit-test-op-views ------------------------------===//
 //
-// A test pass for the op views and builders (lib/IR/OpViews.cpp):
+// A test pass for the op views and builders (lib/IR), in memfit-opt and
+// libmemfit-test-passes only (test/lib/CMakeLists.txt):
 //  * mode=read (default): prints, for every op memfit knows, what its view
 //    reads (dot dimensions, reducer kind, compare direction, slice indices,
 //    top_k's k, ...) and the byte size of its first result, one line per op
@@ -12,8 +13,9 @@
 // Lines go to stdout (or `output`); the IR is unchanged in read mode.
 //
 //===----------------------------------------------------------------------===//
+#include "TestPasses.h"
+
 #include "memfit/IR/OpViews.h"
-#include "memfit/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -23,7 +25,7 @@
 
 namespace memfit {
 #define GEN_PASS_DEF_MEMFITTESTOPVIEWS
-#include "memfit/Transforms/Passes.h.inc"
+#include "TestPasses.h.inc"
 } // namespace memfit
 
 using namespace mlir;
