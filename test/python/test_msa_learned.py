@@ -815,7 +815,7 @@ def test_packaged_checkpoint_was_trained():
 
 def test_packaged_big_checkpoint_is_the_small_one_fine_tuned_on_big_programs():
     """agent_big.npz (played above the searched buckets: agent.BIG_CHECKPOINT)
-    was trained by bench/train_msa_agent.py --big-checkpoint from the
+    was trained by ``memfit train-agent --big-checkpoint`` from the
     packaged small checkpoint, and its argmax on its big training instances
     was faster than the small one's."""
     import hashlib
@@ -825,6 +825,34 @@ def test_packaged_big_checkpoint_is_the_small_one_fine_tuned_on_big_programs():
     assert t["init"]["sha256"] == hashlib.sha256(checkpoint.DEFAULT_PATH.read_bytes()).hexdigest()
     scores = t["big_train_argmax_over_heuristic"]
     assert scores[t["kept"]] < scores["initial"]
+
+
+def test_train_agent_writes_a_checkpoint_the_agent_plays(tmp_path):
+    """``memfit train-agent`` (msa.learned.recipe) on a tiny manifest: the
+    expert games, imitation and self-play steps run, and the checkpoint it
+    writes records its recipe, loads and plays valid games."""
+    data = tmp_path / "data"
+    (data / "instances").mkdir(parents=True)
+    names = {"train": [], "heldout": []}
+    for seed, mode, split in ((1, "placement", "train"), (2, "offload", "train"),
+                              (3, "offload", "heldout")):
+        random_instance(seed, num_ops=12, num_args=3, mode=mode).save(
+            data / "instances" / f"{seed}.json")
+        names[split].append(f"instances/{seed}.json")
+    (data / "manifest.json").write_text(json.dumps(names))
+    out, log = tmp_path / "agent.npz", tmp_path / "log.json"
+    assert main(["train-agent", "--data", str(data), "--programs", "0", "--synthetic", "2",
+                 "--pretrain-steps", "3", "--iterations", "2", "--eval-every", "1",
+                 "--simulations", "2", "--cpsat-seconds", "0", "--expert-cache", "",
+                 "--search-expert-cache", "", "--plot", "", "--out", str(out),
+                 "--log", str(log)]) == 0
+    net, meta = checkpoint.load(out)
+    t = meta["training"]
+    assert t["recipe"]["pretrain_steps"] == 3 and t["recipe"]["value_mode"] == "rollout"
+    assert t["iterations"] == 2 and t["instances"] == 4 and t["grad_steps"] > 3
+    assert json.loads(log.read_text())["meta"]["training"] == t
+    inst = random_instance(3, num_ops=12, num_args=3, mode="offload")
+    assert validate(inst, agent.assign(inst, simulations=0, checkpoint=out)).valid
 
 
 def test_too_large_instance_is_a_clear_error():

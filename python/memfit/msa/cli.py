@@ -1,4 +1,5 @@
-"""``memfit assign | score | plot``: memory-space assignment from the command line.
+"""``memfit assign | score | plot | train-agent``: memory-space assignment from the
+command line.
 
 Wired into memfit's CLI by ``add_subcommands(subparsers)``.
 """
@@ -193,3 +194,6 @@ def add_subcommands(sub) -> None:
     p.add_argument("solution", nargs="?", default=None)
     p.add_argument("-o", "--output", required=True, help="PNG file")
     p.set_defaults(func=cmd_plot)
+
+    from .learned import recipe
+    recipe.add_subcommand(sub)

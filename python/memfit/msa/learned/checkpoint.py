@@ -50,7 +50,7 @@ def load(path=None) -> tuple[dict, dict]:
     path = Path(path) if path is not None else DEFAULT_PATH
     if not path.exists():
         raise MemfitError(f"no learned-agent checkpoint at {path}; train one with "
-                          "`python bench/train_msa_agent.py`")
+                          "`memfit train-agent`")
     with np.load(path) as z:
         meta = json.loads(bytes(z["__meta__"]).decode())
         stored = {k: z[k] for k in z.files if k != "__meta__"}
@@ -60,7 +60,7 @@ def load(path=None) -> tuple[dict, dict]:
     if diff:
         details = ", ".join(f"{k}: checkpoint {sig.get(k)!r} vs code {want.get(k)!r}" for k in diff)
         raise MemfitError(f"checkpoint {path} does not match this memfit's learned agent "
-                          f"({details}); retrain with `python bench/train_msa_agent.py`")
+                          f"({details}); retrain with `memfit train-agent`")
     template = network.init_params(0, want["hidden"])
     leaves, tree = jax.tree.flatten_with_path(template)
     params = []
@@ -68,6 +68,6 @@ def load(path=None) -> tuple[dict, dict]:
         name = jax.tree_util.keystr(p)
         if name not in stored or stored[name].shape != x.shape:
             raise MemfitError(f"checkpoint {path}: parameter {name} is missing or has the "
-                              "wrong shape; retrain with `python bench/train_msa_agent.py`")
+                              "wrong shape; retrain with `memfit train-agent`")
         params.append(jax.numpy.asarray(stored[name]))
     return jax.tree.unflatten(tree, params), meta

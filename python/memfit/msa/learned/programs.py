@@ -141,7 +141,7 @@ def training_instances(seeds, *, max_buffers: int = 256, max_ops: int = 256):
 # The manifest holds three big training programs at 50% (data/msa). Their
 # families at other depths and widths, and the three at other capacities,
 # make the big-program training set of the big checkpoint
-# (bench/train_msa_agent.py --big-checkpoint). Only training-side families:
+# (``memfit train-agent --big-checkpoint``). Only training-side families:
 # no GRU (the held-out big RNN is a GRU), no configuration of a held-out
 # program.
 BIG_VARIANTS = {

@@ -214,8 +214,8 @@ class Trainer:
 
     def local_search_imitate(self, cd: ClassData) -> int:
         """Expert iteration with msa.solvers.localsearch as the improvement operator
-        (the big checkpoint's rounds, bench/train_msa_agent.py
-        --big-checkpoint): the policy's argmax game on every instance of the
+        (the big checkpoint's rounds, ``memfit train-agent
+        --big-checkpoint``): the policy's argmax game on every instance of the
         class, improved by the local search with the agent's big default's
         settings, replaces the instance's expert rows where its replay
         through the game is faster than the best game known. Returns the
@@ -276,7 +276,7 @@ def imitate_faster_games(cd: ClassData, times, actions) -> int:
     as one-hot targets of their moves and their own returns as value
     targets. Used with the policy's argmax games (``Trainer.self_imitate``)
     and with the agent's searched and polished games
-    (bench/train_msa_agent.py --search-experts). Returns the rows added."""
+    (``memfit train-agent --search-experts``). Returns the rows added."""
     from . import imitate
     added = 0
     for i, spec in enumerate(cd.specs):
