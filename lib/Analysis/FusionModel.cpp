@@ -13,15 +13,22 @@
 //    when it has several consumers and is too expensive for XLA to
 //    duplicate (exp, log, divide by a non-constant..). A cheap one that is
 //    materialised for some consumers is still recomputed inside the others,
-//    so its inputs stay live until those consumers run.
-//  * A reshape of a value already in memory is a bitcast, and a transpose
+//    so its inputs stay live until those consumers run, unless that would
+//    read more than its buffer: two or more large inputs (not broadcasts,
+//    iotas or scalars) holding more elements than its result (a select of
+//    scores by a mask), whose other consumers read its buffer.
+//  * A reshape of a value already in memory is a bitcast (so is a
+//    broadcast_in_dim that only inserts unit dimensions), and a transpose
 //    feeding a dot folds into the dot: neither takes a buffer of its own.
 //  * Every other op is a fusion root: its results are buffers.
 //  * A buffer lives from its producer to the last fusion root that reads it.
 //  * Loop results and in-place updates (dynamic_update_slice, scatter) reuse
 //    an operand's buffer when that operand dies at the op (XLA's buffer
 //    assignment shares them); a value a loop passes through unchanged stays
-//    in its operand's buffer.
+//    in its operand's buffer. In a loop body, an in-place update of a
+//    carried value nothing else reads (a scan's stacked outputs, row by row)
+//    writes into the loop's buffer, which the parent block counts: it is no
+//    buffer of the body.
 //  * In a while body, the new value of a loop-carried slot is written into
 //    that slot's buffer (XLA aliases the body's parameter and root) when the
 //    slot's old value is dead by then: it is counted once, outside, as the
@@ -103,6 +110,41 @@ bool mayReuseOperandBuffer(Operation *op) {
 }
 
 int64_t bytesOf(Value v) { return getTensorBytes(v.getType()).value_or(0); }
+
+/// Dimensions longer than 1.
+int64_t trueRank(Value v) {
+  auto t = llvm::dyn_cast<RankedTensorType>(v.getType());
+  return t ? llvm::count_if(t.getShape(), [](int64_t d) { return d != 1; }) : 0;
+}
+
+int64_t elementsOf(Value v) {
+  auto t = llvm::dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape() ? t.getNumElements() : 0;
+}
+
+/// Whether XLA recomputes a producer inside the consumers that can fuse it
+/// while others read its buffer (InstructionFusion::ComputeGloballyUnfusible):
+/// when it reads at most one large input (broadcasts, iotas and scalar
+/// constants do not count; an input counts when its true rank is the
+/// result's), or when its distinct inputs hold no more elements than its
+/// result. A select of a score matrix by a mask reads two matrices to write
+/// one: the consumers that could fuse it read its buffer instead.
+bool duplicatedIntoFusingConsumers(Operation *op) {
+  int64_t rank = trueRank(op->getResult(0)), large = 0, inputs = 0;
+  llvm::SmallPtrSet<Value, 4> seen;
+  for (Value o : op->getOperands()) {
+    if (!seen.insert(o).second)
+      continue;
+    inputs += elementsOf(o);
+    Operation *def = o.getDefiningOp();
+    OpKind k = def ? getOpKind(def) : OpKind::Unknown;
+    bool negligible = k == OpKind::BroadcastInDim || k == OpKind::Iota ||
+                      (def && isConstantLike(def) && elementsOf(o) == 1);
+    if (!negligible && trueRank(o) >= rank)
+      ++large;
+  }
+  return large <= 1 || inputs <= elementsOf(op->getResult(0));
+}
 
 } // namespace
 
@@ -191,12 +233,27 @@ Operation *FusionModel::userInBlock(OpOperand &use) const {
   return block.findAncestorOpInBlock(*use.getOwner());
 }
 
+/// A broadcast_in_dim that keeps the element count and the order of the
+/// operand's dimensions: only unit dimensions are inserted.
+static bool isUnitDimBroadcast(Operation *op) {
+  auto in = llvm::dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto out = llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  std::optional<SmallVector<int64_t>> dims = getI64Array(op, "broadcast_dimensions");
+  if (!in || !out || !dims || !in.hasStaticShape() || !out.hasStaticShape() ||
+      in.getNumElements() != out.getNumElements())
+    return false;
+  return llvm::is_sorted(*dims);
+}
+
 /// A reshape is a bitcast of a buffer already in memory, and a transpose
 /// feeding a dot folds into the dot's dimension numbers: neither needs a
 /// buffer of its own for the consumers in `needers`.
 static bool isViewOfOperandBuffer(Operation *op, bool operandInMemory,
                                   llvm::ArrayRef<OpOperand *> needers) {
   OpKind kind = getOpKind(op);
+  // A broadcast_in_dim that only inserts unit dimensions is a reshape.
+  if (kind == OpKind::BroadcastInDim && isUnitDimBroadcast(op))
+    kind = OpKind::Reshape;
   if ((kind != OpKind::Reshape && kind != OpKind::Transpose) || !operandInMemory)
     return false;
   bool operandIsArgument = llvm::isa<BlockArgument>(op->getOperand(0));
@@ -206,8 +263,11 @@ static bool isViewOfOperandBuffer(Operation *op, bool operandInMemory,
       return false; // read inside a loop body: kept as its own buffer
     OpKind uk = getOpKind(u);
     bool readOnlyRoot = uk == OpKind::DotGeneral;
+    // A reshaped update that dynamic_update_slice copies into its operand
+    // (a scan's output row) is read from the value's own buffer.
     if (kind == OpKind::Reshape)
       readOnlyRoot |= uk == OpKind::Reduce || uk == OpKind::TopK ||
+                      (uk == OpKind::DynamicUpdateSlice && use->getOperandNumber() == 1) ||
                       (isTerminatorLike(u) && !operandIsArgument);
     if (!readOnlyRoot)
       return false;
@@ -261,7 +321,7 @@ void FusionModel::classify(Operation *op) {
       if (isViewOfOperandBuffer(op, srcInMemory, needers))
         continue;
       materialised.insert(r);
-      if (fusingUse && !expensive)
+      if (fusingUse && !expensive && duplicatedIntoFusingConsumers(op))
         duplicated.insert(r);
     } else if (users.size() > 1 && expensive) {
       materialised.insert(r);
@@ -329,9 +389,15 @@ void FusionModel::computeLiveRanges() {
       if (!isMaterialised(r))
         continue;
       firstLiveIndex[r] = pos;
+      if (updatesCarriedArgument(op, i)) {
+        carried.insert(r);
+        continue;
+      }
       if (Value donor = findReusableOperand(op, i, r, taken)) {
         taken.insert(donor);
         firstLiveIndex[r] = pos + 1; // takes over the operand's buffer
+        if (carried.contains(donor))
+          carried.insert(r);
       }
     }
   }
@@ -387,6 +453,21 @@ bool FusionModel::writesInPlaceOver(Operation *def, Value v, Value operand) cons
   SmallVector<Value> inputs;
   collectFusionInputs(def, inputs);
   return llvm::is_contained(inputs, operand);
+}
+
+/// In a loop body, an in-place update (dynamic_update_slice, or a nested
+/// loop) of a carried value that nothing else reads writes into the
+/// buffer the loop carries, which the loop's parent block counts: a
+/// scan's stacked outputs are written row by row into the loop's operand.
+bool FusionModel::updatesCarriedArgument(Operation *op, unsigned resultIndex) const {
+  if (!mayReuseOperandBuffer(op) || resultIndex >= op->getNumOperands())
+    return false;
+  auto arg = llvm::dyn_cast<BlockArgument>(op->getOperand(resultIndex));
+  Operation *loop = block.getParentOp();
+  if (!arg || arg.getOwner() != &block || !loop || getOpKind(loop) != OpKind::While ||
+      block.getParent() != &loop->getRegion(1))
+    return false;
+  return arg.hasOneUse();
 }
 
 bool FusionModel::isRecomputedBy(Value v, Operation *consumer) const {

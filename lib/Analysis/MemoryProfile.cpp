@@ -141,7 +141,7 @@ FailureOr<BlockResult> Profiler::profileBlock(Block &block, int64_t outerBytes,
   std::vector<int64_t> delta(ops.size() + 2, 0);
   for (Operation *op : ops)
     for (Value r : op->getResults())
-      if (model.isMaterialised(r)) {
+      if (model.isMaterialised(r) && !model.isInCarriedBuffer(r)) {
         unsigned first = model.firstLive(r), last = model.lastUse(r);
         if (first > last)
           continue;
@@ -161,14 +161,15 @@ FailureOr<BlockResult> Profiler::profileBlock(Block &block, int64_t outerBytes,
     int64_t here = live + *extra;
     // The op itself comes before the ops of its regions in the timeline.
     if (timeline && !isTerminatorLike(op))
-      timeline->insert(timeline->begin() + slot, {op, depth, outerBytes + here});
+      timeline->insert(timeline->begin() + slot, {op, depth, outerBytes + here, outerBytes});
     if (here > result.peakBytes || !result.peakOp) {
       result.peakBytes = here;
       result.peakOp = op;
       result.liveAtPeak = nestedPeak;
       for (Operation *other : ops)
         for (Value r : other->getResults())
-          if (model.isMaterialised(r) && model.firstLive(r) <= pos &&
+          if (model.isMaterialised(r) && !model.isInCarriedBuffer(r) &&
+              model.firstLive(r) <= pos &&
               pos <= model.lastUse(r))
             result.liveAtPeak.push_back({r, bytes(r), false, depth});
     }

@@ -12,12 +12,19 @@ would land just under the limit:
     temporaries(margin) ~ c / margin   (chunk size ~ 1 / margin)
     margin' = margin * measured_temporaries / target_temporaries
 
-where the target leaves 5 % of the limit's room free. Every candidate is
+where the target leaves 5 % of the limit's room free. A loop that memfit
+split inside another loop's body (a scan over layers) records the bytes its
+model holds outside that body (``outside_bytes``: the layer loop's carried
+state, stacked inputs and outputs); those do not shrink with the margin,
+so they come off both the measured temporaries and the room first.
+Every candidate is
 compiled and measured; the kept one is the largest that XLA says fits (larger
 chunks are faster). A candidate is only bigger chunks of the same loops: when
 a smaller margin makes the split steps choose more loops (more recomputation,
 which measured slower on a transformer step), it is not compiled, and a
-program split into several loops (a second pass) is not re-split at all. At most ``MAX_COMPILES`` compiles; when none fits, the
+program split into several loops (a second pass) is not re-split at all,
+unless its loops were split inside a layer loop's body (their chunks are what
+the margin changes). At most ``MAX_COMPILES`` compiles; when none fits, the
 smallest is kept and a warning says by how much XLA exceeds the limit.
 """
 from __future__ import annotations
@@ -132,11 +139,14 @@ def _xla_bytes(compiled) -> tuple[int | None, int | None]:
 
 def next_margin(a: Attempt, limit: int) -> float | None:
     """The margin that would bring `a`'s temporaries to the target, or None
-    when `a` cannot tell (no analysis, no temporaries, no room)."""
+    when `a` cannot tell (no analysis, no temporaries, no room). What the
+    model holds outside the split loops' blocks (``_outside_bytes``) does
+    not scale with the margin: it comes off the temporaries and the room."""
     if a.xla_bytes is None or a.fixed_bytes is None:
         return None
-    temps = a.total_bytes - a.fixed_bytes  # temporaries and scratch: both ~ chunk size
-    room = (limit - a.fixed_bytes) / (1.0 + HEADROOM)
+    outside = _outside_bytes(a.text)
+    temps = a.total_bytes - a.fixed_bytes - outside  # temporaries and scratch: ~ chunk size
+    room = (limit - a.fixed_bytes) / (1.0 + HEADROOM) - outside
     if temps <= 0 or room <= 0:
         return None
     return min(MAX_MARGIN, max(MIN_MARGIN, a.margin * temps / room))
@@ -155,6 +165,14 @@ def _split_loops(text: str) -> int:
     two-level form depends on the room the margin leaves) carry none, so
     no second run of memfit's passes is needed to tell them apart."""
     return len(re.findall(r"\bmemfit\.split = \{", text))
+
+
+def _outside_bytes(text: str) -> int:
+    """The most bytes any split loop's model holds outside its block beyond
+    the arguments and outputs (its ``outside_bytes``: a loop split inside a
+    layer loop's body); 0 for loops at the function's top level."""
+    found = [int(v) for v in re.findall(r"\boutside_bytes = (\d+)", text)]
+    return max(found, default=0)
 
 
 def _fits(a: Attempt, limit: int) -> bool:
@@ -179,7 +197,7 @@ def _next_margin_to_try(cal: Calibration) -> float | None:
         return None
     first = cal.attempts[0]
     if (len(cal.attempts) == 1 and _fits(first, cal.limit)
-            and _split_loops(first.text) > 1):
+            and _split_loops(first.text) > 1 and _outside_bytes(first.text) == 0):
         # Split into several loops (a second pass): on every such program
         # measured (transformer step, SGPR gradient) a smaller margin made
         # the steps choose other loops, so the re-split would only cost pass

@@ -113,6 +113,30 @@ def test_a_split_into_several_loops_is_not_resplit():
     assert "several loops" in cal.summary()
 
 
+def _nested(split, outside):
+    """The fake program's split loops as loops split inside a layer loop's
+    body, whose model holds `outside` bytes outside that body."""
+    nested = SPLIT_LOOP.replace("chunk = 8 : i64", f"chunk = 8 : i64, outside_bytes = {outside} : i64")
+    return lambda m: split(m).replace(SPLIT_LOOP, nested)
+
+
+def test_what_lives_outside_a_loop_body_does_not_scale_with_the_margin():
+    # Loops split inside a layer loop's body: 30 MiB of the layer loop's
+    # state lives around them whatever the chunk, 30 MiB / margin is the
+    # chunks'. Taking all 60 MiB at margin 2 as chunk temporaries would aim
+    # at margin 1.58 and keep 89 MiB; without the 30 MiB, one more compile
+    # lands at the target (97.1 MiB) just under the limit. Such a program
+    # is re-split although it has several loops.
+    outside = 30 * MiB
+    split, comp = fake_program(40 * MiB, temps=lambda m: outside + int(30 * MiB / m),
+                               loops=lambda m: 2)
+    cal = cal_mod.calibrate(_nested(split, outside), comp, 100 * MiB)
+    assert len(cal.attempts) == 2
+    assert cal.kept.margin == pytest.approx(2 * 15 / (60 / 1.05 - 30), rel=1e-6)
+    assert 96 * MiB <= cal.kept.xla_bytes <= 100 * MiB
+    assert cal_mod._outside_bytes(cal.kept.text) == outside
+
+
 def test_loops_without_a_split_record_are_not_the_splits():
     # the program's own loops and the exact kNN rewrite's carry no
     # memfit.split record: with them and one split loop, the calibration

@@ -56,6 +56,9 @@ public:
   void collectFusionInputs(mlir::Operation *root, llvm::SmallVectorImpl<mlir::Value> &inputs,
                            llvm::SmallVectorImpl<mlir::Operation *> *fused = nullptr) const;
 
+  /// A loop body's value written in place into the buffer its loop
+  /// carries (a scan's stacked outputs): the loop's parent counts it.
+  bool isInCarriedBuffer(mlir::Value v) const { return carried.contains(v); }
   /// Index of `op` (an op of this block) in the op order.
   unsigned indexOf(mlir::Operation *op) const { return index.lookup(op); }
   /// Last op index at which a materialised value must still exist (the
@@ -73,6 +76,7 @@ private:
   void classify(mlir::Operation *op);
   void computeLiveRanges();
   mlir::Operation *userInBlock(mlir::OpOperand &use) const;
+  bool updatesCarriedArgument(mlir::Operation *op, unsigned resultIndex) const;
   /// A materialised operand whose buffer `result` can take over (it dies at
   /// `op`), or null.
   mlir::Value findReusableOperand(mlir::Operation *op, unsigned resultIndex,
@@ -89,6 +93,7 @@ private:
   llvm::DenseMap<mlir::Operation *, unsigned> index;
   llvm::DenseSet<mlir::Value> materialised;
   llvm::DenseSet<mlir::Value> duplicated;
+  llvm::DenseSet<mlir::Value> carried;
   llvm::DenseMap<mlir::Value, unsigned> lastUseIndex;
   llvm::DenseMap<mlir::Value, unsigned> firstLiveIndex;
 };

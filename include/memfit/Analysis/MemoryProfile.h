@@ -33,6 +33,11 @@ struct TimelinePoint {
   mlir::Operation *op;
   unsigned depth;
   int64_t liveBytes;
+  /// Of liveBytes, what lives outside the op's block while the block runs:
+  /// the arguments at depth 0; inside a loop body, also the loop's carried
+  /// state, its stacked inputs and outputs and every other value live
+  /// around the loop (a body's block arguments alias the loop's operands).
+  int64_t outsideBytes = 0;
 };
 
 struct FunctionProfile {

@@ -30,9 +30,15 @@ using namespace mlir;
 namespace memfit::split {
 namespace {
 
+/// What the loop the plan becomes holds at its peak.
+struct LoopPeak {
+  int64_t peak = kInfeasible; // the live total at the peak
+  int64_t outside = 0;        // of it, what lives outside the loop's block
+};
+
 /// Peak of the loop the plan becomes with chunks of `c` (rewriting a clone):
 /// the largest live total at the ops the rewrite created.
-int64_t regionPeak(func::FuncOp f, const Plan &plan, int64_t c) {
+LoopPeak regionPeak(func::FuncOp f, const Plan &plan, int64_t c) {
   IRMapping m;
   auto clone = llvm::cast<func::FuncOp>(f->clone(m));
   Plan q = translatePlan(plan, m);
@@ -42,18 +48,21 @@ int64_t regionPeak(func::FuncOp f, const Plan &plan, int64_t c) {
     op.setDiscardableAttr(mark, UnitAttr::get(f.getContext()));
   detachSecondPass(q);
   emitLoop(q, c);
-  int64_t peak = kInfeasible;
+  LoopPeak lp;
   FailureOr<FunctionProfile> prof = profileFunction(clone);
   if (succeeded(prof)) {
-    peak = 0;
+    lp.peak = 0;
     for (const TimelinePoint &p : prof->timeline) {
       Operation *a = q.block->findAncestorOpInBlock(*p.op);
       if (a && !a->getDiscardableAttr(mark))
-        peak = std::max(peak, p.liveBytes);
+        lp.peak = std::max(lp.peak, p.liveBytes);
+      // The same for every op of the block (its enclosing loops' state).
+      if (p.op->getBlock() == q.block)
+        lp.outside = p.outsideBytes;
     }
   }
   clone->erase();
-  return peak;
+  return lp;
 }
 
 int64_t alignDown(int64_t c) {
@@ -134,10 +143,15 @@ Choice chooseChunk(func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixe
   if (lo > hi)
     return ch;
   auto peakAt = [&](int64_t c) -> int64_t {
-    int64_t p = regionPeak(f, plan, c);
-    if (p == kInfeasible || p <= fixed)
-      return p;
-    return fixed + static_cast<int64_t>(std::ceil(margin * double(p - fixed)));
+    LoopPeak lp = regionPeak(f, plan, c);
+    // What lives outside the loop's block (a layer loop's carried state and
+    // stacked inputs and outputs around a split of its body) is no loop
+    // temporary: only what the loop adds to it is budgeted margin times.
+    int64_t base = std::max(fixed, lp.outside);
+    ch.outside = std::max<int64_t>(0, base - fixed);
+    if (lp.peak == kInfeasible || lp.peak <= base)
+      return lp.peak;
+    return base + static_cast<int64_t>(std::ceil(margin * double(lp.peak - base)));
   };
   ch.chunk = lo;
   ch.peak = peakAt(lo);

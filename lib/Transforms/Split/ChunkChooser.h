@@ -12,12 +12,17 @@ struct Choice {
   bool feasible = false;
   int64_t chunk = 0;
   int64_t peak = kInfeasible; // the (margined) peak of the loop with `chunk`
+  /// Bytes live outside the loop's block beyond the arguments and outputs
+  /// (a split inside a loop body: the enclosing loop's state), which the
+  /// margin does not multiply.
+  int64_t outside = 0;
 };
 
 /// The largest aligned, balanced chunk with which the loop `plan` becomes
 /// stays within `limit` when its temporaries (its modelled peak beyond the
-/// `fixed` argument and output bytes) are counted `margin` times; when none
-/// does, infeasible with the smallest chunk's peak.
+/// `fixed` argument and output bytes, or beyond what lives outside its
+/// block when that is more) are counted `margin` times; when none does,
+/// infeasible with the smallest chunk's peak.
 Choice chooseChunk(mlir::func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixed,
                    double margin);
 

@@ -465,8 +465,13 @@ Operation *LoopEmitter::apply(int64_t chunk) {
   Operation *loop = buildLoop(b, loc, init, chunk, n);
   b.setInsertionPointAfter(loop);
   SmallVector<Value> state(loop->getResults().slice(1, init.size()));
-  if (rem > 0)
+  if (rem > 0) {
     emitRemainder(b, loc, loop, state, chunk, rem);
+    auto unit = UnitAttr::get(loop->getContext());
+    for (Operation *op = loop->getNextNode(); op && op != &*b.getInsertionPoint();
+         op = op->getNextNode())
+      op->setDiscardableAttr(kRemainderAttr, unit);
+  }
   SmallVector<Operation *> dead;
   deliverResults(b, loc, state, dead);
   eraseReplaced(dead);

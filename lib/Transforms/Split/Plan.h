@@ -29,6 +29,12 @@ using mlir::Value;
 
 constexpr int64_t kInfeasible = std::numeric_limits<int64_t>::max();
 
+/// Marks, while memfit-split runs, the ops of a loop's remainder step: they
+/// work on one (short) chunk already, so a later split neither pulls them
+/// in nor chunks them again; they read its results like any outside user.
+/// Removed when the pass finishes.
+constexpr llvm::StringLiteral kRemainderAttr = "memfit.remainder";
+
 inline int64_t bytesOf(Value v) { return getTensorBytes(v.getType()).value_or(0); }
 
 inline mlir::RankedTensorType tensorType(Value v) {

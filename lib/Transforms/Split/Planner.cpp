@@ -160,7 +160,7 @@ bool RegionBuilder::shouldPull(Value o) const {
   if (!res || forcedLeaves.contains(o))
     return false;
   Operation *p = res.getOwner();
-  if (p->getBlock() != plan.block)
+  if (p->getBlock() != plan.block || p->hasAttr(kRemainderAttr))
     return false;
   OpKind kind = getOpKind(p);
   if (isConstantLike(p)) {
@@ -223,6 +223,7 @@ void RegionBuilder::pushUsers(Operation *op) {
 void RegionBuilder::pushUse(OpOperand &use, Operation *from, int64_t dim) {
   Operation *u = use.getOwner();
   if (u->getBlock() != plan.block || u->hasTrait<OpTrait::IsTerminator>() ||
+      u->hasAttr(kRemainderAttr) ||
       plan.inPlan(u) || plan.later.contains(u) || keptOut.contains(u) ||
       keptOutEdges.contains({u, from}))
     return;

@@ -37,6 +37,7 @@
 #include "LoopCost.h"
 #include "LoopEmitter.h"
 #include "Planner.h"
+#include "SinkInvariants.h"
 
 #include "memfit/Analysis/MemoryProfile.h"
 #include "memfit/Analysis/Sharding.h"
@@ -293,6 +294,7 @@ void emitNotedLoop(const Plan &plan, const Choice &ch, int64_t step, double marg
       b.getNamedAttr("remainder", i64(plan.size % ch.chunk)),
       b.getNamedAttr("kind", b.getStringAttr(n.kind)),
       b.getNamedAttr("modelled_peak", i64(ch.peak)),
+      b.getNamedAttr("outside_bytes", i64(ch.outside)),
       b.getNamedAttr("temp_margin", b.getF64FloatAttr(margin))};
   loop->setAttr("memfit.split", b.getDictionaryAttr(f));
 }
@@ -319,9 +321,10 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize, const Settings
       rr.belowFixed = true;
       return rr;
     }
-    // Over the limit: fold identity views and constant conversions once
-    // (FoldViews.h), then look again.
-    if (iter == 0 && foldViewsAndConstants(f))
+    // Over the limit: fold identity views and constant conversions, and
+    // recompute in loop bodies the invariants their loops carry (once:
+    // FoldViews.h, SinkInvariants.h), then look again.
+    if (iter == 0 && (foldViewsAndConstants(f) | sinkLoopInvariants(f)))
       continue;
     // A first pass leaves the originals to its second pass: the peak drops
     // only once that is split too.
@@ -354,6 +357,11 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize, const Settings
   }
   rr.why = "too many split steps";
   return rr;
+}
+
+/// The remainder steps' marks are the split steps' business only.
+void dropRemainderMarks(func::FuncOp f) {
+  f.walk([](Operation *op) { op->removeDiscardableAttr(kRemainderAttr); });
 }
 
 struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
@@ -417,6 +425,7 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     Settings settings{tempMargin, minorContraction};
     RunResult rr = runSplits(work, limit, /*minimize=*/false, settings);
     if (rr.ok) {
+      dropRemainderMarks(work);
       f.getBody().takeBody(work.getBody());
       work->erase();
       return success();
@@ -429,6 +438,7 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     // The split steps are greedy (largest chunks first); when they get
     // stuck, the probe's steps (the lowest peak each time) may still fit.
     if (reachable <= limit) {
+      dropRemainderMarks(probe);
       f.getBody().takeBody(probe.getBody());
       probe->erase();
       work->erase();

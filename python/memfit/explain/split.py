@@ -44,6 +44,11 @@ class SplitLoop:
     kind: str            # map | accumulate | online-softmax | first-of-two-passes
     modelled_peak: int   # memfit's modelled peak with this chunk, margin included
     temp_margin: float
+    #: bytes the model holds outside the loop's block beyond the arguments
+    #: and outputs while it runs (a split inside a layer loop's body: the
+    #: layer loop's carried state and stacked values); the margin does not
+    #: multiply them
+    outside_bytes: int = 0
 
     @property
     def seed_type(self) -> str:
