@@ -1,5 +1,5 @@
 """memfit-split through scatter-adds and gathers, on programs as ML libraries
-write them (memfit.examples): a jraph-style GNN layer (gather by senders,
+write them (memfit.testing.examples): a jraph-style GNN layer (gather by senders,
 segment_sum into receivers), an embedding bag (its table's gradient is a
 scatter-add), optax's cross-entropy with integer labels (take_along_axis),
 and segment_sum / segment_max with heavily repeated indices.
@@ -8,7 +8,7 @@ Each test splits with memfit.jit (no algebraic rewrites), checks that the
 program has a loop, that XLA's argument + output + temp - alias (ynn fusions
 off, conftest.py) is within the limit while plain jax.jit needs several times
 more, and that the results meet the numerics contract against float64
-(memfit.oracle: memfit's error <= FACTOR x jax's + FLOOR_ULPS float32 ulps of
+(memfit.testing.oracle: memfit's error <= FACTOR x jax's + FLOOR_ULPS float32 ulps of
 the output's largest magnitude), the float64 result computed by jax with
 x64 on the same inputs. The scatter-adds sum thousands of updates into each
 row, with a large common offset, so that the order of the additions shows.
@@ -23,9 +23,9 @@ import numpy as np
 import pytest
 
 import memfit
-from memfit import examples
+from memfit.testing import examples
 from memfit.measure import xla_bytes
-from memfit.oracle import EPS32, FACTOR, FLOOR_ULPS, relative_error
+from memfit.testing.oracle import EPS32, FACTOR, FLOOR_ULPS, relative_error
 
 KiB = 1024
 MiB = 1024 * KiB

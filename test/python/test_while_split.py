@@ -2,7 +2,7 @@
 (scan_programs.py): a decoder whose layers run in lax.scan under
 jax.checkpoint, value and gradient; a mean-shift lax.fori_loop. Each is split
 inside its layer loop's body, fits the limit by XLA's count (ynn fusions
-off), and keeps the numerics contract against float64 (memfit.oracle:
+off), and keeps the numerics contract against float64 (memfit.testing.oracle:
 memfit's error within FACTOR x jax's + FLOOR_ULPS ulps) on hard data."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import memfit
-from memfit import oracle
+from memfit.testing import oracle
 from memfit.measure import xla_bytes
 
 import scan_programs as sp
