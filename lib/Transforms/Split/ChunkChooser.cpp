@@ -31,8 +31,9 @@ namespace memfit::split {
 namespace {
 
 /// Peak of the loop the plan becomes with chunks of `c` (rewriting a clone):
-/// the largest live total at the ops the rewrite created.
-int64_t regionPeak(func::FuncOp f, const Plan &plan, int64_t c) {
+/// the largest live total at the ops the rewrite created; the whole
+/// function's peak goes to `functionPeak`.
+int64_t regionPeak(func::FuncOp f, const Plan &plan, int64_t c, int64_t &functionPeak) {
   IRMapping m;
   auto clone = llvm::cast<func::FuncOp>(f->clone(m));
   Plan q = translatePlan(plan, m);
@@ -43,9 +44,11 @@ int64_t regionPeak(func::FuncOp f, const Plan &plan, int64_t c) {
   detachSecondPass(q);
   emitLoop(q, c);
   int64_t peak = kInfeasible;
+  functionPeak = kInfeasible;
   FailureOr<FunctionProfile> prof = profileFunction(clone);
   if (succeeded(prof)) {
     peak = 0;
+    functionPeak = prof->peakBytes;
     for (const TimelinePoint &p : prof->timeline) {
       Operation *a = q.block->findAncestorOpInBlock(*p.op);
       if (a && !a->getDiscardableAttr(mark))
@@ -133,14 +136,16 @@ Choice chooseChunk(func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixe
   int64_t lo = plan.minChunk, hi = plan.size - 1;
   if (lo > hi)
     return ch;
+  int64_t functionPeak = kInfeasible; // of the latest peakAt
   auto peakAt = [&](int64_t c) -> int64_t {
-    int64_t p = regionPeak(f, plan, c);
+    int64_t p = regionPeak(f, plan, c, functionPeak);
     if (p == kInfeasible || p <= fixed)
       return p;
     return fixed + static_cast<int64_t>(std::ceil(margin * double(p - fixed)));
   };
   ch.chunk = lo;
   ch.peak = peakAt(lo);
+  ch.functionPeak = functionPeak;
   if (ch.peak > limit)
     return ch;
   lo = largestFeasible(lo, ch.peak, hi, limit, peakAt);
@@ -151,6 +156,7 @@ Choice chooseChunk(func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixe
     ch.chunk = lo;
     ch.peak = peakAt(lo);
   }
+  ch.functionPeak = functionPeak;
   return ch;
 }
 

@@ -6,12 +6,20 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <algorithm>
+
 namespace memfit::split {
 
 struct Choice {
   bool feasible = false;
   int64_t chunk = 0;
   int64_t peak = kInfeasible; // the (margined) peak of the loop with `chunk`
+  /// The whole function's modelled peak after the rewrite (unmargined): a
+  /// loop of low peak may leave a higher one elsewhere untouched.
+  int64_t functionPeak = kInfeasible;
+
+  /// What the smallest-limit probe lowers step by step.
+  int64_t overallPeak() const { return std::max(peak, functionPeak); }
 };
 
 /// The largest aligned, balanced chunk with which the loop `plan` becomes
