@@ -37,8 +37,9 @@ struct LoopPeak {
 };
 
 /// Peak of the loop the plan becomes with chunks of `c` (rewriting a clone):
-/// the largest live total at the ops the rewrite created.
-LoopPeak regionPeak(func::FuncOp f, const Plan &plan, int64_t c) {
+/// the largest live total at the ops the rewrite created; the whole
+/// function's peak goes to `functionPeak`.
+LoopPeak regionPeak(func::FuncOp f, const Plan &plan, int64_t c, int64_t &functionPeak) {
   IRMapping m;
   auto clone = llvm::cast<func::FuncOp>(f->clone(m));
   Plan q = translatePlan(plan, m);
@@ -49,9 +50,11 @@ LoopPeak regionPeak(func::FuncOp f, const Plan &plan, int64_t c) {
   detachSecondPass(q);
   emitLoop(q, c);
   LoopPeak lp;
+  functionPeak = kInfeasible;
   FailureOr<FunctionProfile> prof = profileFunction(clone);
   if (succeeded(prof)) {
     lp.peak = 0;
+    functionPeak = prof->peakBytes;
     for (const TimelinePoint &p : prof->timeline) {
       Operation *a = q.block->findAncestorOpInBlock(*p.op);
       if (a && !a->getDiscardableAttr(mark))
@@ -142,8 +145,9 @@ Choice chooseChunk(func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixe
   int64_t lo = plan.minChunk, hi = plan.size - 1;
   if (lo > hi)
     return ch;
+  int64_t functionPeak = kInfeasible; // of the latest peakAt
   auto peakAt = [&](int64_t c) -> int64_t {
-    LoopPeak lp = regionPeak(f, plan, c);
+    LoopPeak lp = regionPeak(f, plan, c, functionPeak);
     // What lives outside the loop's block (a layer loop's carried state and
     // stacked inputs and outputs around a split of its body) is no loop
     // temporary: only what the loop adds to it is budgeted margin times.
@@ -155,6 +159,7 @@ Choice chooseChunk(func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixe
   };
   ch.chunk = lo;
   ch.peak = peakAt(lo);
+  ch.functionPeak = functionPeak;
   if (ch.peak > limit)
     return ch;
   lo = largestFeasible(lo, ch.peak, hi, limit, peakAt);
@@ -165,6 +170,7 @@ Choice chooseChunk(func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixe
     ch.chunk = lo;
     ch.peak = peakAt(lo);
   }
+  ch.functionPeak = functionPeak;
   return ch;
 }
 

@@ -6,6 +6,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <algorithm>
+
 namespace memfit::split {
 
 struct Choice {
@@ -16,6 +18,12 @@ struct Choice {
   /// (a split inside a loop body: the enclosing loop's state), which the
   /// margin does not multiply.
   int64_t outside = 0;
+  /// The whole function's modelled peak after the rewrite (unmargined): a
+  /// loop of low peak may leave a higher one elsewhere untouched.
+  int64_t functionPeak = kInfeasible;
+
+  /// What the smallest-limit probe lowers step by step.
+  int64_t overallPeak() const { return std::max(peak, functionPeak); }
 };
 
 /// The largest aligned, balanced chunk with which the loop `plan` becomes

@@ -40,6 +40,8 @@ private:
   friend class ChunkEmission;
 
   std::unique_ptr<Accumulator> makeAccumulator(Operation *sink);
+  void chooseOutputBuffers();
+  bool readOnlyAsChunks(Value v, int64_t dim) const;
   void collectLiveIns();
   void rematerialiseLiveIns(llvm::SetVector<Value> &ins);
   void cloneRemat(OpBuilder &b, IRMapping &outer);
@@ -61,6 +63,9 @@ private:
   /// Fusible producers of live-ins recomputed in the loop body (block
   /// order) instead of carried: see rematerialiseLiveIns.
   SmallVector<Operation *> remat;
+  /// Per output (plan.outputs' order): the whole value whose buffer it is
+  /// assembled in, or null for a new zero buffer (chooseOutputBuffers).
+  SmallVector<Value> outputLeaf;
 };
 
 /// One chunk of the region at `b`: the loop body, or the remainder step.
@@ -89,6 +94,8 @@ private:
   Value zero;
   llvm::DenseMap<Value, Value> chunkOf;
   llvm::DenseMap<std::pair<Value, int64_t>, Value> leafCache;
+  /// Leaves an output is assembled over: read from that output's state.
+  llvm::DenseMap<Value, Value> leafInState;
 };
 
 SmallVector<Value> ChunkEmission::starts(int64_t rank, int64_t dim) const {
@@ -120,7 +127,11 @@ Value ChunkEmission::chunkOperand(Value o, int64_t dim) {
   auto t = tensorType(o);
   SmallVector<int64_t> sizes(t.getShape());
   sizes[dim] = step.chunk;
-  Value s = buildDynamicSlice(step.b, step.loc, whole(o), starts(t.getRank(), dim), sizes);
+  // A leaf an output is assembled over still holds its own values in this
+  // chunk: the output's chunks written so far are the earlier ones.
+  Value from = leafInState.lookup(o);
+  Value s = buildDynamicSlice(step.b, step.loc, from ? from : whole(o), starts(t.getRank(), dim),
+                              sizes);
   leafCache[key] = s;
   return s;
 }
@@ -194,6 +205,10 @@ void ChunkEmission::emitChunkedOp(Operation *x, ValueRange operands) {
 SmallVector<Value> ChunkEmission::run(ValueRange state) {
   SmallVector<Value> next;
   unsigned si = 0;
+  unsigned outputsAt = state.size() - plan.outputs.size();
+  for (auto [k, leaf] : llvm::enumerate(e.outputLeaf))
+    if (leaf)
+      leafInState[leaf] = state[outputsAt + k];
   for (Operation *x : plan.order) {
     if (e.osm && emitOnlineSoftmaxChunkOp(plan, *e.osm, step.b, x, step.chunk, chunkOf))
       continue;
@@ -246,6 +261,51 @@ std::unique_ptr<Accumulator> LoopEmitter::makeAccumulator(Operation *sink) {
   llvm_unreachable("unknown sink kind");
 }
 
+/// An output assembled chunk by chunk is assembled in the buffer of a whole
+/// value of its type that the region reads only as the same chunks and
+/// nothing else reads (it dies at the loop): each iteration reads its chunk
+/// of that value before writing its chunk of the output there. Split by
+/// columns, a loop body's `acc + partial` then updates acc in place instead
+/// of filling a second buffer of its size.
+void LoopEmitter::chooseOutputBuffers() {
+  outputLeaf.assign(plan.outputs.size(), Value());
+  if (plan.osm)
+    return; // the online softmax emits its ops its own way
+  for (auto [k, v] : llvm::enumerate(plan.outputs)) {
+    int64_t d = plan.dimOf.lookup(v);
+    for (Operation *x : plan.order) {
+      for (Value o : x->getOperands())
+        if (!outputLeaf[k] && o.getType() == v.getType() && !plan.dimOf.count(o) &&
+            !llvm::is_contained(outputLeaf, o) && readOnlyAsChunks(o, d))
+          outputLeaf[k] = o;
+    }
+  }
+}
+
+/// Whether every reader of `v` is an op of the region reading it chunked
+/// along `dim` (not a sink's initial state), and `v` is neither a constant
+/// nor a function's argument (which XLA does not overwrite).
+bool LoopEmitter::readOnlyAsChunks(Value v, int64_t dim) const {
+  if (auto arg = llvm::dyn_cast<BlockArgument>(v)) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (!owner || getOpKind(owner) != OpKind::While)
+      return false;
+  } else if (isConstantLike(v.getDefiningOp())) {
+    return false;
+  }
+  for (OpOperand &use : v.getUses()) {
+    Operation *u = use.getOwner();
+    unsigned i = use.getOperandNumber();
+    auto dims = plan.operandDims.find(u);
+    if (!plan.inPlan(u) || dims == plan.operandDims.end() || dims->second[i] != dim)
+      return false;
+    if (auto acc = accumulators.find(u);
+        acc != accumulators.end() && acc->second->isInitialState(i))
+      return false;
+  }
+  return true;
+}
+
 /// Values the region reads from outside (constants are cloned instead; a
 /// sink's initial state is read before the loop).
 void LoopEmitter::collectLiveIns() {
@@ -257,6 +317,8 @@ void LoopEmitter::collectLiveIns() {
       if (auto acc = accumulators.find(x);
           acc != accumulators.end() && acc->second->isInitialState(i))
         continue;
+      if (llvm::is_contained(outputLeaf, o))
+        continue; // the output's state carries it
       if (plan.osm && isOnlineSoftmaxBroadcast(*plan.osm, x))
         continue; // replaced by the running shift / applied after the loop
       Operation *def = o.getDefiningOp();
@@ -342,8 +404,8 @@ SmallVector<Value> LoopEmitter::initialState(OpBuilder &b, Location loc) {
   for (Operation *op : plan.order)
     if (auto it = accumulators.find(op); it != accumulators.end())
       it->second->init(b, loc, state);
-  for (Value v : plan.outputs)
-    state.push_back(zerosLike(b, loc, tensorType(v)));
+  for (auto [v, leaf] : llvm::zip(plan.outputs, outputLeaf))
+    state.push_back(leaf ? leaf : zerosLike(b, loc, tensorType(v)));
   return state;
 }
 
@@ -459,6 +521,7 @@ void LoopEmitter::eraseReplaced(ArrayRef<Operation *> dead) {
 Operation *LoopEmitter::apply(int64_t chunk) {
   Location loc = plan.seedOp->getLoc();
   int64_t n = plan.size / chunk, rem = plan.size % chunk;
+  chooseOutputBuffers();
   collectLiveIns();
   OpBuilder b(insertionPoint());
   SmallVector<Value> init = initialState(b, loc);

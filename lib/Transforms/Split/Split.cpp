@@ -73,7 +73,6 @@ struct RunResult {
   Operation *blocker = nullptr;
   bool belowFixed = false;
   int64_t fixedBytes = 0;
-  int64_t appliedPeak = 0; // largest (margined) peak of the loops made
   std::string sharded; // a plan refused because it chunks a sharded dimension
 };
 
@@ -95,8 +94,9 @@ SmallVector<Value> pickSeeds(func::FuncOp f, const FunctionProfile &prof) {
   return seeds;
 }
 
-/// The plans tried in one step: the best feasible one, and the one with the
-/// lowest peak (what the probe applies, and what a failure reports).
+/// The plans tried in one step: the best feasible one, the one whose loop
+/// has the lowest peak (what a failure reports), and the one the probe for
+/// the smallest reachable limit applies.
 struct Candidates {
   std::optional<Plan> best;
   Choice bestChoice;
@@ -104,6 +104,13 @@ struct Candidates {
   Plan minPlan;
   Choice minChoice;
   bool haveMin = false;
+  /// The probe's: the lowest overall peak (the loop's and the function's
+  /// after it: a loop of low peak may leave a higher one untouched), among
+  /// one-pass plans and among first passes (whose peak leaves out their
+  /// second pass, so the probe takes one only when no one-pass plan lowers
+  /// the peak).
+  Plan probeOnePass, probeFirstPass;
+  Choice probeOnePassChoice, probeFirstPassChoice;
 
   /// Online softmax and a second pass are successively later resorts;
   /// within a resort, the least modelled time (LoopCost.h: fewest
@@ -115,23 +122,16 @@ struct Candidates {
            (plan.sinks.empty() ? 0.0 : 1e-3);
   }
 
-  /// The one-pass plan of lowest peak: a first pass's peak leaves out its
-  /// second pass, so the probe takes it only when no one-pass plan lowers
-  /// the peak (preferOnePass).
-  Plan minOnePassPlan;
-  Choice minOnePassChoice;
-  bool haveMinOnePass = false;
-
   void offer(const Plan &plan, const Choice &ch) {
     if (ch.peak < minChoice.peak) {
       minChoice = ch;
       minPlan = plan;
       haveMin = true;
     }
-    if (plan.later.empty() && ch.peak < minOnePassChoice.peak) {
-      minOnePassChoice = ch;
-      minOnePassPlan = plan;
-      haveMinOnePass = true;
+    Choice &probe = plan.later.empty() ? probeOnePassChoice : probeFirstPassChoice;
+    if (ch.overallPeak() < probe.overallPeak()) {
+      probe = ch;
+      (plan.later.empty() ? probeOnePass : probeFirstPass) = plan;
     }
     if (!ch.feasible)
       return;
@@ -143,15 +143,16 @@ struct Candidates {
     }
   }
 
-  /// For the probe: the one-pass plan of lowest peak when it lowers `peak`
-  /// (an embedding bag's gradient split by bags reaches its arguments and
-  /// outputs; a first pass along its tokens, whose second pass was not
-  /// counted, looked lower and left the probe stuck at the original peak).
-  void preferOnePass(int64_t peak) {
-    if (haveMinOnePass && minOnePassChoice.peak < peak) {
-      minPlan = minOnePassPlan;
-      minChoice = minOnePassChoice;
-    }
+  /// The probe's step from a function whose peak is `peak`: a one-pass plan
+  /// that lowers it, else a first pass that does, else none (an embedding
+  /// bag's gradient split by bags reaches its arguments and outputs, where
+  /// a first pass along its tokens left the probe at jax's own peak).
+  std::optional<std::pair<Plan, Choice>> probeStep(int64_t peak) const {
+    if (probeOnePassChoice.overallPeak() < peak)
+      return std::make_pair(probeOnePass, probeOnePassChoice);
+    if (probeFirstPassChoice.overallPeak() < peak)
+      return std::make_pair(probeFirstPass, probeFirstPassChoice);
+    return std::nullopt;
   }
 };
 
@@ -340,12 +341,11 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize, const Settings
     }
     Candidates c = evaluateSeeds(f, seeds, limit, minimize, settings, rr);
     if (minimize) {
-      c.preferOnePass(prof->peakBytes);
-      if (!c.haveMin || c.minChoice.peak >= prof->peakBytes)
+      std::optional<std::pair<Plan, Choice>> step = c.probeStep(prof->peakBytes);
+      if (!step)
         return rr;
-      pendingSecondPass = !c.minPlan.later.empty();
-      emitNotedLoop(c.minPlan, c.minChoice, iter, settings.margin);
-      rr.appliedPeak = std::max(rr.appliedPeak, c.minChoice.peak);
+      pendingSecondPass = !step->first.later.empty();
+      emitNotedLoop(step->first, step->second, iter, settings.margin);
       continue;
     }
     if (!c.best) {
@@ -353,7 +353,6 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize, const Settings
       return rr;
     }
     emitNotedLoop(*c.best, c.bestChoice, iter, settings.margin);
-    rr.appliedPeak = std::max(rr.appliedPeak, c.bestChoice.peak);
   }
   rr.why = "too many split steps";
   return rr;
@@ -434,7 +433,14 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     auto probe = llvm::cast<func::FuncOp>(f->clone());
     attachMeshes(probe, f->getParentOp());
     RunResult best = runSplits(probe, 0, /*minimize=*/true, settings);
-    int64_t reachable = std::max({best.peak, best.appliedPeak, rr.fixedBytes});
+    // The probe's program with its temporaries counted temp-margin times,
+    // as the chunk rule counts them: a loop's margined peak when it was made
+    // can shrink when a later step splits inside its body (an accumulated
+    // partial product split by its rows), so the final program is measured.
+    int64_t margined =
+        best.fixedBytes +
+        static_cast<int64_t>(std::ceil(tempMargin * double(best.peak - best.fixedBytes)));
+    int64_t reachable = std::max({best.peak, margined, rr.fixedBytes});
     // The split steps are greedy (largest chunks first); when they get
     // stuck, the probe's steps (the lowest peak each time) may still fit.
     if (reachable <= limit) {
