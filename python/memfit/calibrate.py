@@ -43,6 +43,7 @@ HEADROOM = 0.05        # aim for limit - 5 % of the room above args + outputs
 WORTH_IT = 0.9         # re-split only for a margin at least 10 % smaller
 MAX_COMPILES = 3
 MAX_SCRATCH_RESPLITS = 2  # more compiles when runtime scratch pushes over
+RESCUE_MARGIN = 1.0    # the model as it is, tried when the default margin cannot fit
 
 
 class MemoryLimitWarning(UserWarning):
@@ -258,6 +259,38 @@ def _attempt(cal: Calibration, margin: float, split, compile_text) -> bool:
     return True
 
 
+def _rescue(cal: Calibration, split, compile_text, error: MemfitError) -> None:
+    """When the default margin cannot fit the limit in the model, XLA may
+    still: the margin doubles every temporary of a loop, and inside a layer
+    loop's body most of them are full-size buffers the model counts exactly
+    (accumulators, their partial products, live-ins), which do not shrink
+    with the chunk. The model without a margin (1) is compiled and kept
+    when XLA's count is within the limit, or the margin the measurement
+    points to between 1 and 2 is tried once; otherwise ``error`` (margin
+    2's, with the floor it reports) reaches the user."""
+    for margin in (RESCUE_MARGIN, None):
+        if margin is None:
+            if not cal.attempts or cal.attempts[-1].xla_bytes is None:
+                break
+            margin = next_margin(cal.attempts[-1], cal.limit)
+            if margin is None or not RESCUE_MARGIN < margin < DEFAULT_MARGIN:
+                break
+        try:
+            text = split(margin)
+        except MemfitError:
+            break
+        t0 = time.perf_counter()
+        compiled = compile_text(text)
+        total, fixed = _xla_bytes(compiled)
+        cal.attempts.append(Attempt(margin, text, compiled, total, fixed, 0.0,
+                                    time.perf_counter() - t0))
+        if _fits(cal.attempts[-1], cal.limit):
+            cal.skipped.append((DEFAULT_MARGIN, "cannot fit in the model; rescued by XLA's "
+                                                "count at a smaller margin", 0.0))
+            return
+    raise error
+
+
 def _between(fit: Attempt, over: Attempt, limit: int) -> float | None:
     """The margin at which the bytes reach the target, on the curve
     bytes(margin) = a + b / margin through two measured splits: one that
@@ -351,6 +384,11 @@ def calibrate(split: Callable[[float], str], compile_text: Callable[[str], Any],
     """
     cal = Calibration(limit)
     margin = DEFAULT_MARGIN
+    try:
+        _attempt(cal, margin, split, compile_text)
+    except MemfitError as error:
+        _rescue(cal, split, compile_text, error)
+    margin = _next_margin_to_try(cal)
     while margin is not None:
         if not _attempt(cal, margin, split, compile_text):
             break

@@ -178,6 +178,31 @@ def test_the_first_split_error_reaches_the_user():
         cal_mod.calibrate(failing, lambda t: None, 100 * MiB)
 
 
+def test_a_limit_only_the_unmargined_model_fits_is_kept_when_xla_agrees():
+    # margin 2 cannot fit (the pass raises); the model as it is (margin 1)
+    # fits, and XLA's count (40 + 55 MiB) is within the limit: kept
+    split0, comp = fake_program(40 * MiB, 55 * MiB)
+
+    def split(m):
+        if m > 1.5:
+            raise memfit.MemfitError("cannot fit; the smallest limit memfit can reach is 150 MiB")
+        return split0(m)
+    cal = cal_mod.calibrate(split, comp, 100 * MiB)
+    assert cal.kept.margin == cal_mod.RESCUE_MARGIN and cal.kept.xla_bytes <= 100 * MiB
+    assert "rescued" in cal.summary()
+
+
+def test_a_rescue_that_xla_puts_over_the_limit_raises_margin_2s_error():
+    split0, comp = fake_program(40 * MiB, temps=lambda m: int(90 * MiB / m))
+
+    def split(m):
+        if m > 1.0:
+            raise memfit.MemfitError("cannot fit; the smallest limit memfit can reach is 150 MiB")
+        return split0(m)
+    with pytest.raises(memfit.MemfitError, match="150 MiB"):
+        cal_mod.calibrate(split, comp, 100 * MiB)
+
+
 def _knn_args():
     rng = np.random.default_rng(0)
     return (jax.numpy.asarray(rng.standard_normal((200, 16), np.float32)),

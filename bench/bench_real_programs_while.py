@@ -1,0 +1,204 @@
+"""memfit on layer loops as ML libraries write them (issue 44, item 1), value
+and gradient: the rows of bench_real_programs.py for programs whose peak
+lies inside a stablehlo.while body, with the same columns.
+
+For each program: XLA's bytes for plain jax.jit (argument + output + temp -
+alias, ynn fusions off so XLA counts every buffer); memfit.jit under a limit
+whose temporaries are 16x below jax's (limit = arguments + outputs + jax's
+temporaries / 16, --divisor); XLA's bytes of memfit's program at that limit;
+the largest difference from jax's results (relative to the output's largest
+magnitude); the median of interleaved timings (jax, memfit, ...; ynn fusions
+off for both); and the smallest limit memfit reaches: the lowest limit at
+which memfit-split (margin 2) fits the program in its model, found by
+bisection on the pass alone between the arguments + outputs and the floor
+its error reports, and XLA's bytes of the program memfit.jit compiles at
+that limit (+2%), over the arguments + outputs.
+
+    .venv/bin/python bench/bench_real_programs_while.py             # S=2048
+    .venv/bin/python bench/bench_real_programs_while.py --seq 4096  # the issue's shape
+    .venv/bin/python bench/bench_real_programs_while.py --quick     # S=1024, 3 rounds
+
+flax is not installed in this environment, so its nn.scan row is not here;
+the decoder row is the same program as flax's nn.scan(nn.remat(Block))
+lowers to (a lax.scan over stacked parameters with jax.checkpoint).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+
+from memfit.measure import NO_YNN
+
+if __name__ == "__main__":
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + NO_YNN).strip()
+
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+
+import memfit  # noqa: E402
+from memfit import _jax_handover as handover  # noqa: E402
+from memfit.measure import cpu_model, interleaved_medians, xla_bytes  # noqa: E402
+from memfit.transform import pipeline_for, transform  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "python"))
+import scan_programs as sp  # noqa: E402
+
+MiB = 1024 * 1024
+RESULTS = Path(__file__).resolve().parent / "results" / "bench_real_programs_while.txt"
+
+#: name -> (description, builder(seq) -> (function, args))
+ROWS: dict[str, tuple[str, object]] = {}
+
+
+def row(name: str, description: str):
+    def register(builder):
+        ROWS[name] = (description, builder)
+        return builder
+    return register
+
+
+@row("decoder_scan", "4-layer decoder, lax.scan(jax.checkpoint(layer)) over stacked "
+                     "params (MaxText scan_layers / flax nn.scan), causal mask, d=256, "
+                     "4 heads, GELU MLP 4x; value_and_grad in params and x")
+def decoder_scan(seq):
+    return sp.decoder(heads=4), sp.decoder_args(seq, d=256, layers=4)
+
+
+@row("mean_shift_fori", "lax.fori_loop of 4 mean-shift steps: softmax(-|x - y|^2 / 2) y, "
+                        "[S, 2S] weights per step, 8-d")
+def mean_shift_fori(seq):
+    return sp.mean_shift(steps=4), sp.mean_shift_args(2 * seq, 4 * seq)
+
+
+def _fixed_and_temp(compiled):
+    m = compiled.memory_analysis()
+    return (m.argument_size_in_bytes + m.output_size_in_bytes - m.alias_size_in_bytes,
+            m.temp_size_in_bytes)
+
+
+def _max_rel_err(want, got):
+    err = 0.0
+    for w, g in zip(jax.tree_util.tree_leaves(want), jax.tree_util.tree_leaves(got)):
+        w, g = np.asarray(w, np.float64), np.asarray(g, np.float64)
+        err = max(err, float(np.max(np.abs(w - g))) / max(float(np.max(np.abs(w))), 1e-30))
+    return err
+
+
+REACH = re.compile(r"the smallest limit memfit can reach is .*?\((\d+) bytes\)")
+
+
+def _pass_fits(text: str, limit: int) -> bool:
+    try:
+        transform(text, pipeline_for(None, limit))
+        return True
+    except memfit.MemfitError:
+        return False
+
+
+def smallest_reachable(f, args, fixed, steps=7):
+    """(modelled floor, XLA's bytes at floor * 1.02). The floor the error
+    reports comes from a probe that takes the smallest chunks at every step;
+    the greedy steps can fit below it, so the pass alone (no compile) is
+    bisected between the arguments + outputs and that floor."""
+    text = handover.module_text(jax.jit(f).lower(*args))
+    try:
+        transform(text, pipeline_for(None, fixed + 1024))
+        return fixed + 1024, None
+    except memfit.MemfitError as e:
+        m = REACH.search(str(e))
+        hi = int(m.group(1)) if m else None
+    if hi is None or not _pass_fits(text, hi):
+        return None, None
+    lo = fixed + 1024
+    for _ in range(steps):
+        mid = (lo + hi) // 2
+        if _pass_fits(text, mid):
+            hi = mid
+        else:
+            lo = mid
+    try:
+        compiled = memfit.jit(f, memory_limit=int(hi * 1.02)).lower(*args).compile()
+        return hi, xla_bytes(compiled)
+    except memfit.MemfitError:
+        return hi, None
+
+
+def measure(name, seq, rounds, divisor):
+    f, args = ROWS[name][1](seq)
+    base = jax.jit(f).lower(*args).compile()
+    fixed, temp = _fixed_and_temp(base)
+    limit = fixed + temp // divisor
+    out = {"name": name, "jax": xla_bytes(base), "fixed": fixed, "limit": limit}
+    try:
+        fitted = memfit.jit(f, memory_limit=limit)
+        split = fitted.lower(*args).compile()
+    except memfit.MemfitError as e:
+        lines = [ln for ln in str(e).splitlines() if "memfit-split:" in ln]
+        out["error"] = (lines or str(e).splitlines())[-1].split("memfit-split:")[-1].strip()[:300]
+        out["floor_model"], out["floor_xla"] = smallest_reachable(f, args, fixed)
+        return out
+    out["memfit"] = xla_bytes(split)
+    out["err"] = _max_rel_err(base(*args), split(*args))
+    t = interleaved_medians({"jax": lambda: base(*args), "memfit": lambda: split(*args)},
+                            repeats=rounds)
+    out["jax_s"], out["memfit_s"] = t["jax"], t["memfit"]
+    out["floor_model"], out["floor_xla"] = smallest_reachable(f, args, fixed)
+    return out
+
+
+def table(rows, rounds, divisor, seq) -> str:
+    fmt = lambda b: "-" if b is None else f"{b / MiB:.1f}Mi"  # noqa: E731
+    ratio = lambda b, fixed: "-" if b is None else f"{b / fixed:.2f}x"  # noqa: E731
+    lines = [f"memfit on real-form programs, value and gradient (limit = arguments + outputs "
+             f"+ jax's temporaries / {divisor}; S={seq}; "
+             f"median of {rounds} interleaved runs, ynn fusions off; CPU: {cpu_model()}, "
+             f"{os.cpu_count()} cores)"]
+    hdr = (f"{'program':15s} {'args+out':>9s} {'jax XLA':>9s} {'limit':>9s} {'memfit XLA':>10s} "
+           f"{'jax s':>7s} {'memfit s':>8s} {'time':>6s} {'max rel err':>11s} "
+           f"{'floor (model)':>13s} {'floor (XLA)':>11s} {'XLA/(a+o)':>9s}")
+    lines += [hdr, "-" * len(hdr)]
+    for r in rows:
+        floors = (f"{fmt(r.get('floor_model')):>13s} {fmt(r.get('floor_xla')):>11s} "
+                  f"{ratio(r.get('floor_xla'), r['fixed']):>9s}")
+        if "error" in r:
+            lines.append(f"{r['name']:15s} {fmt(r['fixed']):>9s} {fmt(r['jax']):>9s} "
+                         f"{fmt(r['limit']):>9s}  refused; floors {floors}: {r['error']}")
+            continue
+        lines.append(
+            f"{r['name']:15s} {fmt(r['fixed']):>9s} {fmt(r['jax']):>9s} {fmt(r['limit']):>9s} "
+            f"{fmt(r['memfit']):>10s} {r['jax_s']:7.3f} {r['memfit_s']:8.3f} "
+            f"{r['memfit_s'] / r['jax_s']:5.2f}x {r['err']:11.1e} {floors}")
+    for name, (desc, _) in ROWS.items():
+        lines.append(f"  {name}: {desc}")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="S=1024, 3 rounds")
+    ap.add_argument("--seq", type=int, default=0, help="sequence length S (default 2048)")
+    ap.add_argument("--rounds", type=int, default=0)
+    ap.add_argument("--divisor", type=int, default=16,
+                    help="memfit's limit leaves jax's temporaries / divisor")
+    ap.add_argument("--rows", default="", help="comma-separated row names (default: all)")
+    ap.add_argument("--write", action="store_true", help=f"also write {RESULTS}")
+    opts = ap.parse_args()
+    seq = opts.seq or (1024 if opts.quick else 2048)
+    rounds = opts.rounds or (3 if opts.quick else 5)
+    names = [n for n in opts.rows.split(",") if n] or list(ROWS)
+    rows = []
+    for name in names:
+        rows.append(measure(name, seq, rounds, opts.divisor))
+        print(f"... {name} done", file=sys.stderr, flush=True)
+    text = table(rows, rounds, opts.divisor, seq)
+    print(text)
+    if opts.write:
+        RESULTS.parent.mkdir(exist_ok=True)
+        RESULTS.write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
