@@ -69,14 +69,15 @@ ReducerKind ReduceView::getReducerKind() const {
   if (combiner.getNumOperands() != 2 || ret.getNumOperands() != 1 ||
       ret.getOperand(0) != combiner.getResult(0))
     return ReducerKind::Other;
-  llvm::StringRef n = combiner.getName().getStringRef();
-  if (n == "stablehlo.add") return ReducerKind::Add;
-  if (n == "stablehlo.multiply") return ReducerKind::Mul;
-  if (n == "stablehlo.maximum") return ReducerKind::Max;
-  if (n == "stablehlo.minimum") return ReducerKind::Min;
-  if (n == "stablehlo.and") return ReducerKind::And;
-  if (n == "stablehlo.or") return ReducerKind::Or;
-  return ReducerKind::Other;
+  switch (getElementwiseFn(&combiner)) {
+  case ElementwiseFn::Add: return ReducerKind::Add;
+  case ElementwiseFn::Multiply: return ReducerKind::Mul;
+  case ElementwiseFn::Maximum: return ReducerKind::Max;
+  case ElementwiseFn::Minimum: return ReducerKind::Min;
+  case ElementwiseFn::And: return ReducerKind::And;
+  case ElementwiseFn::Or: return ReducerKind::Or;
+  default: return ReducerKind::Other;
+  }
 }
 
 bool SortView::isStable() const {
