@@ -131,11 +131,11 @@ std::optional<int64_t> memfit::readTripCount(Operation *whileOp) {
   // The step: the body returns iv + constant.
   std::optional<double> step;
   Operation *next = bodyRet->getOperand(*iv).getDefiningOp();
-  if (next && next->getName().getStringRef() == "stablehlo.add") {
+  if (getElementwiseFn(next) == ElementwiseFn::Add) {
     for (unsigned k = 0; k < 2; ++k)
       if (next->getOperand(k) == body.getArgument(*iv))
         step = constantValue(next->getOperand(1 - k));
-  } else if (next && next->getName().getStringRef() == "stablehlo.subtract" &&
+  } else if (getElementwiseFn(next) == ElementwiseFn::Subtract &&
              next->getOperand(0) == body.getArgument(*iv)) {
     if (std::optional<double> s = constantValue(next->getOperand(1)))
       step = -*s;
@@ -235,7 +235,7 @@ int Exporter::newBuffer(Value v, llvm::StringRef kind, int producer) {
 /// operands). Maps their results to the operands' buffers.
 bool Exporter::aliasWithoutCopy(Operation *op, const FusionModel &m) {
   OpKind kind = getOpKind(op);
-  if (op->getName().getStringRef() == "stablehlo.optimization_barrier") {
+  if (kind == OpKind::OptimizationBarrier) {
     if (op->getNumOperands() != op->getNumResults())
       return false;
     // Every operand needs a buffer to alias (constants have none and need
@@ -334,7 +334,7 @@ void Exporter::exportBlock(Block &block, double weight) {
     for (Operation *f : fused)
       rec.flops += opFlops(f);
     rec.weight = weight;
-    if (getOpKind(op) == OpKind::DotGeneral || rec.name == "stablehlo.convolution") {
+    if (getOpKind(op) == OpKind::DotGeneral || getOpKind(op) == OpKind::Convolution) {
       auto t = llvm::dyn_cast<RankedTensorType>(op->getOperand(0).getType());
       (t && isLowPrecisionFloat(t.getElementType()) ? out.lowPrecisionDotFlops
                                                     : out.otherDotFlops) +=

@@ -166,7 +166,6 @@ double convolutionFlops(Operation *op) {
 } // namespace
 
 double memfit::opFlops(Operation *op) {
-  llvm::StringRef name = op->getName().getStringRef();
   OpKind kind = getOpKind(op);
   switch (kind) {
   case OpKind::DotGeneral:
@@ -212,12 +211,9 @@ double memfit::opFlops(Operation *op) {
       return n * numElements(op->getOperand(1).getType());
     return 0;
   }
-  default:
-    break;
-  }
-  if (name == "stablehlo.convolution")
+  case OpKind::Convolution:
     return convolutionFlops(op);
-  if (name == "stablehlo.cholesky") {
+  case OpKind::Cholesky: {
     auto t = llvm::dyn_cast<RankedTensorType>(op->getOperand(0).getType());
     if (t && t.hasStaticShape() && t.getRank() >= 2) {
       double n = t.getDimSize(t.getRank() - 1);
@@ -225,18 +221,21 @@ double memfit::opFlops(Operation *op) {
     }
     return 0;
   }
-  if (name == "stablehlo.triangular_solve") {
+  case OpKind::TriangularSolve: {
     auto a = llvm::dyn_cast<RankedTensorType>(op->getOperand(0).getType());
     if (a && a.hasStaticShape() && a.getRank() >= 2)
       return a.getDimSize(a.getRank() - 1) * numElements(op->getOperand(1).getType());
     return 0;
   }
-  if (name == "stablehlo.reduce_window" || name == "stablehlo.select_and_scatter" ||
-      name == "stablehlo.scatter") {
+  case OpKind::ReduceWindow:
+  case OpKind::SelectAndScatter:
+  case OpKind::Scatter: {
     double n = 0;
     for (Value v : op->getOperands())
       n += numElements(v.getType());
     return n;
   }
-  return 0;
+  default:
+    return 0;
+  }
 }

@@ -530,16 +530,14 @@ static std::optional<OpDimRule> buildRule(Operation *op) {
   }
   case OpKind::CustomCall:
     return triangularSolveRule(op, b);
-  case OpKind::Other:
-    if (op->getName().getStringRef() == "stablehlo.gather")
-      return gatherRule(op, b);
-    if (op->getName().getStringRef() == "stablehlo.scatter")
-      return scatterRule(op, b);
-    // A sharding constraint is the identity on values; its sharding names
-    // dimensions by position, so a chunk of a dimension keeps it valid.
-    if (op->getName().getStringRef() == "sdy.sharding_constraint")
-      return elementwiseRule(op, b);
-    return std::nullopt;
+  case OpKind::Gather:
+    return gatherRule(op, b);
+  case OpKind::Scatter:
+    return scatterRule(op, b);
+  // A sharding constraint is the identity on values; its sharding names
+  // dimensions by position, so a chunk of a dimension keeps it valid.
+  case OpKind::ShardingConstraint:
+    return elementwiseRule(op, b);
   default:
     return std::nullopt;
   }
@@ -549,6 +547,6 @@ std::optional<OpDimRule> memfit::getOpDimRule(Operation *op) {
   std::optional<OpDimRule> rule = buildRule(op);
   if (rule)
     rule->scalarRegions = getOpKind(op) == OpKind::Reduce || getOpKind(op) == OpKind::Sort ||
-                          op->getName().getStringRef() == "stablehlo.scatter";
+                          getOpKind(op) == OpKind::Scatter;
   return rule;
 }

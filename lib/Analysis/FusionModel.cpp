@@ -56,7 +56,7 @@ bool isConstantExpr(Value v, unsigned depth);
 bool isExpensiveToDuplicate(Operation *op) {
   // XLA's algebraic simplifier rewrites a division by a constant into a
   // multiplication by its reciprocal, which is cheap.
-  if (op->getName().getStringRef() == "stablehlo.divide" &&
+  if (getElementwiseFn(op) == ElementwiseFn::Divide &&
       op->getNumOperands() == 2 && isConstantExpr(op->getOperand(1), 0))
     return false;
   const OpInfo *info = lookupOpInfo(op);

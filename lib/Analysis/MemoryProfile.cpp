@@ -102,8 +102,7 @@ FailureOr<int64_t> Profiler::nestedExtra(Operation *op, int64_t outerBytes,
     return 0;
   // A branch of stablehlo.if/case writes what it returns into the op's
   // results, which its parent already counts.
-  llvm::StringRef name = op->getName().getStringRef();
-  bool branchesReturnResults = name == "stablehlo.if" || name == "stablehlo.case";
+  bool branchesReturnResults = kind == OpKind::If || kind == OpKind::Case;
   int64_t extra = 0;
   for (Region &region : op->getRegions()) {
     if (region.empty())

@@ -57,7 +57,7 @@ static SmallVector<std::pair<StringAttr, Attribute>> meshOps(Operation *module) 
   for (Region &r : module->getRegions())
     for (Block &b : r)
       for (Operation &op : b)
-        if (op.getName().getStringRef() == "sdy.mesh")
+        if (getOpKind(&op) == OpKind::Mesh)
           if (auto name = op.getAttrOfType<StringAttr>("sym_name"))
             if (Attribute mesh = op.getAttr("mesh"))
               out.push_back({name, mesh});
@@ -203,7 +203,7 @@ int64_t ShardingModel::count(uint64_t mask) const {
 
 void ShardingModel::propagate(Operation *op) {
   // What the program states wins over what propagation would give.
-  if (op->getName().getStringRef() == "sdy.sharding_constraint") {
+  if (getOpKind(op) == OpKind::ShardingConstraint) {
     if (auto t = rankedOf(op->getResult(0)); t && op->getAttr("sharding"))
       set(op->getResult(0), parseSharding(attrToText(op->getAttr("sharding")), t.getRank()));
     return;
@@ -282,7 +282,7 @@ bool ShardingModel::neededWhole(Value v, int64_t d) const {
     Operation *user = use.getOwner();
     OpKind kind = getOpKind(user);
     if (isTerminatorLike(user) || kind == OpKind::While ||
-        user->getName().getStringRef() == "sdy.sharding_constraint")
+        kind == OpKind::ShardingConstraint)
       continue;
     std::optional<OpDimRule> rule = getOpDimRule(user);
     if (!rule)

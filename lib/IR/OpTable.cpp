@@ -38,6 +38,11 @@ constexpr RequiredAttr kCallAttrs[] = {{"callee", A::Any}};
 #define BINARY(n) {n, OpKind::ElementwiseBinary, 2, 1, 0, true, {}}
 #define COSTLY_UNARY(n) {n, OpKind::ElementwiseUnary, 1, 1, 0, true, {}, /*costly=*/true}
 #define COSTLY_BINARY(n) {n, OpKind::ElementwiseBinary, 2, 1, 0, true, {}, /*costly=*/true}
+// The same, for ops passes recognise by what they compute (ElementwiseFn).
+#define UNARY_FN(n, f) {n, OpKind::ElementwiseUnary, 1, 1, 0, true, {}, false, ElementwiseFn::f}
+#define BINARY_FN(n, f) {n, OpKind::ElementwiseBinary, 2, 1, 0, true, {}, false, ElementwiseFn::f}
+#define COSTLY_UNARY_FN(n, f) {n, OpKind::ElementwiseUnary, 1, 1, 0, true, {}, true, ElementwiseFn::f}
+#define COSTLY_BINARY_FN(n, f) {n, OpKind::ElementwiseBinary, 2, 1, 0, true, {}, true, ElementwiseFn::f}
 
 const OpInfo kOpTable[] = {
     {"stablehlo.constant", OpKind::Constant, 0, 1, 0, true, kConstantAttrs},
@@ -48,12 +53,12 @@ const OpInfo kOpTable[] = {
     {"stablehlo.transpose", OpKind::Transpose, 1, 1, 0, true, kTransposeAttrs},
     {"stablehlo.convert", OpKind::Convert, 1, 1, 0, true, {}},
     {"stablehlo.bitcast_convert", OpKind::ElementwiseUnary, 1, 1, 0, true, {}},
-    UNARY("stablehlo.abs"), COSTLY_UNARY("stablehlo.cbrt"), UNARY("stablehlo.ceil"),
+    UNARY_FN("stablehlo.abs", Abs), COSTLY_UNARY("stablehlo.cbrt"), UNARY("stablehlo.ceil"),
     COSTLY_UNARY("stablehlo.cosine"), UNARY("stablehlo.count_leading_zeros"),
-    COSTLY_UNARY("stablehlo.exponential"), COSTLY_UNARY("stablehlo.exponential_minus_one"),
+    COSTLY_UNARY_FN("stablehlo.exponential", Exponential), COSTLY_UNARY("stablehlo.exponential_minus_one"),
     UNARY("stablehlo.floor"), UNARY("stablehlo.imag"), UNARY("stablehlo.is_finite"),
     COSTLY_UNARY("stablehlo.log"), COSTLY_UNARY("stablehlo.log_plus_one"),
-    COSTLY_UNARY("stablehlo.logistic"), UNARY("stablehlo.not"), UNARY("stablehlo.negate"),
+    COSTLY_UNARY("stablehlo.logistic"), UNARY("stablehlo.not"), UNARY_FN("stablehlo.negate", Negate),
     UNARY("stablehlo.popcnt"), UNARY("stablehlo.real"),
     UNARY("stablehlo.round_nearest_afz"), UNARY("stablehlo.round_nearest_even"),
     COSTLY_UNARY("stablehlo.rsqrt"), UNARY("stablehlo.sign"),
@@ -63,12 +68,13 @@ const OpInfo kOpTable[] = {
     COSTLY_UNARY("chlo.erfc"), COSTLY_UNARY("chlo.erf_inv"), COSTLY_UNARY("chlo.lgamma"),
     COSTLY_UNARY("chlo.digamma"), COSTLY_UNARY("chlo.bessel_i1e"), UNARY("chlo.asin"),
     UNARY("chlo.acos"), UNARY("chlo.atan"), UNARY("chlo.sinh"), UNARY("chlo.cosh"),
-    UNARY("chlo.asinh"), UNARY("chlo.acosh"), UNARY("chlo.atanh"), UNARY("chlo.square"),
-    BINARY("stablehlo.add"), BINARY("stablehlo.subtract"), BINARY("stablehlo.multiply"),
-    COSTLY_BINARY("stablehlo.divide"), COSTLY_BINARY("stablehlo.remainder"),
-    BINARY("stablehlo.maximum"), BINARY("stablehlo.minimum"),
-    COSTLY_BINARY("stablehlo.power"), COSTLY_BINARY("stablehlo.atan2"),
-    BINARY("stablehlo.and"), BINARY("stablehlo.or"), BINARY("stablehlo.xor"),
+    UNARY("chlo.asinh"), UNARY("chlo.acosh"), UNARY("chlo.atanh"), UNARY_FN("chlo.square", Square),
+    BINARY_FN("stablehlo.add", Add), BINARY_FN("stablehlo.subtract", Subtract),
+    BINARY_FN("stablehlo.multiply", Multiply),
+    COSTLY_BINARY_FN("stablehlo.divide", Divide), COSTLY_BINARY("stablehlo.remainder"),
+    BINARY_FN("stablehlo.maximum", Maximum), BINARY_FN("stablehlo.minimum", Minimum),
+    COSTLY_BINARY_FN("stablehlo.power", Power), COSTLY_BINARY("stablehlo.atan2"),
+    BINARY_FN("stablehlo.and", And), BINARY_FN("stablehlo.or", Or), BINARY("stablehlo.xor"),
     BINARY("stablehlo.shift_left"), BINARY("stablehlo.shift_right_arithmetic"),
     BINARY("stablehlo.shift_right_logical"), BINARY("stablehlo.complex"),
     BINARY("chlo.next_after"), BINARY("chlo.polygamma"), BINARY("chlo.zeta"),
@@ -89,21 +95,26 @@ const OpInfo kOpTable[] = {
     {"stablehlo.custom_call", OpKind::CustomCall, -1, -1, 0, false, kCustomCallAttrs},
     {"func.return", OpKind::FuncReturn, -1, 0, 0, false, {}},
     {"func.call", OpKind::FuncCall, -1, -1, 0, false, kCallAttrs},
+    // Opaque materialising ops that an analysis singles out by kind.
+    {"stablehlo.gather", OpKind::Gather, 2, 1, 0, false, {}},
+    {"stablehlo.scatter", OpKind::Scatter, -1, -1, 1, false, {}},
+    {"stablehlo.convolution", OpKind::Convolution, 2, 1, 0, false, {}},
+    {"stablehlo.reduce_window", OpKind::ReduceWindow, -1, -1, 1, false, {}},
+    {"stablehlo.select_and_scatter", OpKind::SelectAndScatter, 3, 1, 2, false, {}},
+    {"stablehlo.case", OpKind::Case, -1, -1, -1, false, {}},
+    {"stablehlo.if", OpKind::If, 1, -1, 2, false, {}},
+    {"stablehlo.optimization_barrier", OpKind::OptimizationBarrier, -1, -1, 0, false, {}},
+    {"stablehlo.cholesky", OpKind::Cholesky, 1, 1, 0, false, {}},
+    {"stablehlo.triangular_solve", OpKind::TriangularSolve, 2, 1, 0, false, {}},
+    // The identity on values, stating its result's sharding.
+    {"sdy.sharding_constraint", OpKind::ShardingConstraint, 1, 1, 0, true, {}},
+    // A module-level mesh, read for its axes (Shardy checks its structure).
+    {"sdy.mesh", OpKind::Mesh, -1, -1, -1, false, {}},
     // Known, handled as opaque materialising ops.
-    {"stablehlo.gather", OpKind::Other, 2, 1, 0, false, {}},
-    {"stablehlo.scatter", OpKind::Other, -1, -1, 1, false, {}},
-    {"stablehlo.convolution", OpKind::Other, 2, 1, 0, false, {}},
-    {"stablehlo.reduce_window", OpKind::Other, -1, -1, 1, false, {}},
-    {"stablehlo.select_and_scatter", OpKind::Other, 3, 1, 2, false, {}},
-    {"stablehlo.case", OpKind::Other, -1, -1, -1, false, {}},
-    {"stablehlo.if", OpKind::Other, 1, -1, 2, false, {}},
-    {"stablehlo.optimization_barrier", OpKind::Other, -1, -1, 0, false, {}},
     {"stablehlo.reverse", OpKind::Other, 1, 1, 0, true, {}},
     {"stablehlo.get_tuple_element", OpKind::Other, 1, 1, 0, false, {}},
     {"stablehlo.tuple", OpKind::Other, -1, 1, 0, false, {}},
     {"stablehlo.rng_bit_generator", OpKind::Other, 1, 2, 0, false, {}},
-    {"stablehlo.cholesky", OpKind::Other, 1, 1, 0, false, {}},
-    {"stablehlo.triangular_solve", OpKind::Other, 2, 1, 0, false, {}},
     {"stablehlo.all_reduce", OpKind::Other, -1, -1, 1, false, {}},
     {"stablehlo.reduce_scatter", OpKind::Other, 1, 1, 1, false, {}},
     {"stablehlo.all_gather", OpKind::Other, -1, -1, 0, false, {}},
@@ -112,10 +123,15 @@ const OpInfo kOpTable[] = {
     {"stablehlo.batch_norm_inference", OpKind::Other, 5, 1, 0, false, {}},
     {"stablehlo.fft", OpKind::Other, 1, 1, 0, false, {}},
     {"stablehlo.map", OpKind::Other, -1, 1, 1, false, {}},
-    {"sdy.sharding_constraint", OpKind::Other, 1, 1, 0, true, {}},
 };
 #undef UNARY
 #undef BINARY
+#undef COSTLY_UNARY
+#undef COSTLY_BINARY
+#undef UNARY_FN
+#undef BINARY_FN
+#undef COSTLY_UNARY_FN
+#undef COSTLY_BINARY_FN
 
 const llvm::StringMap<const OpInfo *> &opIndex() {
   static const llvm::StringMap<const OpInfo *> index = [] {
@@ -140,6 +156,42 @@ const OpInfo *memfit::lookupOpInfo(mlir::Operation *op) {
 OpKind memfit::getOpKind(mlir::Operation *op) {
   const OpInfo *info = lookupOpInfo(op);
   return info ? info->kind : OpKind::Unknown;
+}
+
+ElementwiseFn memfit::getElementwiseFn(mlir::Operation *op) {
+  const OpInfo *info = op ? lookupOpInfo(op) : nullptr;
+  return info ? info->fn : ElementwiseFn::None;
+}
+
+bool memfit::isKnownPure(OpKind kind) {
+  switch (kind) {
+  case OpKind::Constant:
+  case OpKind::ArithConstant:
+  case OpKind::Iota:
+  case OpKind::BroadcastInDim:
+  case OpKind::Reshape:
+  case OpKind::Transpose:
+  case OpKind::Convert:
+  case OpKind::ElementwiseUnary:
+  case OpKind::ElementwiseBinary:
+  case OpKind::Compare:
+  case OpKind::Select:
+  case OpKind::Clamp:
+  case OpKind::DotGeneral:
+  case OpKind::Reduce:
+  case OpKind::Slice:
+  case OpKind::DynamicSlice:
+  case OpKind::DynamicUpdateSlice:
+  case OpKind::Concatenate:
+  case OpKind::Pad:
+  case OpKind::Return:
+  case OpKind::Sort:
+  case OpKind::TopK:
+  case OpKind::FuncReturn:
+    return true;
+  default:
+    return false;
+  }
 }
 
 bool memfit::isKnownDialect(mlir::Operation *op) {

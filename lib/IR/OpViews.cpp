@@ -76,14 +76,15 @@ ReducerKind memfit::getCombinerKind(Region &region) {
   if (x == y || !llvm::isa<BlockArgument>(x) || !llvm::isa<BlockArgument>(y) ||
       x.getParentBlock() != &body || y.getParentBlock() != &body)
     return ReducerKind::Other;
-  llvm::StringRef n = combiner.getName().getStringRef();
-  if (n == "stablehlo.add") return ReducerKind::Add;
-  if (n == "stablehlo.multiply") return ReducerKind::Mul;
-  if (n == "stablehlo.maximum") return ReducerKind::Max;
-  if (n == "stablehlo.minimum") return ReducerKind::Min;
-  if (n == "stablehlo.and") return ReducerKind::And;
-  if (n == "stablehlo.or") return ReducerKind::Or;
-  return ReducerKind::Other;
+  switch (getElementwiseFn(&combiner)) {
+  case ElementwiseFn::Add: return ReducerKind::Add;
+  case ElementwiseFn::Multiply: return ReducerKind::Mul;
+  case ElementwiseFn::Maximum: return ReducerKind::Max;
+  case ElementwiseFn::Minimum: return ReducerKind::Min;
+  case ElementwiseFn::And: return ReducerKind::And;
+  case ElementwiseFn::Or: return ReducerKind::Or;
+  default: return ReducerKind::Other;
+  }
 }
 
 ReducerKind ReduceView::getReducerKind() const { return getCombinerKind(getBody()); }

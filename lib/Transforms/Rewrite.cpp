@@ -55,7 +55,7 @@ struct MemfitRewritePass : memfit::impl::MemfitRewriteBase<MemfitRewritePass> {
         memfit::OpKind k = memfit::getOpKind(op);
         if (k == memfit::OpKind::Reduce || k == memfit::OpKind::DotGeneral ||
             k == memfit::OpKind::TopK || k == memfit::OpKind::CustomCall ||
-            op->getName().getStringRef() == "stablehlo.add")
+            memfit::getElementwiseFn(op) == memfit::ElementwiseFn::Add)
           candidates.push_back(op);
       });
       for (Operation *op : candidates) {

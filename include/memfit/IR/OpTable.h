@@ -42,7 +42,41 @@ enum class OpKind {
   CustomCall,
   FuncReturn,
   FuncCall,
-  Other, // a known op with no special handling (gather, scatter, ...)
+  // Ops that analyses single out (dimension rules, FLOP counts, buffer
+  // aliasing, shardings); the first ten are opaque materialising ops.
+  Gather,
+  Scatter,
+  Convolution,
+  ReduceWindow,
+  SelectAndScatter,
+  If,
+  Case,
+  OptimizationBarrier,
+  Cholesky,
+  TriangularSolve,
+  ShardingConstraint, // sdy.sharding_constraint
+  Mesh,               // sdy.mesh (a module-level symbol)
+  Other, // a known op with no special handling (reverse, tuple, ...)
+};
+
+/// What an elementwise op computes, for the ones passes recognise by their
+/// function (reducer bodies, the algebraic rewrites, loop steps, the online
+/// softmax); None for every other op.
+enum class ElementwiseFn {
+  None,
+  Add,
+  Subtract,
+  Multiply,
+  Divide,
+  Maximum,
+  Minimum,
+  And,
+  Or,
+  Power,
+  Negate,
+  Abs,
+  Exponential,
+  Square,
 };
 
 /// The type of a required attribute, checked by verifyOpInvariants().
@@ -68,18 +102,27 @@ struct OpInfo {
   /// (InstructionFusion::IsExpensive: transcendentals, division): a value
   /// read by several fusions is materialised once instead.
   bool costly = false;
+  ElementwiseFn fn = ElementwiseFn::None;
 };
 
 /// Looks up an op by name; null when memfit does not know it.
 const OpInfo *lookupOpInfo(llvm::StringRef name);
 const OpInfo *lookupOpInfo(mlir::Operation *op);
 OpKind getOpKind(mlir::Operation *op);
+/// What `op` computes elementwise; None for an op without an ElementwiseFn
+/// (and for null, so that a missing producer matches nothing).
+ElementwiseFn getElementwiseFn(mlir::Operation *op);
 
 inline bool isElementwise(OpKind k) {
   return k == OpKind::ElementwiseUnary || k == OpKind::ElementwiseBinary ||
          k == OpKind::Compare || k == OpKind::Select || k == OpKind::Clamp ||
          k == OpKind::Convert;
 }
+
+/// Ops of `kind` compute values and nothing else, so that one whose results
+/// are unused can be erased. False for custom calls, calls, loops and the
+/// ops memfit handles as opaque (they may have effects memfit cannot see).
+bool isKnownPure(OpKind kind);
 
 /// A constant (stablehlo.constant or arith.constant): XLA keeps constants
 /// outside the temp allocation, and memfit clones them where needed.

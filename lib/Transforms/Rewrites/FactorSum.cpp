@@ -50,7 +50,7 @@ bool isRank2(Value v) {
 
 Type elementType(Value v) { return llvm::cast<ShapedType>(v.getType()).getElementType(); }
 
-bool isAdd(Operation *op) { return op && op->getName().getStringRef() == "stablehlo.add"; }
+bool isAdd(Operation *op) { return getElementwiseFn(op) == ElementwiseFn::Add; }
 
 /// `f` with the transposes that produce its value folded into its flag, so
 /// that A and transpose(transpose(A)) compare equal.

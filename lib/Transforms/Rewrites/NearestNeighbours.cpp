@@ -94,7 +94,7 @@ std::optional<KnnMatch> matchKnn(Operation *op) {
   if (!topK)
     return std::nullopt;
   Operation *neg = op->getOperand(0).getDefiningOp();
-  if (!neg || neg->getName().getStringRef() != "stablehlo.negate" ||
+  if (getElementwiseFn(neg) != ElementwiseFn::Negate ||
       !neg->getResult(0).hasOneUse())
     return std::nullopt;
   Operation *reduce = neg->getOperand(0).getDefiningOp();

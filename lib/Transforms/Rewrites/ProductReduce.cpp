@@ -27,9 +27,7 @@ std::optional<ReduceView> matchSumReduce(Operation *op) {
   return r;
 }
 
-bool isOp(Operation *op, llvm::StringRef name) {
-  return op && op->getName().getStringRef() == name;
-}
+bool isOp(Operation *op, ElementwiseFn fn) { return getElementwiseFn(op) == fn; }
 
 /// A splat constant (possibly broadcast) equal to `value`.
 bool isSplatConstant(Value v, double value) {
@@ -43,7 +41,7 @@ bool isSplatConstant(Value v, double value) {
 /// `v` = |d| of a real (not complex) d, whose square is d's: returns d.
 Value throughRealAbs(Value v) {
   Operation *def = v.getDefiningOp();
-  if (!isOp(def, "stablehlo.abs"))
+  if (!isOp(def, ElementwiseFn::Abs))
     return v;
   auto t = llvm::cast<RankedTensorType>(def->getOperand(0).getType());
   return llvm::isa<FloatType>(t.getElementType()) ? def->getOperand(0) : v;
@@ -54,11 +52,11 @@ Value throughRealAbs(Value v) {
 Value matchSquare(Value v) {
   Operation *def = v.getDefiningOp();
   Value base;
-  if (isOp(def, "stablehlo.multiply") && def->getOperand(0) == def->getOperand(1))
+  if (isOp(def, ElementwiseFn::Multiply) && def->getOperand(0) == def->getOperand(1))
     base = def->getOperand(0);
-  else if (isOp(def, "stablehlo.power") && isSplatConstant(def->getOperand(1), 2.0))
+  else if (isOp(def, ElementwiseFn::Power) && isSplatConstant(def->getOperand(1), 2.0))
     base = def->getOperand(0);
-  else if (isOp(def, "chlo.square"))
+  else if (isOp(def, ElementwiseFn::Square))
     base = def->getOperand(0);
   return base ? throughRealAbs(base) : Value();
 }
@@ -71,7 +69,7 @@ std::optional<SquaredDistance> memfit::matchSquaredDistance(Operation *op) {
     return std::nullopt;
   Operation *square = reduce->getInputs()[0].getDefiningOp();
   Value diff = matchSquare(reduce->getInputs()[0]);
-  if (!diff || !isOp(diff.getDefiningOp(), "stablehlo.subtract"))
+  if (!diff || !isOp(diff.getDefiningOp(), ElementwiseFn::Subtract))
     return std::nullopt;
   Operation *sub = diff.getDefiningOp();
   auto plan = ContractionPlan::make(sub->getOperand(0), sub->getOperand(1),
@@ -108,7 +106,7 @@ bool memfit::rewriteReduceOfProduct(Operation *op) {
   if (!reduce)
     return false;
   Operation *mul = reduce->getInputs()[0].getDefiningOp();
-  if (!isOp(mul, "stablehlo.multiply") || mul->getOperand(0) == mul->getOperand(1))
+  if (!isOp(mul, ElementwiseFn::Multiply) || mul->getOperand(0) == mul->getOperand(1))
     return false;
   auto plan = ContractionPlan::make(mul->getOperand(0), mul->getOperand(1),
                                     reduce->getDimensions());
@@ -128,12 +126,9 @@ void memfit::eraseIfDead(llvm::ArrayRef<Operation *> ops) {
     if (!op || !op->use_empty() || op->hasTrait<OpTrait::IsTerminator>() ||
         op->getNumResults() == 0)
       continue;
-    // Only ops known to be pure; custom calls, calls and loops may have
-    // effects memfit cannot see.
-    OpKind kind = getOpKind(op);
-    if (kind == OpKind::Unknown || kind == OpKind::Other ||
-        kind == OpKind::CustomCall || kind == OpKind::FuncCall ||
-        kind == OpKind::While)
+    // Custom calls, calls, loops and opaque ops may have effects memfit
+    // cannot see.
+    if (!isKnownPure(getOpKind(op)))
       continue;
     SmallVector<Operation *> producers;
     for (Value v : op->getOperands())

@@ -60,9 +60,9 @@ std::optional<Scaled> matchScaled(Value operand) {
   Operation *def = operand.getDefiningOp();
   if (!def || def->getNumOperands() != 2)
     return std::nullopt;
-  llvm::StringRef name = def->getName().getStringRef();
-  bool divide = name == "stablehlo.divide";
-  if (!divide && name != "stablehlo.multiply")
+  ElementwiseFn fn = getElementwiseFn(def);
+  bool divide = fn == ElementwiseFn::Divide;
+  if (!divide && fn != ElementwiseFn::Multiply)
     return std::nullopt;
   // For a divide only the divisor can be the factor.
   for (unsigned side : divide ? SmallVector<unsigned>{1} : SmallVector<unsigned>{1, 0}) {

@@ -59,10 +59,11 @@ Operation *followChain(const Plan &plan, Value root, SmallVector<Operation *> &c
       }
       if (!seen.insert(u).second)
         continue;
-      llvm::StringRef n = u->getName().getStringRef();
-      bool layout = n == "stablehlo.broadcast_in_dim" || n == "stablehlo.reshape" ||
-                    n == "stablehlo.transpose" || n == "stablehlo.convert";
-      bool minmax = n == "stablehlo.maximum" || n == "stablehlo.minimum";
+      OpKind k = getOpKind(u);
+      ElementwiseFn fn = getElementwiseFn(u);
+      bool layout = k == OpKind::BroadcastInDim || k == OpKind::Reshape ||
+                    k == OpKind::Transpose || k == OpKind::Convert;
+      bool minmax = fn == ElementwiseFn::Maximum || fn == ElementwiseFn::Minimum;
       if (!layout && !minmax)
         return nullptr;
       if (minmax)
@@ -90,13 +91,13 @@ bool matchShiftedExp(const Plan &plan, Operation *op, Plan::OnlineSoftmax &o) {
       plan.dimOf.count(o.bm->getOperand(0)))
     return false;
   Operation *sub = *o.bm->getUsers().begin();
-  if (sub->getName().getStringRef() != "stablehlo.subtract" ||
+  if (getElementwiseFn(sub) != ElementwiseFn::Subtract ||
       sub->getOperand(1) != o.bm->getResult(0) ||
       sub->getOperand(0) == o.bm->getResult(0) || !sub->hasOneUse() ||
       !plan.chunked.contains(sub))
     return false;
   o.exp = *sub->getUsers().begin();
-  if (o.exp->getName().getStringRef() != "stablehlo.exponential" ||
+  if (getElementwiseFn(o.exp) != ElementwiseFn::Exponential ||
       !plan.chunked.contains(o.exp))
     return false;
   o.keyE = plan.dimOf.lookup(o.exp->getResult(0));
@@ -115,7 +116,7 @@ bool matchSumAndDivide(const Plan &plan, Plan::OnlineSoftmax &o) {
         o.sumR = u;
       else
         o.sumR = o.div = o.exp; // poison
-    } else if (u->getName().getStringRef() == "stablehlo.divide" &&
+    } else if (getElementwiseFn(u) == ElementwiseFn::Divide &&
                u->getOperand(0) == o.exp->getResult(0) && !o.div &&
                plan.chunked.contains(u)) {
       o.div = u;

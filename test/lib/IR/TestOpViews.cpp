@@ -193,6 +193,18 @@ void describe(Operation *op, llvm::raw_ostream &os) {
   case OpKind::FuncCall:
     os << " callee=" << op->getAttr("callee");
     break;
+  case OpKind::Gather:
+  case OpKind::Scatter:
+  case OpKind::Convolution:
+  case OpKind::ReduceWindow:
+  case OpKind::SelectAndScatter:
+  case OpKind::If:
+  case OpKind::Case:
+  case OpKind::OptimizationBarrier:
+  case OpKind::Cholesky:
+  case OpKind::TriangularSolve:
+  case OpKind::ShardingConstraint:
+  case OpKind::Mesh:
   case OpKind::Other:
     os << " other";
     break;
