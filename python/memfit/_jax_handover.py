@@ -29,10 +29,31 @@ from jax._src.interpreters import mlir as _jmlir  # noqa: E402
 from jax._src.lib.mlir import ir as _ir  # noqa: E402
 
 
-def module_text(lowered) -> str:
-    """The lowered StableHLO in generic form, with jax's source locations."""
+def module_text(lowered, debug_info: bool = True) -> str:
+    """The lowered StableHLO in generic form, with jax's source locations
+    (``debug_info=False``: without them, the program alone)."""
     module = lowered.compiler_ir("stablehlo")
-    return module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
+    return module.operation.get_asm(print_generic_op_form=True, enable_debug_info=debug_info)
+
+
+def _compile_args(lowered) -> dict:
+    return getattr(getattr(lowered, "_lowering", None), "compile_args", None) or {}
+
+
+def shardings(lowered) -> str:
+    """The shardings jax compiles the program for (they name the devices,
+    which the module text of a one-device program does not)."""
+    args = _compile_args(lowered)
+    return repr((args.get("in_shardings"), args.get("out_shardings")))
+
+
+def executable_is_portable(lowered) -> bool:
+    """Whether the executable of ``lowered`` can be serialized and loaded
+    in another process: no host callbacks (Python functions of this
+    process) and no side effects ordered through them."""
+    args = _compile_args(lowered)
+    return bool(args) and not any(args.get(k) for k in (
+        "host_callbacks", "ordered_effects", "unordered_effects", "keepalive"))
 
 
 def parse_in_jax(text: str):

@@ -4,6 +4,8 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import time
+from collections import Counter
 from typing import Any, Callable, Sequence
 
 import jax
@@ -59,6 +61,41 @@ def _accounting_options() -> dict | None:
     return ACCOUNTING_OPTIONS
 
 
+#: XLA compiles memfit.jit started in this process, by what they are for:
+#: "count" (a calibration compile read only for XLA's memory counts: its
+#: executable never runs), "run" (an executable that may run) and "lean"
+#: (a split compiled with ynn fusions of dots only). Tests read it.
+COMPILES: Counter = Counter()
+#: their seconds, by the same kinds (benches read it)
+COMPILE_SECONDS: Counter = Counter()
+
+#: Added to a compile whose executable never runs (the calibration's memory
+#: counts, when the executable that runs is compiled separately): LLVM at
+#: -O0 without its expensive passes. XLA assigns buffers on HLO, before
+#: LLVM, so memory_analysis() is the same (test_compile_cache.py checks it
+#: on split programs); the compile takes about half the time.
+COUNT_ONLY_OPTIONS = {"xla_backend_optimization_level": 0,
+                      "xla_llvm_disable_expensive_passes": True}
+
+
+def _counted(kind: str, compile_fn):
+    def compile_and_count(*args, **kwargs):
+        COMPILES[kind] += 1
+        t = time.perf_counter()
+        try:
+            return compile_fn(*args, **kwargs)
+        finally:
+            COMPILE_SECONDS[kind] += time.perf_counter() - t
+    return compile_and_count
+
+
+def _count_options(options: dict | None) -> dict | None:
+    """Options for a calibration compile: the accounting options, with cheap
+    code generation when the executable that runs is compiled separately
+    (``options`` not None); else the run configuration itself."""
+    return None if options is None else {**options, **COUNT_ONLY_OPTIONS}
+
+
 def _lean_compile(lowered_for):
     """text -> (executable, what its options are): the split program with
     ynn fusions of dots only, which the calibration runs instead of the
@@ -66,9 +103,24 @@ def _lean_compile(lowered_for):
     None where the user chose the ynn fusions (XLA_FLAGS) or off CPU."""
     if _accounting_options() is None or "ynn_fusion_type" in os.environ.get("XLA_FLAGS", ""):
         return None
+    compile_lean = _counted("lean", lambda text: lowered_for(text).compile(
+        compiler_options=_options_named(LEAN)))
+    return lambda text: (compile_lean(text), LEAN)
+
+
+#: Attempt.run_options of a split run with ynn fusions of dots only
+LEAN = "ynn fusions of dots only"
+
+
+def _options_named(name: str | None) -> dict | None:
+    """The compiler options an Attempt.run_options name stands for (None:
+    the user's flags)."""
+    if name is None:
+        return None
+    if name != LEAN:
+        raise ValueError(f"unknown run options {name!r}")
     from .measure import YNN_DOTS_ONLY_OPTIONS
-    return lambda text: (lowered_for(text).compile(compiler_options=YNN_DOTS_ONLY_OPTIONS),
-                         "ynn fusions of dots only")
+    return YNN_DOTS_ONLY_OPTIONS
 
 
 def _runtime_scratch():
@@ -100,12 +152,29 @@ class _ChosenLowered:
         return getattr(self._lowered, name)
 
 
+_MEMORY_FIELDS = ("argument_size_in_bytes", "output_size_in_bytes", "alias_size_in_bytes",
+                  "temp_size_in_bytes")
+
+
+class _RecordedAnalysis:
+    """Stands for the accounting executable of a cache entry: its
+    ``memory_analysis()`` is the one measured when the entry was written."""
+
+    def __init__(self, memory: dict):
+        import types
+        self._memory = types.SimpleNamespace(**memory)
+
+    def memory_analysis(self):
+        return self._memory
+
+
 class MemfitJitted:
     """A function compiled by XLA after memfit's passes. Made by memfit.jit."""
 
     def __init__(self, fun: Callable, *, passes: str | None, memory_limit,
                  rewrite: bool = True, offload: str | None = None,
-                 calibrate: bool = True, isolate: bool = False, **jit_kwargs):
+                 calibrate: bool = True, isolate: bool = False, cache: bool = True,
+                 **jit_kwargs):
         self._fun = fun
         self._transform = functools.partial(transform, isolate=isolate)
         if offload is not None:
@@ -119,6 +188,7 @@ class MemfitJitted:
         self.memory_limit = memory_limit
         self.pipeline = self._pipeline()
         self.calibrate = calibrate and memory_limit is not None and offload is None
+        self._disk_cache = cache  # memfit.compile_cache, when the environment allows it
         #: memfit.calibrate.Calibration of the latest compile (None when not
         #: calibrated): the margins tried and what XLA accounted for each.
         self.last_calibration = None
@@ -152,21 +222,99 @@ class MemfitJitted:
                 from .msa.offload import offload_pipeline
                 text = offload_pipeline(text, self.memory_limit, self.offload)
             return handover.replace_module(lowered, text), None
-        from .calibrate import calibrate
         options = _accounting_options()
         lowered_for = lambda text: handover.replace_module(lowered, text)  # noqa: E731
+        slot = self._cache_slot(lowered, options)
+        entry = slot.load() if slot is not None else None
+        if entry is not None:
+            try:
+                done = self._from_cache(entry, base, args, kwargs, lowered_for)
+                slot.used(entry)
+                return done
+            except Exception as e:  # noqa: BLE001 - an unusable entry: calibrate afresh
+                slot.ignore(e)
+        lowered, compiled = self._calibrated(base, args, kwargs, lowered_for, options)
+        if slot is not None:
+            self._save(slot, lowered, compiled)
+        return lowered, compiled
+
+    def _calibrated(self, base, args, kwargs, lowered_for, options):
+        """(lowered, compiled): memfit.calibrate's search for the margin."""
+        from .calibrate import calibrate
+        count_options = _count_options(options)
         cal = self._recorded(base, args, kwargs, lambda: calibrate(
             lambda m: self._transform(base, self._pipeline(temp_margin=m)),
-            lambda text: lowered_for(text).compile(compiler_options=options),
+            _counted("count" if options is not None else "run",
+                     lambda text: lowered_for(text).compile(compiler_options=count_options)),
             self._limit_bytes(),
             scratch=_runtime_scratch(),
-            compile_run=None if options is None else (lambda text: lowered_for(text).compile()),
+            compile_run=None if options is None else _counted(
+                "run", lambda text: lowered_for(text).compile()),
             compile_lean=_lean_compile(lowered_for)))
         self.last_calibration = cal
         kept = lowered_for(cal.kept.text)
         if cal.kept.run_compiled is not None:
             return kept, cal.kept.run_compiled
-        return kept, (cal.kept.compiled if options is None else kept.compile())
+        return kept, (cal.kept.compiled if options is None else _counted("run", kept.compile)())
+
+    # -- the persistent calibration cache (memfit.compile_cache) -----------
+    def _cache_slot(self, lowered, options):
+        if not self._disk_cache:
+            return None
+        from . import _jax_handover as handover
+        from . import compile_cache
+        return compile_cache.slot({
+            "program": handover.module_text(lowered, debug_info=False),
+            "shardings": handover.shardings(lowered),
+            "limit": self._limit_bytes(), "passes": self._passes, "rewrite": self._rewrite,
+            "accounting": options, "count_only": COUNT_ONLY_OPTIONS})
+
+    def _save(self, slot, lowered, compiled):
+        """Writes the calibration's outcome (and the executable, when jax can
+        serialize it) under ``slot``."""
+        from . import _jax_handover as handover
+        from . import compile_cache
+        cal = self.last_calibration
+        kept = cal.kept
+        if kept.xla_bytes is None:
+            return  # no memory analysis on this backend: nothing to reuse
+        memory = kept.compiled.memory_analysis()
+        payload, devices = (compile_cache.serialize(compiled)
+                            if handover.executable_is_portable(lowered) else (None, None))
+        slot.save({
+            "margin": kept.margin, "xla_bytes": kept.xla_bytes, "fixed_bytes": kept.fixed_bytes,
+            "memory": {f: int(getattr(memory, f)) for f in _MEMORY_FIELDS},
+            "run_xla_bytes": kept.run_xla_bytes, "scratch_bytes": kept.scratch_bytes,
+            "run_options": kept.run_options, "devices": devices,
+            "summary": cal.summary(), "compiles": len(cal.attempts),
+        }, kept.text, payload)
+
+    def _from_cache(self, entry, base, args, kwargs, lowered_for):
+        """(lowered, compiled) from a cache entry: the kept text, and its
+        executable deserialized, or compiled once as it runs."""
+        from . import compile_cache
+        from .calibrate import Attempt, Calibration, _choose
+        rec = entry.record
+        kept = lowered_for(entry.text)
+        t = time.perf_counter()
+        if entry.executable is not None:
+            compiled = compile_cache.deserialize(entry.executable, rec["devices"], kept)
+        else:
+            compiled = _counted("run", kept.compile)(
+                compiler_options=_options_named(rec["run_options"]))
+        cal = Calibration(self._limit_bytes(), cached=True)
+        cal.attempts.append(Attempt(
+            rec["margin"], entry.text, _RecordedAnalysis(rec["memory"]), rec["xla_bytes"],
+            rec["fixed_bytes"], 0.0, time.perf_counter() - t,
+            scratch_bytes=rec.get("scratch_bytes"), run_compiled=compiled,
+            run_xla_bytes=rec.get("run_xla_bytes"), run_options=rec.get("run_options")))
+        first = str(rec.get("summary", "")).split("; ", 1)[-1]
+        cal.skipped.append((None, f"from memfit's calibration cache (written after: {first})",
+                            0.0))
+        _choose(cal)  # the same warning as the first compile when it did not fit
+        self._recorded(base, args, kwargs, lambda: cal)
+        self.last_calibration = cal
+        return kept, compiled
 
     def _limit_bytes(self) -> int:
         from .units import parse_memory_size
@@ -185,12 +333,13 @@ class MemfitJitted:
         args, kwargs = self._abstract(args, kwargs)
         lower = lambda: self._jitted.lower(*args, **kwargs)  # noqa: E731
         # both sides counted under the accounting options, as the calibration
-        # counts: with ynn fusions on, XLA leaves their scratch out of "before"
-        options = _accounting_options()
+        # counts: with ynn fusions on, XLA leaves their scratch out of "before";
+        # the report only reads their memory analysis (count-only compiles)
+        options = _count_options(_accounting_options())
         record = JitRecord(base, self._limit_bytes(),
-                           lambda: lower().compile(compiler_options=options),
-                           lambda text: handover.replace_module(lower(), text).compile(
-                               compiler_options=options))
+                           _counted("count", lambda: lower().compile(compiler_options=options)),
+                           _counted("count", lambda text: handover.replace_module(
+                               lower(), text).compile(compiler_options=options)))
         self._record = record
         try:
             result = split()
@@ -271,7 +420,7 @@ class MemfitJitted:
             return hit
         lowered, compiled = self._lower_and_compile(args, kwargs)
         if compiled is None:
-            compiled = lowered.compile()
+            compiled = _counted("run", lowered.compile)()
         if key is not None:
             self._cache[key] = (lowered, compiled)
         return lowered, compiled
@@ -285,7 +434,7 @@ class MemfitJitted:
 def jit(fun: Callable | None = None, *, passes: str | None = None,
         memory_limit: int | str | None = None, rewrite: bool = True,
         offload: str | None = None, calibrate: bool = True, isolate: bool = False,
-        **jit_kwargs):
+        cache: bool = True, **jit_kwargs):
     """Like ``jax.jit``, with memfit's passes between lowering and XLA.
 
     ``memory_limit`` (bytes, or "256MiB", "1GB") makes memfit split what does
@@ -298,8 +447,26 @@ def jit(fun: Callable | None = None, *, passes: str | None = None,
     GPUs). With a ``memory_limit``, memfit checks the compiled program
     against XLA's memory analysis and re-splits with calibrated chunk sizes
     when XLA holds much less than the limit (bigger chunks are faster) or
-    more (see memfit.calibrate; up to 3 compiles, ``calibrate=False`` for
-    one). ``isolate=True`` runs memfit's passes in a child process, so that
+    more (see memfit.calibrate; up to 3 margins, ``calibrate=False`` for
+    one compile). With jax's default flags on CPU each margin's count is a
+    compile with ynn fusions off and cheap code generation (LLVM -O0: the
+    same buffers, about half the time), and the program kept is compiled
+    once more as it runs; where ynn fusions are already off the count's
+    compile is the executable that runs.
+
+    The calibration's outcome is cached on disk (``memfit.compile_cache``):
+    the kept program, its margin and XLA's counts, and its executable, keyed
+    by the program (without source locations), the limit and options, the
+    shardings, ``XLA_FLAGS``, jax's configuration, the memfit/jax/jaxlib
+    versions and memfit's own files, the devices and the CPU. A later call
+    in any process with the same key compiles nothing (``last_calibration``
+    then has ``cached=True``). Directory: ``$MEMFIT_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/memfit``, else ``~/.cache/memfit``; ``MEMFIT_CACHE=0``
+    or ``cache=False`` turn it off, ``MEMFIT_CACHE_EXECUTABLES=0`` keeps
+    only the records (a hit then compiles once). An unreadable entry is
+    ignored with a ``memfit.compile_cache.CacheWarning``. Loading an
+    executable runs code from that directory: trust it as jax's cache.
+    ``isolate=True`` runs memfit's passes in a child process, so that
     even an MLIR fatal error raises MemfitError here (see memfit.transform).
     Every other keyword
     (static_argnums, static_argnames, donate_argnums, in_shardings,
@@ -316,9 +483,11 @@ def jit(fun: Callable | None = None, *, passes: str | None = None,
     if fun is None:
         return lambda f: MemfitJitted(f, passes=passes, memory_limit=memory_limit,
                                       rewrite=rewrite, offload=offload,
-                                      calibrate=calibrate, isolate=isolate, **jit_kwargs)
+                                      calibrate=calibrate, isolate=isolate, cache=cache,
+                                      **jit_kwargs)
     return MemfitJitted(fun, passes=passes, memory_limit=memory_limit, rewrite=rewrite,
-                        offload=offload, calibrate=calibrate, isolate=isolate, **jit_kwargs)
+                        offload=offload, calibrate=calibrate, isolate=isolate, cache=cache,
+                        **jit_kwargs)
 
 
 def profile(fun: Callable, *, top: int = 5, **jit_kwargs):

@@ -91,6 +91,9 @@ class Calibration:
     chosen: int = 0
     # (margin or None when no split was run, why, pass seconds)
     skipped: list[tuple[float | None, str, float]] = field(default_factory=list)
+    #: read from memfit's calibration cache (memfit.compile_cache): the one
+    #: attempt is the kept program with the counts measured when it was written
+    cached: bool = False
 
     @property
     def kept(self) -> Attempt:

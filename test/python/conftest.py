@@ -23,3 +23,9 @@ def _with_memfit_flags(current: str) -> str:
 
 
 os.environ["XLA_FLAGS"] = _with_memfit_flags(os.environ.get("XLA_FLAGS", ""))
+
+# memfit.jit's persistent calibration cache (memfit.compile_cache) would let
+# one run's entries decide what a later run's tests see (how many compiles,
+# which margins were tried): off unless a test turns it on in a directory of
+# its own (test_compile_cache.py). Subprocesses inherit it.
+os.environ.setdefault("MEMFIT_CACHE", "0")
