@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import memfit
-from memfit import _isolated
+from memfit.transform import SELF_TEST_ABORT
 from memfit import _jax_handover as handover
 from memfit.testing import examples
 
@@ -35,7 +35,7 @@ def test_isolated_refusal_keeps_its_location():
 
 
 def test_a_dying_pipeline_raises_instead_of_ending_the_caller(monkeypatch):
-    monkeypatch.setenv(_isolated.SELF_TEST_ABORT, "1")
+    monkeypatch.setenv(SELF_TEST_ABORT, "1")
     with pytest.raises(memfit.MemfitError) as e:
         memfit.transform(dft_text(), PIPELINE, isolate=True)
     assert "died in its isolated process (SIGABRT)" in str(e.value)
