@@ -24,8 +24,8 @@ times one call:
 * memfit, warm record: the same with MEMFIT_CACHE_EXECUTABLES=0 (the entry's
   executable is not read: the kept program is compiled once, as it runs).
 
-Columns: seconds (median over --repeats rounds; each round runs the four
-processes in turn), memfit's over jax's, the compiles of the first call by
+Columns: seconds (the median round of --repeats; each round runs the four
+processes in turn, and the stages shown are that round's), memfit's over jax's, the compiles of the first call by
 kind (memfit.api.COMPILES: count = a calibration compile read only for XLA's
 memory counts, LLVM at -O0; run = the executable that runs; lean = a split
 tried with ynn fusions of dots only) and where the first call's time went.
@@ -43,7 +43,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -206,11 +205,9 @@ def measure(row: str, opts) -> dict:
         rounds.append(r)
     out = {}
     for k in ("jax", "first", "warm", "record") + (("baseline",) if opts.baseline else ()):
-        ok = [r[k] for r in rounds if "error" not in r[k]]
-        out[k] = dict(ok[0]) if ok else rounds[0][k]
-        if ok:
-            out[k]["total"] = statistics.median(x["total"] for x in ok)
-            out[k]["n"] = len(ok)
+        ok = sorted((r[k] for r in rounds if "error" not in r[k]), key=lambda x: x["total"])
+        # the median round (the lower one of an even count), with its stages
+        out[k] = dict(ok[(len(ok) - 1) // 2], n=len(ok)) if ok else rounds[0][k]
     return out
 
 
@@ -280,6 +277,8 @@ def main():
     ap.add_argument("--baseline", metavar="PYTHON",
                     help="also time the first call with another memfit: the python of its "
                          "environment (e.g. a checkout of an earlier commit)")
+    ap.add_argument("--baseline-label", default="",
+                    help="what --baseline is, for the header (e.g. its commit)")
     ap.add_argument("--write", action="store_true",
                     help="also write the output to bench/results/bench_compile.txt")
     ap.add_argument("--child", nargs=2, metavar=("ROW", "MODE"), help=argparse.SUPPRESS)
@@ -306,6 +305,8 @@ def main():
     say(f"CPU: {cpu_model()}, {os.cpu_count()} cores; jax {jax.__version__}; "
         f"XLA_FLAGS={os.environ.get('XLA_FLAGS', '')!r}; load average before: "
         f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    if opts.baseline:
+        say(f"baseline (--baseline): {opts.baseline_label or opts.baseline}")
     say(f"\nmemfit.jit compile time over jax.jit's ({'quick' if opts.quick else 'full'} sizes; "
         f"fresh process per measurement; median of {opts.repeats} round(s); goals: first call "
         f"<= 1.5x, warm calibration cache <= 1.1x)\n")

@@ -333,12 +333,13 @@ class MemfitJitted:
         args, kwargs = self._abstract(args, kwargs)
         lower = lambda: self._jitted.lower(*args, **kwargs)  # noqa: E731
         # both sides counted under the accounting options, as the calibration
-        # counts: with ynn fusions on, XLA leaves their scratch out of "before"
-        options = _accounting_options()
+        # counts: with ynn fusions on, XLA leaves their scratch out of "before";
+        # the report only reads their memory analysis (count-only compiles)
+        options = _count_options(_accounting_options())
         record = JitRecord(base, self._limit_bytes(),
-                           lambda: lower().compile(compiler_options=options),
-                           lambda text: handover.replace_module(lower(), text).compile(
-                               compiler_options=options))
+                           _counted("count", lambda: lower().compile(compiler_options=options)),
+                           _counted("count", lambda text: handover.replace_module(
+                               lower(), text).compile(compiler_options=options)))
         self._record = record
         try:
             result = split()

@@ -31,10 +31,7 @@ from memfit import _jax_handover as handover
 from memfit.measure import ACCOUNTING_OPTIONS, NO_YNN, xla_bytes
 from numerics import assert_matches
 
-try:  # the package layout with memfit.testing, or the one before it
-    from memfit.testing import examples
-except ImportError:
-    from memfit.testing import examples
+from memfit.testing import examples
 
 MiB = 1024 * 1024
 LIMIT = 5 * MiB  # knn below: 512 x 20,000 distances (39 MiB) split into chunks
@@ -133,7 +130,7 @@ from memfit import api, compile_cache
 try:
     from memfit.testing import examples
 except ImportError:
-    from memfit.testing import examples
+    from memfit import examples
 from memfit.measure import ACCOUNTING_OPTIONS, xla_bytes
 from memfit import _jax_handover as handover
 rng = np.random.default_rng(0)
