@@ -3,6 +3,7 @@ type and op family, each split at several limits from 256 B to 1 MiB, run
 by XLA against the original (memfit/testing/fuzz.py says what each outcome means).
 
     .venv/bin/python bench/fuzz_split.py [--programs N] [--seed S] [--limits K] [--jobs J]
+        [--families segment/embedding,gather/scatter]
 
 Prints the outcome tables by element type and by op family, the time, the
 cases where XLA's compile of the original disagrees with jax's op-by-op
@@ -26,8 +27,12 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--limits", type=int, default=3, help="limits per program")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes at a time")
+    ap.add_argument("--families", default="",
+                    help="comma-separated families to run (of the first N programs)")
     a = ap.parse_args()
-    r = fuzz.run(seed=a.seed, programs=a.programs, per_program=a.limits, jobs=a.jobs)
+    families = tuple(f for f in a.families.split(",") if f)
+    r = fuzz.run(seed=a.seed, programs=a.programs, per_program=a.limits, jobs=a.jobs,
+                 families=families)
     print(f"{a.programs} programs ({r.skipped} that jax does not write for their type "
           f"skipped), {len(r.cases)} cases, {r.seconds:.0f} s\n")
     print(r.table("dtype"), "\n")

@@ -240,6 +240,40 @@ def _fam_gather(rng, dt, jnp, lax):
     return f, (_array(rng, dt, (n,)), _array(rng, dt, (m,)), idx)
 
 
+SEGMENT_OPS = ("sum", "max", "min", "prod", "set", "lookup", "lookup_grad")
+
+
+def _fam_segment(rng, dt, jnp, lax):
+    """Scatters and gathers as ML code writes them: a segment reduction of
+    a computed [n, m] into a few segments (jax.ops.segment_*: thousands of
+    repeated indices at real sizes, several per segment here), `.at[ids].set`
+    (which a split along the rows must refuse), an embedding lookup of an
+    argument table by n indices combined with the computed rows and reduced
+    over m, and a lookup's transpose (its gradient: a scatter-add)."""
+    import jax
+    import numpy as np
+    n, m = rng.integers(4, 96, 2)
+    segments = int(rng.integers(1, 12))
+    k = _kind(dt)
+    op = SEGMENT_OPS[rng.integers(len(SEGMENT_OPS))]
+    ids = rng.integers(0, segments, n).astype(np.int32)
+
+    def f(x, y, ids, table):
+        p = _outer(x, y, k)
+        if op in ("sum", "max", "min", "prod"):
+            seg = getattr(jax.ops, "segment_" + op)
+            return seg(p, ids, num_segments=segments)
+        if op == "set":
+            return table.at[ids].set(p)
+        if op == "lookup":
+            rows = table[ids]
+            both = rows ^ p if k in ("bool", "uint") else rows * p + rows
+            return jnp.any(both, 1) if k == "bool" else jnp.sum(both, 1)
+        return jax.vjp(lambda t: t[ids], table)[1](p)[0]
+    return (f, (_array(rng, dt, (n,)), _array(rng, dt, (m,)), ids,
+                _array(rng, dt, (segments, m))), op)
+
+
 def _fam_control(rng, dt, jnp, lax):
     import numpy as np
     n, m = rng.integers(3, 80, 2)
@@ -294,6 +328,7 @@ JAX_FAMILIES = {
     "layout": _fam_layout, "sort/top_k": _fam_sort, "dynamic_slice": _fam_dynamic,
     "gather/scatter": _fam_gather, "while/case": _fam_control,
     "custom_call": _fam_custom_call, "rewrite": _fam_rewrite,
+    "segment/embedding": _fam_segment,
 }
 
 # -- generic text: what jax does not write ------------------------------------
@@ -523,10 +558,17 @@ def _case_limits(seed: int, index: int, text: str, per_program: int) -> list[int
     return sorted({LIMITS[0], LIMITS[-1], *middle})[:max(per_program, 1)]
 
 
+#: Comma-separated families a worker runs (the others it passes over).
+FAMILIES_ENV = "MEMFIT_FUZZ_FAMILIES"
+
+
 def worker(seed: int, start: int, end: int, per_program: int) -> None:
     import jax
     jax.config.update("jax_enable_x64", True)
+    only = [f for f in os.environ.get(FAMILIES_ENV, "").split(",") if f]
     for i in range(start, end):
+        if only and FAMILIES[i % len(FAMILIES)] not in only:
+            continue
         try:
             prog = make_program(seed, i)
             if prog and prog.fn is not None:
@@ -612,10 +654,19 @@ def _run_worker(seed, start, end, per_program, timeout, report: Report) -> int:
 
 
 def run(seed: int = 0, programs: int = 100, per_program: int = 3, jobs: int = 1,
-        timeout: int = 3600) -> Report:
+        timeout: int = 3600, families: tuple[str, ...] = ()) -> Report:
     """Fuzzes `programs` programs, each at `per_program` limits, in `jobs`
-    worker processes at a time."""
+    worker processes at a time; with `families`, only the programs of those
+    families (the others are passed over)."""
     from concurrent.futures import ThreadPoolExecutor
+
+    unknown = set(families) - set(FAMILIES)
+    if unknown:
+        raise ValueError(f"unknown fuzz families {sorted(unknown)}; known: {FAMILIES}")
+    if families:
+        os.environ[FAMILIES_ENV] = ",".join(families)
+    else:
+        os.environ.pop(FAMILIES_ENV, None)
 
     report = Report(programs=programs)
     t0 = time.time()
