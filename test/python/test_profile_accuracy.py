@@ -13,17 +13,20 @@ import memfit
 import foundation_programs as progs
 
 
+def _assert_profile_near_xla(label, fun, args, low, high):
+    report = memfit.profile(fun)(*args)
+    xla = progs.xla_bytes(fun, *args)
+    ratio = report.peak_bytes / xla
+    assert low <= ratio <= high, (
+        f"{label}: memfit {report.peak_bytes} B vs XLA {xla} B (ratio {ratio:.3f})\n"
+        f"{report.table()}")
+
+
 @pytest.mark.parametrize("name", list(progs.PROGRAMS))
 @pytest.mark.parametrize("scale", [1, 2])
 def test_profile_within_25_percent_of_xla(name, scale):
     fun, make_args = progs.PROGRAMS[name]
-    args = make_args(scale)
-    report = memfit.profile(fun)(*args)
-    xla = progs.xla_bytes(fun, *args)
-    ratio = report.peak_bytes / xla
-    assert 0.75 <= ratio <= 1.25, (
-        f"{name} x{scale}: memfit {report.peak_bytes} B vs XLA {xla} B (ratio {ratio:.3f})\n"
-        f"{report.table()}")
+    _assert_profile_near_xla(f"{name} x{scale}", fun, make_args(scale), 0.75, 1.25)
 
 
 def test_profile_sees_the_distance_matrix_not_the_broadcast():
@@ -68,10 +71,4 @@ def _scanned_programs():
 @pytest.mark.parametrize("name", ["scan_masked", "scan_stacked", "decoder_256", "decoder_512"])
 def test_profile_of_loops_within_20_percent_of_xla(name):
     fun, make_args = _scanned_programs()[name]
-    args = make_args()
-    report = memfit.profile(fun)(*args)
-    xla = progs.xla_bytes(fun, *args)
-    ratio = report.peak_bytes / xla
-    assert 0.95 <= ratio <= 1.20, (
-        f"{name}: memfit {report.peak_bytes} B vs XLA {xla} B (ratio {ratio:.3f})\n"
-        f"{report.table()}")
+    _assert_profile_near_xla(name, fun, make_args(), 0.95, 1.20)
