@@ -1,9 +1,13 @@
 //===- Rewrite.cpp - memfit-rewrite ----------------------------------------===//
 //
 // Applies the algebraic rewrites of lib/Transforms/Rewrites to every function
-// until none applies. Nearest neighbours and squared distances go first:
-// their cross term would otherwise be claimed by reduce-to-dot without the
-// norms.
+// until none applies, as a pattern set under MLIR's greedy driver. The
+// driver visits ops in program order (top-down), so a producer's rewrite
+// comes before its consumer's; at one op, the patterns' benefits order the
+// rewrites: nearest neighbours and squared distances first (their cross
+// term would otherwise be claimed by reduce-to-dot without the norms), the
+// two-stage top-k last (the other rewrites read top_k as the program wrote
+// it).
 //
 //===----------------------------------------------------------------------===//
 #include "Rewrites/Rewrites.h"
@@ -11,9 +15,13 @@
 #include "memfit/Support/ByteSize.h"
 #include "memfit/Transforms/Passes.h"
 
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <cmath>
+#include <functional>
+#include <iterator>
 
 namespace memfit {
 #define GEN_PASS_DEF_MEMFITREWRITE
@@ -23,6 +31,41 @@ namespace memfit {
 using namespace mlir;
 
 namespace {
+
+/// The ops the rewrites start from: reduce, dot_general, top_k, custom_call
+/// (the triangular solve) and add (the root of a factor sum).
+bool isRewriteRoot(Operation *op) {
+  memfit::OpKind k = memfit::getOpKind(op);
+  return k == memfit::OpKind::Reduce || k == memfit::OpKind::DotGeneral ||
+         k == memfit::OpKind::TopK || k == memfit::OpKind::CustomCall ||
+         memfit::getElementwiseFn(op) == memfit::ElementwiseFn::Add;
+}
+
+using RewritePatternFn = std::function<bool(Operation *, RewriterBase &)>;
+
+/// One rewrite of lib/Transforms/Rewrites as a pattern on any op: it either
+/// changes nothing and fails, or rewrites and counts itself.
+class RewriteFnPattern : public RewritePattern {
+public:
+  RewriteFnPattern(MLIRContext *ctx, unsigned benefit, llvm::StringRef name,
+                   RewritePatternFn fn, llvm::StringMap<int64_t> &applied)
+      : RewritePattern(MatchAnyOpTypeTag(), benefit, ctx), name(name),
+        fn(std::move(fn)), applied(applied) {
+    setDebugName(name);
+  }
+
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (!isRewriteRoot(op) || !fn(op, rewriter))
+      return failure();
+    ++applied[name];
+    return success();
+  }
+
+private:
+  llvm::StringRef name;
+  RewritePatternFn fn;
+  llvm::StringMap<int64_t> &applied;
+};
 
 struct MemfitRewritePass : memfit::impl::MemfitRewriteBase<MemfitRewritePass> {
   using MemfitRewriteBase::MemfitRewriteBase;
@@ -45,52 +88,55 @@ struct MemfitRewritePass : memfit::impl::MemfitRewriteBase<MemfitRewritePass> {
     }
     knn.tempMargin = tempMargin;
     knn.cacheBytes = cacheBytes;
-    // Each sweep collects candidates first: rewrites erase ops.
     llvm::StringMap<int64_t> applied;
-    bool changed = true;
-    while (changed) {
-      changed = false;
-      SmallVector<Operation *> candidates;
-      getOperation().walk([&](Operation *op) {
-        memfit::OpKind k = memfit::getOpKind(op);
-        if (k == memfit::OpKind::Reduce || k == memfit::OpKind::DotGeneral ||
-            k == memfit::OpKind::TopK || k == memfit::OpKind::CustomCall ||
-            memfit::getElementwiseFn(op) == memfit::ElementwiseFn::Add)
-          candidates.push_back(op);
-      });
-      for (Operation *op : candidates) {
-        if (const char *name = applyOne(op)) {
-          ++applied[name];
-          changed = true;
-          break; // candidates may now be erased; collect again
-        }
-      }
+    if (failed(applyPatternsGreedily(getOperation(), collectPatterns(applied),
+                                     driverConfig()))) {
+      getOperation().emitError() << "memfit-rewrite: the rewrites did not converge";
+      return signalPassFailure();
     }
     recordApplied(applied);
   }
 
   memfit::NearestNeighbourOptions knn;
 
-  /// The name of the rewrite applied at `op` (its pass option), or null.
-  const char *applyOne(Operation *op) {
-    if (distance && memfit::rewriteNearestNeighbours(op, knn))
-      return "distance";
-    if (fastDistance && memfit::rewriteSquaredDistance(op))
-      return "fast-distance";
-    if (reduceToDot && memfit::rewriteReduceOfProduct(op))
-      return "reduce-to-dot";
-    if (matrixChain && memfit::rewriteMatrixChain(op))
-      return "matrix-chain";
-    if (factorSums && memfit::rewriteFactorSum(op))
-      return "factor-sums";
-    if (invariantSolve && memfit::rewriteLoopInvariantSolve(op))
-      return "invariant-solve";
-    if (scaleAfterDot && memfit::rewriteScaleAfterDot(op))
-      return "scale-after-dot";
-    // Last: the other rewrites read top_k as the program wrote it.
-    if (topK && memfit::rewriteTwoStageTopK(op))
-      return "top-k";
-    return nullptr;
+  /// The enabled rewrites, highest benefit first; each counts its
+  /// applications in `applied` under its pass option's name.
+  FrozenRewritePatternSet collectPatterns(llvm::StringMap<int64_t> &applied) {
+    using Fn = RewritePatternFn;
+    std::pair<bool, std::pair<const char *, Fn>> rewrites[] = {
+        {distance, {"distance", [this](Operation *op, RewriterBase &r) {
+                      return memfit::rewriteNearestNeighbours(op, knn, r);
+                    }}},
+        {fastDistance, {"fast-distance", memfit::rewriteSquaredDistance}},
+        {reduceToDot, {"reduce-to-dot", memfit::rewriteReduceOfProduct}},
+        {matrixChain, {"matrix-chain", memfit::rewriteMatrixChain}},
+        {factorSums, {"factor-sums", memfit::rewriteFactorSum}},
+        {invariantSolve, {"invariant-solve", memfit::rewriteLoopInvariantSolve}},
+        {scaleAfterDot, {"scale-after-dot", memfit::rewriteScaleAfterDot}},
+        {topK, {"top-k", memfit::rewriteTwoStageTopK}},
+    };
+    RewritePatternSet patterns(&getContext());
+    unsigned benefit = std::size(rewrites);
+    for (auto &[enabled, rewrite] : rewrites) {
+      if (enabled)
+        patterns.add<RewriteFnPattern>(&getContext(), benefit, rewrite.first,
+                                       rewrite.second, applied);
+      --benefit;
+    }
+    return FrozenRewritePatternSet(std::move(patterns));
+  }
+
+  /// Patterns only: no folding, constant CSE or region simplification (MLIR
+  /// cannot fold unregistered ops, and memfit must not reorder constants),
+  /// and no bound on the sweeps, as a rewrite may enable another.
+  static GreedyRewriteConfig driverConfig() {
+    GreedyRewriteConfig config;
+    config.setUseTopDownTraversal(true)
+        .enableFolding(false)
+        .enableConstantCSE(false)
+        .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled)
+        .setMaxIterations(GreedyRewriteConfig::kNoLimit);
+    return config;
   }
 
   /// `memfit.rewrites = {distance = 1 : i64, ...}` on the module, so that a

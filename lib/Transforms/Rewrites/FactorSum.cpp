@@ -139,7 +139,7 @@ SmallVector<unsigned> groupWith(ArrayRef<Term> terms, unsigned i, bool byRight) 
 
 } // namespace
 
-bool memfit::rewriteFactorSum(Operation *op) {
+bool memfit::rewriteFactorSum(Operation *op, RewriterBase &rewriter) {
   if (!isAdd(op) || !isRank2(op->getResult(0)))
     return false;
   // Start at the root of an add tree only.
@@ -163,7 +163,8 @@ bool memfit::rewriteFactorSum(Operation *op) {
   if (group.size() < 2)
     return false;
 
-  OpBuilder b(op);
+  OpBuilder &b = rewriter;
+  b.setInsertionPoint(op);
   Location loc = op->getLoc();
   Value sum;
   for (unsigned j : group) {
@@ -182,10 +183,10 @@ bool memfit::rewriteFactorSum(Operation *op) {
   for (unsigned j = 0; j < terms.size(); ++j)
     if (!llvm::is_contained(group, j))
       result = buildElementwise(b, loc, "stablehlo.add", {result, terms[j].value});
-  op->getResult(0).replaceAllUsesWith(result);
+  rewriter.replaceAllUsesWith(op->getResult(0), result);
   SmallVector<Operation *> dead(adds.begin(), adds.end());
   for (unsigned j : group)
     dead.append(terms[j].ops.begin(), terms[j].ops.end());
-  eraseIfDead(dead);
+  eraseIfDead(rewriter, dead);
   return true;
 }

@@ -147,10 +147,10 @@ Value diagonalInversesBefore(OpBuilder &b, const InvariantSolve &m) {
 }
 
 /// The loop with `extra` carried unchanged after its own values.
-Operation *carryOneMore(OpBuilder &b, Operation *loop, Value extra) {
+Operation *carryOneMore(RewriterBase &rewriter, Operation *loop, Value extra) {
   SmallVector<Value> operands(loop->getOperands());
   operands.push_back(extra);
-  Operation *wider = buildGenericOp(b, loop->getLoc(), "stablehlo.while", operands,
+  Operation *wider = buildGenericOp(rewriter, loop->getLoc(), "stablehlo.while", operands,
                                     ValueRange(operands).getTypes(), {}, /*numRegions=*/2);
   wider->setAttrs(loop->getAttrs());
   for (unsigned r = 0; r < 2; ++r) {
@@ -158,9 +158,12 @@ Operation *carryOneMore(OpBuilder &b, Operation *loop, Value extra) {
     wider->getRegion(r).front().addArgument(extra.getType(), loop->getLoc());
   }
   Operation *ret = WhileView(wider).getBody().front().getTerminator();
-  ret->insertOperands(ret->getNumOperands(), WhileView(wider).getBody().front().getArguments().back());
+  rewriter.modifyOpInPlace(ret, [&] {
+    ret->insertOperands(ret->getNumOperands(),
+                        WhileView(wider).getBody().front().getArguments().back());
+  });
   for (unsigned i = 0; i < loop->getNumResults(); ++i)
-    loop->getResult(i).replaceAllUsesWith(wider->getResult(i));
+    rewriter.replaceAllUsesWith(loop->getResult(i), wider->getResult(i));
   return wider;
 }
 
@@ -278,20 +281,21 @@ private:
 
 } // namespace
 
-bool memfit::rewriteLoopInvariantSolve(Operation *op) {
+bool memfit::rewriteLoopInvariantSolve(Operation *op, RewriterBase &rewriter) {
   auto m = matchInvariantSolve(op);
   if (!m)
     return false;
-  OpBuilder b(m->loop);
+  OpBuilder &b = rewriter;
+  b.setInsertionPoint(m->loop);
   Value inverses = diagonalInversesBefore(b, *m);
-  Operation *wider = carryOneMore(b, m->loop, inverses);
+  Operation *wider = carryOneMore(rewriter, m->loop, inverses);
   Block &body = WhileView(wider).getBody().front();
 
   b.setInsertionPoint(m->solve);
   BlockedSolver solver(b, *m, body.getArgument(m->carried), body.getArguments().back());
   Value x = solver.solve();
-  m->solve->getResult(0).replaceAllUsesWith(x);
-  m->solve->erase();
-  m->loop->erase();
+  rewriter.replaceAllUsesWith(m->solve->getResult(0), x);
+  rewriter.eraseOp(m->solve);
+  rewriter.eraseOp(m->loop);
   return true;
 }

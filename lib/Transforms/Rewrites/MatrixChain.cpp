@@ -170,7 +170,7 @@ std::pair<Value, bool> build(OpBuilder &b, Location loc, const Chain &chain,
 
 } // namespace
 
-bool memfit::rewriteMatrixChain(Operation *op) {
+bool memfit::rewriteMatrixChain(Operation *op, RewriterBase &rewriter) {
   if (!isPlainMatmul(op))
     return false;
   // Only start at the last product of a chain.
@@ -200,16 +200,16 @@ bool memfit::rewriteMatrixChain(Operation *op) {
   int n = chain.leaves.size();
   if (!(plan.flops[0][n - 1] < currentFlops(op)))
     return false;
-  OpBuilder b(op);
+  rewriter.setInsertionPoint(op);
   auto resultType = dot.getResultType();
-  auto [v, transposed] = build(b, op->getLoc(), chain, plan, 0, n - 1,
+  auto [v, transposed] = build(rewriter, op->getLoc(), chain, plan, 0, n - 1,
                                resultType.getElementType());
   (void)transposed; // products are built untransposed
   if (v.getType() != resultType)
-    v = buildReshape(b, op->getLoc(), resultType, v);
-  op->getResult(0).replaceAllUsesWith(v);
+    v = buildReshape(rewriter, op->getLoc(), resultType, v);
+  rewriter.replaceAllUsesWith(op->getResult(0), v);
   SmallVector<Operation *> dead{op};
   dead.append(chain.replaced.begin(), chain.replaced.end());
-  eraseIfDead(dead);
+  eraseIfDead(rewriter, dead);
   return true;
 }

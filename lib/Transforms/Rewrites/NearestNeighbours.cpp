@@ -608,11 +608,13 @@ std::tuple<Value, Value, Value> gemmNearest(OpBuilder &b, Location loc, Value q,
 
 } // namespace
 
-bool memfit::rewriteNearestNeighbours(Operation *op, const NearestNeighbourOptions &opts) {
+bool memfit::rewriteNearestNeighbours(Operation *op, const NearestNeighbourOptions &opts,
+                                      RewriterBase &rewriter) {
   auto match = matchKnn(op);
   if (!match)
     return false;
-  OpBuilder b(op);
+  OpBuilder &b = rewriter;
+  b.setInsertionPoint(op);
   Location loc = op->getLoc();
   const ContractionPlan &plan = match->dist.plan;
   int64_t feature = plan.reduced[0];
@@ -628,11 +630,11 @@ bool memfit::rewriteNearestNeighbours(Operation *op, const NearestNeighbourOptio
   }
   auto [exactVals, exactIdx] = repairUncertified(b, loc, q, x, certified, vals, idx);
 
-  op->getResult(0).replaceAllUsesWith(exactVals);
-  op->getResult(1).replaceAllUsesWith(exactIdx);
+  rewriter.replaceAllUsesWith(op->getResult(0), exactVals);
+  rewriter.replaceAllUsesWith(op->getResult(1), exactIdx);
   Operation *neg = match->negate;
   const SquaredDistance &dist = match->dist;
-  op->erase();
-  eraseIfDead({neg, dist.reduce, dist.square, dist.sub});
+  rewriter.eraseOp(op);
+  eraseIfDead(rewriter, {neg, dist.reduce, dist.square, dist.sub});
   return true;
 }

@@ -90,18 +90,18 @@ Value SquaredDistance::buildExpanded(OpBuilder &b, Location loc) const {
   return buildElementwise(b, loc, "stablehlo.subtract", {norms, twice});
 }
 
-bool memfit::rewriteSquaredDistance(Operation *op) {
+bool memfit::rewriteSquaredDistance(Operation *op, RewriterBase &rewriter) {
   auto match = matchSquaredDistance(op);
   if (!match)
     return false;
-  OpBuilder b(op);
-  Value dist = match->buildExpanded(b, op->getLoc());
-  op->getResult(0).replaceAllUsesWith(dist);
-  eraseIfDead({op, match->square, match->sub}); // and an abs between them
+  rewriter.setInsertionPoint(op);
+  Value dist = match->buildExpanded(rewriter, op->getLoc());
+  rewriter.replaceAllUsesWith(op->getResult(0), dist);
+  eraseIfDead(rewriter, {op, match->square, match->sub}); // and an abs between them
   return true;
 }
 
-bool memfit::rewriteReduceOfProduct(Operation *op) {
+bool memfit::rewriteReduceOfProduct(Operation *op, RewriterBase &rewriter) {
   auto reduce = matchSumReduce(op);
   if (!reduce)
     return false;
@@ -112,14 +112,14 @@ bool memfit::rewriteReduceOfProduct(Operation *op) {
                                     reduce->getDimensions());
   if (!plan)
     return false;
-  OpBuilder b(op);
-  Value dot = plan->buildDot(b, op->getLoc(), reduce->getResultType());
-  op->getResult(0).replaceAllUsesWith(dot);
-  eraseIfDead({op, mul});
+  rewriter.setInsertionPoint(op);
+  Value dot = plan->buildDot(rewriter, op->getLoc(), reduce->getResultType());
+  rewriter.replaceAllUsesWith(op->getResult(0), dot);
+  eraseIfDead(rewriter, {op, mul});
   return true;
 }
 
-void memfit::eraseIfDead(llvm::ArrayRef<Operation *> ops) {
+void memfit::eraseIfDead(RewriterBase &rewriter, llvm::ArrayRef<Operation *> ops) {
   SmallVector<Operation *> worklist(ops.begin(), ops.end());
   while (!worklist.empty()) {
     Operation *op = worklist.pop_back_val();
@@ -134,7 +134,7 @@ void memfit::eraseIfDead(llvm::ArrayRef<Operation *> ops) {
     for (Value v : op->getOperands())
       if (Operation *def = v.getDefiningOp())
         producers.push_back(def);
-    op->erase();
+    rewriter.eraseOp(op);
     for (Operation *p : producers)
       if (!llvm::is_contained(worklist, p))
         worklist.push_back(p);

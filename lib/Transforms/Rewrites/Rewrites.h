@@ -2,7 +2,9 @@
 //
 // Each rewrite is a function over one op that returns true when it changed
 // the IR. Matching is done completely before anything is created, so a
-// rewrite that does not apply leaves the IR as it was.
+// rewrite that does not apply leaves the IR as it was. Every change goes
+// through `rewriter` (memfit-rewrite runs them as patterns under MLIR's
+// greedy driver, which must hear of every op created, changed or erased).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEMFIT_TRANSFORMS_REWRITES_H
@@ -12,6 +14,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace memfit {
 
@@ -36,7 +39,7 @@ std::optional<SquaredDistance> matchSquaredDistance(mlir::Operation *reduce);
 /// The squared distance expanded, whatever reads it (`fast-distance`): its
 /// rounding error grows with |a|^2 + |b|^2, not with the distance, so it is
 /// opt-in; see README's numerics contract.
-bool rewriteSquaredDistance(mlir::Operation *reduce);
+bool rewriteSquaredDistance(mlir::Operation *reduce, mlir::RewriterBase &rewriter);
 
 /// What the nearest-neighbour rewrite knows of the machine and the limit.
 struct NearestNeighbourOptions {
@@ -55,40 +58,41 @@ struct NearestNeighbourOptions {
 /// distances recomputed as the program writes them, and a certificate from
 /// a rounding-error bound; rows whose certificate fails are recomputed
 /// exactly in a loop.
-bool rewriteNearestNeighbours(mlir::Operation *topK, const NearestNeighbourOptions &opts);
+bool rewriteNearestNeighbours(mlir::Operation *topK, const NearestNeighbourOptions &opts,
+                              mlir::RewriterBase &rewriter);
 
 /// top_k over long rows, exactly, in two stages: top_k of block maxima
 /// picks k blocks, top_k of their elements finishes. Applied where a cost
 /// model measured on XLA:CPU predicts a clear gain.
-bool rewriteTwoStageTopK(mlir::Operation *topK);
+bool rewriteTwoStageTopK(mlir::Operation *topK, mlir::RewriterBase &rewriter);
 
 /// A triangular solve in a loop body against a factor the loop carries
 /// unchanged: the factor's inverse is formed once before the loop and each
 /// iteration multiplies by it (a GEMM instead of a solve with layout copies).
-bool rewriteLoopInvariantSolve(mlir::Operation *solve);
+bool rewriteLoopInvariantSolve(mlir::Operation *solve, mlir::RewriterBase &rewriter);
 
 /// In a loop memfit-split made: dot(x * broadcast(c), y) -> dot(x, y) *
 /// broadcast(c) (also x / c) when c varies only along dimensions the result
 /// keeps, every reader of x * c is such a dot, and the result is smaller
 /// than x.
-bool rewriteScaleAfterDot(mlir::Operation *dot);
+bool rewriteScaleAfterDot(mlir::Operation *dot, mlir::RewriterBase &rewriter);
 
 /// reduce(add, A * B) over dims both carry, A and B broadcasts of a and b
 ///  ->  dot_general(a, b)
-bool rewriteReduceOfProduct(mlir::Operation *reduce);
+bool rewriteReduceOfProduct(mlir::Operation *reduce, mlir::RewriterBase &rewriter);
 
 /// A chain of matrix products (through transposes) re-associated by dynamic
 /// programming on FLOPs, ties broken by the largest intermediate.
-bool rewriteMatrixChain(mlir::Operation *dot);
+bool rewriteMatrixChain(mlir::Operation *dot, mlir::RewriterBase &rewriter);
 
 /// A sum of matrix products (through transposes) sharing a factor,
 /// `G1 A + G2 A`  ->  `(G1 + G2) A`, when the shared factor is the big one.
-bool rewriteFactorSum(mlir::Operation *add);
+bool rewriteFactorSum(mlir::Operation *add, mlir::RewriterBase &rewriter);
 
 /// Erases `ops` (and what they alone fed) when nothing uses them any more.
 /// memfit erases replaced ops itself: MLIR's DCE must assume unregistered
 /// ops have side effects.
-void eraseIfDead(llvm::ArrayRef<mlir::Operation *> ops);
+void eraseIfDead(mlir::RewriterBase &rewriter, llvm::ArrayRef<mlir::Operation *> ops);
 
 } // namespace memfit
 

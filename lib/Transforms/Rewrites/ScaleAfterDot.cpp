@@ -143,8 +143,9 @@ bool qualifies(Operation *dot, const Scaled &s, unsigned &side) {
 }
 
 /// dot(x, y) op broadcast'(c), replacing `dot`.
-void rewriteOne(Operation *dot, unsigned side, const Scaled &s) {
-  OpBuilder b(dot);
+void rewriteOne(RewriterBase &rewriter, Operation *dot, unsigned side, const Scaled &s) {
+  OpBuilder &b = rewriter;
+  b.setInsertionPoint(dot);
   Location loc = dot->getLoc();
   SmallVector<int64_t> dims, drop;
   mapFactor(dot, side, s, dims, drop);
@@ -166,13 +167,13 @@ void rewriteOne(Operation *dot, unsigned side, const Scaled &s) {
   Value factor = buildBroadcastInDim(b, loc, out, c, dims);
   Value r = buildElementwise(b, loc, s.divide ? "stablehlo.divide" : "stablehlo.multiply",
                              {y->getResult(0), factor});
-  dot->getResult(0).replaceAllUsesWith(r);
-  dot->erase();
+  rewriter.replaceAllUsesWith(dot->getResult(0), r);
+  rewriter.eraseOp(dot);
 }
 
 } // namespace
 
-bool memfit::rewriteScaleAfterDot(Operation *dot) {
+bool memfit::rewriteScaleAfterDot(Operation *dot, RewriterBase &rewriter) {
   auto v = DotGeneralView::match(dot);
   if (!v || !inSplitLoop(dot))
     return false;
@@ -201,9 +202,9 @@ bool memfit::rewriteScaleAfterDot(Operation *dot) {
       if (Operation *d = o.getDefiningOp())
         maybeDead.push_back(d);
     for (auto [u, side] : readers)
-      rewriteOne(u, side, *s);
-    scaleOp->erase();
-    eraseIfDead(maybeDead);
+      rewriteOne(rewriter, u, side, *s);
+    rewriter.eraseOp(scaleOp);
+    eraseIfDead(rewriter, maybeDead);
     return true;
   }
   return false;

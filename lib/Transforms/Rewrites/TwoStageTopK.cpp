@@ -129,12 +129,13 @@ std::pair<Value, Value> memfit::topKOfRows(OpBuilder &b, Location loc, Value row
   return markedTopK(b, loc, rows, k);
 }
 
-bool memfit::rewriteTwoStageTopK(Operation *op) {
+bool memfit::rewriteTwoStageTopK(Operation *op, RewriterBase &rewriter) {
   auto plan = planBlocks(op);
   if (!plan)
     return false;
   const BlockPlan &p = *plan;
-  OpBuilder b(op);
+  OpBuilder &b = rewriter;
+  b.setInsertionPoint(op);
   Location loc = op->getLoc();
   Value operand = op->getOperand(0);
   Type et = llvm::cast<RankedTensorType>(operand.getType()).getElementType();
@@ -143,8 +144,8 @@ bool memfit::rewriteTwoStageTopK(Operation *op) {
 
   auto vt = llvm::cast<RankedTensorType>(op->getResult(0).getType());
   auto it = llvm::cast<RankedTensorType>(op->getResult(1).getType());
-  op->getResult(0).replaceAllUsesWith(reshapeTo(b, loc, vt, vals));
-  op->getResult(1).replaceAllUsesWith(reshapeTo(b, loc, it, idx));
-  op->erase();
+  rewriter.replaceAllUsesWith(op->getResult(0), reshapeTo(b, loc, vt, vals));
+  rewriter.replaceAllUsesWith(op->getResult(1), reshapeTo(b, loc, it, idx));
+  rewriter.eraseOp(op);
   return true;
 }
