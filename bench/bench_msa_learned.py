@@ -36,43 +36,34 @@ from pathlib import Path
 
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type=")
 ROOT = Path(__file__).resolve().parents[1]
-LEARNED = (("uniform", "uniform zero"), ("unirollout", "uni+roll+inc"),
-           ("unipolish", "uni+polish"), ("unibest", "uni+best"), ("unibestpol", "uni+best+pol"),
+LEARNED = (("uniform", "uniform zero"), ("unibest", "uni+best"), ("unibestpol", "uni+best+pol"),
            ("policy", "policy argmax"),
            ("mean", "raw mean rule"), ("meanbest", "mean+best"),
            ("meanbestpol", "mean+best+pol"), ("max", "raw max rule"),
-           ("raw", "learned raw"), ("learned", "learned+inc"), ("polished", "learned+polish"),
-           ("best", "learned+best"), ("bestpol", "learned+best+pol"), ("follow", "follow best"),
+           ("raw", "learned raw"), ("best", "learned+best"), ("bestpol", "learned+best+pol"),
+           ("follow", "follow best"),
            ("bestpolrp", "best+pol+repack"), ("bestpolpr", "best+pol+pairs+rp"),
            ("bestpolrx", "best+pol+rp+relax"), ("bestpolrxp", "best+pol+rp+rxpol"),
            ("default", "agent default"), ("heurls", "heuristic+LS"))
-# method -> agent.play_batch keywords. "raw": the learned search alone (no
-# incumbent game, no polish); "learned": with the incumbent game
-# (play.fortify); "polished": the agent's default, "learned" followed by
-# the local-improvement passes (agent.polish, computed from "learned"'s
-# games). The ablation of the learned prior: "uniform" (uniform prior, zero
-# value), "unirollout" (uniform prior with the same rollout value and
-# incumbent as "learned") and "unipolish" (its games polished the same way).
-# "best": the learned search keeping the fastest complete game it saw (the
-# played game, the heuristic's, every game its searches evaluated), and
-# "bestpol" that game polished: the agent's default since 2026-12-04
-# ("learned"/"polished" were the default before); "unibest"/"unibestpol":
-# the same with the uniform prior. "best" also yields "raw" (the game it
-# plays is the raw search's; raw's wall is then the same play's). "follow":
-# the learned search playing, at every move, the move of the fastest game
-# seen so far (root_rule "max_kept"). Since 2026-12-04 (late) that is the search's
-# own root rule (agent.DEFAULT_ROOT_RULE): "raw", "best" and "follow" then
-# play the same game. "mean" is the raw search with mctx's own root rule
-# (the mean return of a move's simulations; "raw" until 2026-12-04),
-# "meanbest" that play's best game kept, "meanbestpol" it polished (the
-# default of 2026-12-04); "max": the root rule without the kept best game
+# method -> agent.AgentConfig fields. "raw": the learned search alone (no
+# best game kept, no polish); "best": the learned search keeping the
+# fastest complete game it saw (the played game, the heuristic's, every
+# game its searches evaluated), and "bestpol" that game polished (the
+# polish passes: agent.polish). The ablation of the learned prior:
+# "uniform" (uniform prior, zero value), "unibest"/"unibestpol" the uniform
+# prior with the rollout value and the best game kept (and polished).
+# "best" also yields "raw" (the game it plays is the raw search's; raw's
+# wall is then the same play's). "follow": the learned search playing, at
+# every move, the move of the fastest game seen so far (root_rule
+# "max_kept", the default: "raw", "best" and "follow" play the same game).
+# "mean" is the raw search with mctx's own root rule (the mean return of a
+# move's simulations), "meanbest" that play's best game kept, "meanbestpol"
+# it polished; "max": the root rule without the kept best game
 # (play.ROOT_RULES). Rows of older runs are merged under these names with
-# --merge FILE:raw=mean,... (their "raw" was the mean rule).
+# --merge FILE:raw=mean,...
 SETTINGS = {"uniform": dict(uniform=True, polish=0),
-            "unirollout": dict(uniform=True, value_mode="rollout", fortified=True, polish=0),
             "unibest": dict(uniform=True, value_mode="rollout", best=True, polish=0),
-            "policy": dict(polish=0), "raw": dict(fortified=False, best=False, polish=0),
-            "learned": dict(fortified=True, best=False, polish=0),
+            "policy": dict(polish=0), "raw": dict(best=False, polish=0),
             "best": dict(best=True, polish=0),
             "follow": dict(root_rule="max_kept", polish=0),
             "mean": dict(root_rule="mean", best=False, polish=0),
@@ -80,16 +71,14 @@ SETTINGS = {"uniform": dict(uniform=True, polish=0),
             "max": dict(root_rule="max", best=False, polish=0)}
 # Every method of SETTINGS plays without the agent's local search (its
 # default above BIG_BUFFERS): it is what "default" adds.
-# "bestpolrp": "bestpol"'s solutions through msa.solvers.repack (placement instances;
-# offload ones as they are), its wall "bestpol"'s plus the repack's. Since
-# 2026-12-05 (fourth) that is the agent's default (agent.DEFAULT_REPACK);
-# AGENT below stays "bestpol" (the same on offload instances) so that the
-# saved parts and their CP-SAT-at-the-agent's-wall rows still merge.
+# "bestpolrp": "bestpol"'s solutions through msa.solvers.repack (placement
+# instances; offload ones as they are), its wall "bestpol"'s plus the
+# repack's (the agent's default repacks where it polishes).
 REPACKED = {"bestpolrp": "bestpol"}
 # "bestpolpr": "bestpol"'s games through the pair stage (agent.pair_polish)
 # and then msa.solvers.repack; its wall "bestpol"'s plus both. "bestpol" itself is
-# polished without the pair stage (pairs=False) whatever
-# agent.DEFAULT_POLISH_PAIRS is, so that its rows stay comparable.
+# polished without the pair stage (polish_pairs=False), so that its rows
+# stay comparable.
 PAIRED = {"bestpolpr": "bestpol"}
 # "bestpolrx": "bestpolrp" and then the offload relaxation (agent.
 # relaxation_plans, agent.relaxed: placement instances played again in
@@ -102,7 +91,7 @@ RELAXED = {"bestpolrx": "bestpol"}
 RELAX_POLISHED = {"bestpolrxp": "bestpol"}
 # "default": the agent as memfit assign runs it, from "best"'s games: the
 # polish stages with the pair stage at its gate (agent.polish, pairs=None),
-# repack and the offload relaxation by agent.DEFAULT_RELAX, all where the
+# repack and the offload relaxation by AgentConfig.relax, all where the
 # agent polishes (agent.default_polish; above, "best"'s game itself). Its
 # wall "best"'s plus all of those.
 FULL_DEFAULT = {"default": "best"}
@@ -115,25 +104,28 @@ FULL_DEFAULT = {"default": "best"}
 # the search's.
 BIG_FULL_DEFAULT = {"default": "policy"}
 HEURISTIC_SEARCHED = "heurls"
-POLISHED = {"unipolish": "unirollout", "polished": "learned", "unibestpol": "unibest",
-            "bestpol": "best", "meanbestpol": "meanbest"}
+POLISHED = {"unibestpol": "unibest", "bestpol": "best", "meanbestpol": "meanbest"}
 # The agent as it plays by default (memfit assign --method learned): CP-SAT
 # runs again at this method's wall time where its limit does not prove
-# optimality. Until 2026-12-06 that was "bestpol" (the default before
-# the pair stage, repack and the relaxation polish); --merge drops a saved
-# part's CP-SAT-at-the-agent's-wall rows measured at another method's wall.
+# optimality; --merge drops a saved part's CP-SAT-at-the-agent's-wall rows
+# measured at another method's wall.
 AGENT = "default"
 # The methods of a plain run (the issue's columns): the uniform-prior
 # search at the same simulations, the policy alone, the learned search raw
 # and with its best game kept, that game polished, and the agent's
 # default; --methods all plays every method of LEARNED.
 DEFAULT_METHODS = "uniform,policy,raw,best,bestpol,default"
-# Above this many buffers (a game bucket over agent.ROLLOUT_MAX_BUCKET) the
-# rollout leaf value and the incumbent cost a game per simulation: the big
+# Above this many buffers (a game bucket over AgentConfig.rollout_max_bucket)
+# the rollout leaf value and the best game cost a game per simulation: the big
 # instances get a table of their own with --big-simulations.
 BIG_BUFFERS = 256
 # The methods of a plain --big run.
 BIG_METHODS = "policy,default,heurls"
+
+
+def _no_pairs():
+    from memfit.msa.learned import agent
+    return agent.AgentConfig(polish_pairs=False)
 
 
 def _geo(xs):
@@ -199,7 +191,7 @@ def learned_rows(insts, sims: int, methods, passes: int, params=None):
                         out[k][name] = out[k][base]
                     solved[name] = solved[base]
                     continue
-                sols, wall, pacts = agent.polish(batch, acts, passes=n_passes, pairs=False,
+                sols, wall, pacts = agent.polish(batch, acts, _no_pairs(), passes=n_passes,
                                                  only=_rows(batch, passes))
                 wall += base_wall
                 games[name] = (pacts, wall)
@@ -207,9 +199,9 @@ def learned_rows(insts, sims: int, methods, passes: int, params=None):
                 sols, (acts, wall) = games["raw"]
             else:
                 n = 0 if name == "policy" else sims
-                sols, wall, acts, raw = agent.play_batch(batch, simulations=n, params=params,
-                                                         return_actions=True, return_raw=True,
-                                                         local_search=False, **SETTINGS[name])
+                cfg = agent.AgentConfig(simulations=n, local_search=False, **SETTINGS[name])
+                sols, wall, acts, raw = agent.play_batch(batch, cfg, params=params,
+                                                         return_actions=True, return_raw=True)
                 games[name] = (acts, wall)
                 if name == "best" and "raw" in methods:
                     games["raw"] = (raw, (acts, wall))
@@ -354,7 +346,8 @@ def _repacked(batch, sols, base_wall: float, relax_simulations=None, params=None
     sols = agent.repacked(batch, sols)
     if relax_simulations is not None or relax_polish:
         plans = (agent.relaxation_polish_plans(batch, sols) if relax_polish else
-                 agent.relaxation_plans(batch, simulations=relax_simulations, params=params))
+                 agent.relaxation_plans(batch, agent.AgentConfig(simulations=relax_simulations),
+                                        params=params))
         sols = agent.relaxed(batch, sols, plans)
     return sols, base_wall + time.perf_counter() - t
 
@@ -367,8 +360,8 @@ def _full_default(batch, actions, base_wall: float, simulations: int, params=Non
     t = time.perf_counter()
     searched = agent._solutions(batch, play.replay_batch(batch.arrays, actions), "learned-mcts")
     sols, _ = agent.after_search(batch, searched, actions, agent.default_polish(batch),
-                                 "learned-mcts", only=agent.polish_rows(batch),
-                                 relax_play=dict(simulations=simulations, params=params))
+                                 "learned-mcts", agent.AgentConfig(simulations=simulations),
+                                 only=agent.polish_rows(batch), params=params)
     return sols, base_wall + time.perf_counter() - t
 
 
@@ -379,8 +372,9 @@ def _heuristic_searched(batch):
     from memfit.msa.learned import agent
     from memfit.msa.solvers import heuristic
     t = time.perf_counter()
+    cfg = agent.AgentConfig(local_search=True, local_search_from_heuristic=False)
     sols = agent.local_searched(batch, [heuristic.assign(s.inst) for s in batch.specs],
-                                agent.local_search_rows(batch, True), from_heuristic=False)
+                                agent.local_search_rows(batch, cfg), cfg)
     return sols, time.perf_counter() - t
 
 
@@ -425,7 +419,7 @@ def polish_from(args, passes: int) -> int:
                 continue
             acts = jnp.asarray([rows[k][base + "_actions"] for k in idx], jnp.int32)
             n_passes = agent.default_polish(batch) if passes is None else passes
-            sols, wall, pacts = agent.polish(batch, acts, passes=n_passes, pairs=False,
+            sols, wall, pacts = agent.polish(batch, acts, _no_pairs(), passes=n_passes,
                                              only=_rows(batch, passes))
             _set_rows(rows, idx, insts, name, sols, [rows[k][base + "_wall"] + wall / len(idx)
                                                      for k in idx])

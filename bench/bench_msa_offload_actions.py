@@ -54,14 +54,15 @@ def main(argv=None) -> int:
         range(int(lo), int(hi or lo) + 1), args.synthetic, args.max_buffers, args.synthetic_start)
         if i.mode == "offload"]
     comps = play.DEFAULT_COMPLETIONS
-    pair_kw = dict(completions=agent.DEFAULT_POLISH_THEN,
+    pair_kw = dict(completions=agent.DEFAULT_CONFIG.polish_then,
                    kick_completions=play.PAIR_KICK_COMPLETIONS)
     rows, warm = [], set()
     print(f"{'instance':34} {'bufs':>4}  polish s: all   8  ratio  same"
           + ("" if args.no_pairs else "   pair s: all   8  ratio  same"), flush=True)
     for name, inst in insts:
         batch = agent.encode_batch([inst])
-        _, _, searched = agent.play_batch(batch, polish=0, return_actions=True)
+        _, _, searched = agent.play_batch(batch, agent.AgentConfig(polish=0),
+                                          return_actions=True)
         row = [name, inst.num_buffers]
         stages = [("polish", play.polish_batch, (searched, 2), dict(completions=comps))]
         if not args.no_pairs:

@@ -46,13 +46,15 @@ def run_variant(names: list, traced: bool, out: Path) -> None:
     rows = {}
     for name, inst in insts:
         batch = agent.encode_batch([inst])
-        _, _, searched = agent.play_batch(batch, return_actions=True, polish=0)
+        _, _, searched = agent.play_batch(batch, agent.AgentConfig(polish=0),
+                                          return_actions=True)
         row = {"buffers": inst.num_buffers}
         for stage in ("polish", "pairs"):
             for key in ("cold", "warm"):
                 c = time.process_time()
                 if stage == "polish":
-                    _, _, acts = agent.polish(batch, searched, pairs=False)
+                    _, _, acts = agent.polish(batch, searched,
+                                              agent.AgentConfig(polish_pairs=False))
                     polished = acts
                 else:
                     _, acts = agent.pair_polish(batch, polished, best_second=True)
