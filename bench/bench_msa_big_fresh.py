@@ -36,7 +36,7 @@ os.environ.setdefault("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type=")
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = (300, 1400)
 # --mid: the 128/256-move buckets, where the agent searches (16 simulations)
-# but polishes placement games no more (agent.POLISH_MAX_BUCKET).
+# but polishes placement games no more (AgentConfig.polish_max_bucket).
 MID_SIZES = (70, 190)
 
 
@@ -76,7 +76,7 @@ def run(name: str, inst, pairs: bool = False, compact: bool = False) -> dict:
     def timed(f):
         return timed_solution(name, inst, f)
 
-    passes = agent.LOCAL_SEARCH_PASSES       # single changes only; --pairs: also pair moves
+    passes = agent.DEFAULT_CONFIG.local_search_passes   # single changes; --pairs: also pairs
     h, th, hw = timed(lambda: heuristic.assign(inst))
     _, ths, hsw = timed(lambda: localsearch.improve(inst, h, passes=passes)[0])
     pol, tp, pw = timed(lambda: agent.assign(inst, simulations=0, local_search=False))
@@ -110,7 +110,7 @@ def run_mid(name: str, inst) -> dict:
     from memfit.msa.core.validator import validate
     th = validate(inst, heuristic.assign(inst)).estimated_time
     batch = agent.encode_batch([inst])
-    (sol,), wall = agent.play_batch(batch, local_search=False)
+    (sol,), wall = agent.play_batch(batch, agent.AgentConfig(local_search=False))
     t = time.perf_counter()
     (ls,) = agent.local_searched(batch, [sol], [True])
     ls_wall = time.perf_counter() - t

@@ -121,9 +121,9 @@ def _after_heuristic(tmp_path, inst, *options):
 
 def _iterated(inst, sol, **kwargs):
     """msa.solvers.localsearch.iterate with the agent's kicks and passes."""
-    from memfit.msa.learned.agent import ITERATE_KICK, LOCAL_SEARCH_PASSES
+    from memfit.msa.learned.agent import DEFAULT_CONFIG as D
     from memfit.msa.solvers import localsearch
-    return localsearch.iterate(inst, sol, kick=ITERATE_KICK, passes=LOCAL_SEARCH_PASSES,
+    return localsearch.iterate(inst, sol, kick=D.iterate_kick, passes=D.local_search_passes,
                                **kwargs)[0]
 
 
@@ -149,8 +149,7 @@ def test_local_search_after_another_method(tmp_path, mode, ops):
     """--local-search after a method other than learned: its solution through
     msa.solvers.localsearch (with --repack: from the repacked solution), never slower."""
     from memfit.msa.solvers import heuristic, localsearch
-    from memfit.msa.learned.agent import (LOCAL_SEARCH_COMPACT, LOCAL_SEARCH_PAIRS,
-                                          LOCAL_SEARCH_PASSES)
+    from memfit.msa.learned.agent import DEFAULT_CONFIG as D
     from memfit.msa.solvers.repack import repack
     inst = random_instance(5, num_ops=ops, num_args=4, mode=mode)
     ip, sp = tmp_path / "inst.json", tmp_path / "s.json"
@@ -159,8 +158,8 @@ def test_local_search_after_another_method(tmp_path, mode, ops):
     for flags, start in (([], h), (["--repack"], repack(inst, h)[0])):
         assert main(["assign", str(ip), "--method", "heuristic", "--local-search",
                      "-o", str(sp)] + flags) == 0
-        want, _ = localsearch.improve(inst, start, passes=LOCAL_SEARCH_PASSES,
-                                      pairs=LOCAL_SEARCH_PAIRS, compact=LOCAL_SEARCH_COMPACT)
+        want, _ = localsearch.improve(inst, start, passes=D.local_search_passes,
+                                      pairs=D.local_search_pairs, compact=D.local_search_compact)
         assert Solution.load(sp).to_dict() == want.to_dict()
         assert validate(inst, want).estimated_time <= validate(inst, start).estimated_time
     assert validate(inst, want).estimated_time < validate(inst, h).estimated_time

@@ -145,11 +145,14 @@ def test_many_games_of_one_instance_in_a_batch():
 
 
 def test_mctx_search_plays_the_game():
+    """Gumbel MuZero search over the real game (game.step is the model) with
+    a uniform prior and a zero leaf value: the agent's search without its
+    network's prior (agent.play_batch with AgentConfig(uniform=True))."""
     pytest.importorskip("mctx")
-    from memfit.msa.learned import search
+    from memfit.msa.learned import agent
     inst = tiny_instance(capacity=400)
-    spec = game.encode(inst)
-    sol = search.plan(spec, num_simulations=8)
+    (sol,), _ = agent.play_instances([inst], agent.AgentConfig(uniform=True, simulations=8))
+    assert sol.method == "mcts-uniform"
     v = validate(inst, sol)
     assert v.valid, v.summary()
     assert v.estimated_time < v.all_slow_time

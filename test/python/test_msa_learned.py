@@ -28,17 +28,20 @@ _legal_played = jax.jit(jax.vmap(play.legal_actions_played))
 #: simulations, the agent's rollout value, value scale and hint root).
 _search_tree = jax.jit(functools.partial(
     play.search_moves, num_simulations=4, gumbel_scale=0.0, value_mode="rollout",
-    value_scale=agent.DEFAULT_VALUE_SCALE, hint_root=True, return_tree=True))
+    value_scale=agent.DEFAULT_CONFIG.value_scale, hint_root=True, return_tree=True))
+C = agent.AgentConfig
+#: The polish without the pair stage.
+NO_PAIRS = C(polish_pairs=False)
 
 
 def _agent_search(simulations: int = 4) -> dict:
     """play.play_batch's options as agent.play_batch passes them by default
     (a search with the rollout value, root rule max_kept): the tests that
     call play.play_batch directly share the agent's compile."""
+    cfg = agent.DEFAULT_CONFIG
     return dict(num_simulations=simulations, uniform=False, gumbel_scale=0.0,
-                value_mode="rollout", value_scale=agent.DEFAULT_VALUE_SCALE,
-                hint_root=agent.DEFAULT_HINT_ROOT, fortified=False, best=True,
-                root_rule=agent.DEFAULT_ROOT_RULE, max_considered=agent.DEFAULT_MAX_CONSIDERED)
+                value_mode="rollout", value_scale=cfg.value_scale, hint_root=cfg.hint_root,
+                best=True, root_rule=cfg.root_rule, max_considered=cfg.max_considered)
 
 
 def _manifest_instances(max_buffers: int = 256):
@@ -260,31 +263,29 @@ def test_expert_solutions_with_local_search_are_never_slower():
 
 
 def test_big_checkpoint_plays_above_its_bucket(tmp_path, monkeypatch, params):
-    """agent.default_params: with BIG_CHECKPOINT, batches above
-    BIG_CHECKPOINT_ABOVE_BUCKET moves are played with checkpoint.BIG_PATH's
+    """agent.default_params: with big_checkpoint, batches above
+    big_checkpoint_above_bucket moves are played with checkpoint.BIG_PATH's
     parameters, smaller ones with the small checkpoint's; without it, the
     small one everywhere. agent.play_batch plays what default_params picks."""
     other = jax.tree.map(lambda x: x * 0.5 + 0.01, params)
     path = tmp_path / "big.npz"
     checkpoint.save(path, other)
     monkeypatch.setattr(checkpoint, "BIG_PATH", path)
-    monkeypatch.setattr(agent, "BIG_CHECKPOINT", True)
-    monkeypatch.setattr(agent, "BIG_CHECKPOINT_ABOVE_BUCKET", 64)
+    on = C(big_checkpoint=True, big_checkpoint_above_bucket=64)
+    argmax = on.replace(simulations=0, local_search=False)
     small = agent.encode_batch([random_instance(3, num_ops=10, num_args=2, mode="offload")], 16)
     big = agent.encode_batch([random_instance(4, num_ops=80, num_args=3, mode="offload")], 16)
     assert small.arrays.order.shape[1] <= 64 < big.arrays.order.shape[1]
     same = lambda a, b: all(np.array_equal(np.asarray(x), np.asarray(y))  # noqa: E731
                             for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
-    assert same(agent.default_params(small), params)
-    assert same(agent.default_params(big), other)
-    (got,), _ = agent.play_batch(big, simulations=0, local_search=False)
-    (want,), _ = agent.play_batch(big, simulations=0, local_search=False,
-                                  params=agent.load_params(path))
-    (was,), _ = agent.play_batch(big, simulations=0, local_search=False, params=params)
+    assert same(agent.default_params(small, on), params)
+    assert same(agent.default_params(big, on), other)
+    (got,), _ = agent.play_batch(big, argmax)
+    (want,), _ = agent.play_batch(big, argmax, params=agent.load_params(path))
+    (was,), _ = agent.play_batch(big, argmax, params=params)
     assert got.to_dict() == want.to_dict()
     assert got.to_dict() != was.to_dict()          # the two networks play differently here
-    monkeypatch.setattr(agent, "BIG_CHECKPOINT", False)
-    assert same(agent.default_params(big), params)
+    assert same(agent.default_params(big, on.replace(big_checkpoint=False)), params)
 
 
 def test_learned_assignments_validate_on_every_in_repo_instance(params):
@@ -297,38 +298,12 @@ def test_learned_assignments_validate_on_every_in_repo_instance(params):
                           []).append(inst)
     n = 0
     for group in groups.values():
-        sols, _ = agent.play_instances(group, simulations=0, params=params)
+        sols, _ = agent.play_instances(group, C(simulations=0), params=params)
         for inst, sol in zip(group, sols):
             v = validate(inst, sol)
             assert v.valid, (inst.program, v.summary())
             n += 1
     assert n == len(every) >= 54
-
-
-def test_fortified_search_is_never_slower_than_the_heuristic(params):
-    """With the incumbent game (play.fortify) the search's final game is no
-    slower than the heuristic's own game: here a uniform-prior search with
-    a zero value, which alone plays worse than the heuristic."""
-    insts = [random_instance(s, num_ops=20, num_args=4, mode=m)
-             for s, m in ((21, "offload"), (22, "offload"), (23, "placement"))]
-    lost = []
-    for inst in insts:
-        batch = agent.encode_batch([inst], 16)
-        heur = float(jax.jit(play.rollout_actions)(
-            play.unstack(batch.static, 0), game.init(play.unstack(batch.arrays, 0)),
-            jnp.zeros(batch.arrays.order.shape[1], jnp.int32))[0])
-        times = {}
-        for fort in (True, False):
-            (sol,), _ = agent.play_batch(batch, simulations=2, uniform=True, value_mode="zero",
-                                         fortified=fort, params=params)
-            v = validate(inst, sol)
-            assert v.valid
-            times[fort] = v.estimated_time
-        assert times[True] <= heur * (1 + 1e-5), (inst.program, times, heur)
-        lost.append(times[False] > heur * (1 + 1e-5))
-    # the incumbent mattered: the unfortified search lost to the heuristic on
-    # at least one of these (so the test would catch a broken fortify)
-    assert any(lost)
 
 
 def _synthetic_game(seed):
@@ -342,20 +317,12 @@ def _synthetic_game(seed):
     return inst, batch, heur, lambda sol: validate(inst, sol).estimated_time
 
 
-def test_default_keeps_the_raw_search_game_the_incumbent_rejected(params):
+def test_default_is_never_slower_than_its_raw_search_or_the_heuristic(params):
     """The agent returns the fastest complete game it saw, so it is never
-    slower than its own raw search (nor the heuristic's game). On this
-    instance the fortified incumbent (play.fortify, the default until
-    2026-12-04) rejects a search move whose heuristic continuation is
-    slower, although the raw search's finished game is faster: the old
-    default ends slower than the raw search."""
+    slower than its own raw search (nor the heuristic's game)."""
     inst, batch, heur, t = _synthetic_game(1)
-    (fort,), _ = agent.play_batch(batch, simulations=4, fortified=True, best=False, polish=0,
-                                  params=params)
-    (best,), _, (raw,) = agent.play_batch(batch, simulations=4, polish=0, params=params,
+    (best,), _, (raw,) = agent.play_batch(batch, C(simulations=4, polish=0), params=params,
                                           return_raw=True)
-    assert t(raw) < t(fort) * (1 - 1e-4), "the case: the incumbent rejected the raw game"
-    # the default polishes this game, never making it slower (the polish test)
     assert t(best) <= min(t(raw), heur) * (1 + 1e-6)
 
 
@@ -380,7 +347,7 @@ def _best_end_per_root_action(tree, scale):
 
 
 def test_root_rule_plays_the_best_game_found_not_the_best_mean(params):
-    """The raw search's root rule (agent.DEFAULT_ROOT_RULE, "max_kept"): a
+    """The raw search's root rule (AgentConfig.root_rule, "max_kept"): a
     move is worth the fastest complete game found through it, and the best
     game of the earlier searches is kept. On this synthetic instance mctx's
     own rule (the *mean* return of the simulations through a move) chooses
@@ -389,14 +356,15 @@ def test_root_rule_plays_the_best_game_found_not_the_best_mean(params):
     whole game ends slower. The default play is the max_kept game, never
     slower than the heuristic's, and it is the play's best game."""
     inst, batch, heur, t = _synthetic_game(9)
-    assert agent.DEFAULT_ROOT_RULE == "max_kept"
+    assert agent.DEFAULT_CONFIG.root_rule == "max_kept"
     games = {}
     for rule in ("mean", "max"):
-        (sol,), _, acts = agent.play_batch(batch, simulations=4, polish=0, params=params,
-                                           best=False, root_rule=rule, return_actions=True)
+        (sol,), _, acts = agent.play_batch(batch, C(simulations=4, polish=0, best=False,
+                                                    root_rule=rule),
+                                           params=params, return_actions=True)
         games[rule] = (t(sol), np.asarray(acts[0]))
     # the agent's default play (before polish): its raw game and the best game kept
-    (kept,), _, (raw,) = agent.play_batch(batch, simulations=4, polish=0, params=params,
+    (kept,), _, (raw,) = agent.play_batch(batch, C(simulations=4, polish=0), params=params,
                                           return_raw=True)
     raw_t = t(raw)
     assert raw_t <= heur * (1 + 1e-6)
@@ -454,7 +422,7 @@ def test_polish_improves_a_game_and_never_makes_it_slower():
         sf, g = play.unstack(batch.static, 0), play.unstack(batch.arrays, 0)
         heur, heur_acts = jax.jit(play.rollout_actions)(sf, game.init(g), jnp.zeros(M, jnp.int32))
         slow = jnp.zeros((1, M), jnp.int32)
-        (sol,), _, acts = agent.polish(batch, slow, passes=2, pairs=False)
+        (sol,), _, acts = agent.polish(batch, slow, NO_PAIRS, passes=2)
         v = validate(inst, sol)
         assert v.valid, v.summary()
         all_slow = float(game.init(g).time)
@@ -462,12 +430,12 @@ def test_polish_improves_a_game_and_never_makes_it_slower():
         end = play.replay_batch(batch.arrays, acts)
         assert float(end.time[0]) == pytest.approx(v.estimated_time, rel=1e-5)
         # polishing the polished game again never makes it slower
-        (again,), _, _ = agent.polish(batch, acts, passes=1, pairs=False)
+        (again,), _, _ = agent.polish(batch, acts, NO_PAIRS, passes=1)
         assert validate(inst, again).estimated_time <= v.estimated_time * (1 + 1e-6)
-        # the default's second stage (agent.DEFAULT_POLISH_THEN, with the
+        # the default's second stage (AgentConfig.polish_then, with the
         # "reserved" completion) starts from the first stage's game
-        (first,), _, _ = agent.polish(batch, slow, passes=2,
-                                      completions=play.DEFAULT_COMPLETIONS, pairs=False)
+        (first,), _, _ = agent.polish(batch, slow, NO_PAIRS.replace(
+            completions=play.DEFAULT_COMPLETIONS), passes=2)
         assert v.estimated_time <= validate(inst, first).estimated_time * (1 + 1e-6)
     # an offload instance is polished trying only offload mode's legal
     # actions (play.tried_actions, as agent._one_at_a_time calls it): the
@@ -523,139 +491,142 @@ def test_one_instance_at_a_time_keeps_each_instances_game():
     assert modes == [False]
 
 
-def test_pair_stage_runs_where_the_size_gate_says(monkeypatch):
-    """agent.pair_stage_rows: True / False run the pair stage on every / no
-    instance; the default (None) runs it on every instance when
-    DEFAULT_POLISH_PAIRS is on, else on those of at most
-    DEFAULT_PAIR_MAX_BUFFERS[mode] buffers (0: none)."""
+def test_pair_stage_runs_where_the_size_gate_says():
+    """agent.pair_stage_rows: polish_pairs True / False run the pair stage on
+    every / no instance; the default (None) runs it on those of at most
+    pair_max_buffers buffers of their mode (0: none)."""
     insts = [random_instance(s, num_ops=n, num_args=3, mode="offload")
              for s, n in ((3, 8), (4, 20))]
     batch = agent.encode_batch(insts, 16)
     small, large = (i.num_buffers for i in insts)
     assert small < large
-    assert agent.pair_stage_rows(batch, True) == [True, True]
-    assert agent.pair_stage_rows(batch, False) == [False, False]
-    monkeypatch.setattr(agent, "DEFAULT_POLISH_PAIRS", False)
-    monkeypatch.setattr(agent, "DEFAULT_PAIR_MAX_BUFFERS", {"offload": 0, "placement": large})
-    assert agent.pair_stage_rows(batch, None) == [False, False]     # both are offload
-    monkeypatch.setattr(agent, "DEFAULT_PAIR_MAX_BUFFERS", {"offload": small, "placement": 0})
-    assert agent.pair_stage_rows(batch, None) == [True, False]
-    monkeypatch.setattr(agent, "DEFAULT_POLISH_PAIRS", True)
-    assert agent.pair_stage_rows(batch, None) == [True, True]
+    assert agent.pair_stage_rows(batch, C(polish_pairs=True)) == [True, True]
+    assert agent.pair_stage_rows(batch, C(polish_pairs=False)) == [False, False]
+
+    def gate(offload, placement):
+        return C(pair_max_buffers=agent.PerMode(offload, placement))
+
+    assert agent.pair_stage_rows(batch, gate(0, large)) == [False, False]     # both are offload
+    assert agent.pair_stage_rows(batch, gate(small, 0)) == [True, False]
+    assert agent.pair_stage_rows(batch, gate(small, 0).replace(polish_pairs=True)) == [True, True]
 
 
-def test_default_polish_runs_where_its_bucket_gate_says(monkeypatch):
+def test_default_polish_runs_where_its_bucket_gate_says():
     """agent.polish_rows: by default the agent polishes an instance when the
-    batch's move bucket is within its mode's POLISH_MAX_BUCKET (offload up
+    batch's move bucket is within its mode's polish_max_bucket (offload up
     to the 256-move bucket, placement up to 64); after_search with those
     rows polishes, repacks and relaxes only them, the others' games kept."""
     big = agent.encode_batch([random_instance(s, num_ops=90, num_args=4, mode=m)
                               for s, m in ((31, "offload"), (32, "placement"))], 16)
     assert big.arrays.order.shape[1] == 256
     assert agent.polish_rows(big) == [True, False]
-    assert agent.default_polish(big) == agent.DEFAULT_POLISH_PASSES
+    assert agent.default_polish(big) == agent.DEFAULT_CONFIG.polish_passes
     # the rows are honoured: here only the offload instance of a 64-move batch
-    monkeypatch.setattr(agent, "POLISH_MAX_BUCKET", {"offload": 64, "placement": 0})
+    cfg = C(polish_max_bucket=agent.PerMode(offload=64, placement=0), polish_pairs=False)
     insts = [random_instance(s, num_ops=20, num_args=4, mode=m)
              for s, m in ((21, "offload"), (23, "placement"))]
     batch = agent.encode_batch(insts, 16)
-    rows = agent.polish_rows(batch)
+    rows = agent.polish_rows(batch, cfg)
     assert rows == [True, False]
     slow = jnp.zeros((2, batch.arrays.order.shape[1]), jnp.int32)
     searched = agent._solutions(batch, play.replay_batch(batch.arrays, slow), "test")
-    sols, acts = agent.after_search(batch, searched, slow, agent.default_polish(batch), "test",
-                                    only=rows, polish_pairs=False)
+    sols, acts = agent.after_search(batch, searched, slow, agent.default_polish(batch, cfg),
+                                    "test", cfg, only=rows)
     times = [validate(i, s).estimated_time for i, s in zip(insts, sols)]
     slow_times = [validate(i, s).estimated_time for i, s in zip(insts, searched)]
     assert times[0] < slow_times[0]                 # polished
     assert times[1] == pytest.approx(slow_times[1])  # neither polished, repacked nor relaxed
     assert int(jnp.sum(acts[1] != 0)) == 0
-    monkeypatch.setattr(agent, "POLISH_MAX_BUCKET", {"offload": 0, "placement": 0})
-    assert agent.default_polish(batch) == 0
+    assert agent.default_polish(batch, C(polish_max_bucket=agent.PerMode(0, 0))) == 0
 
 
-def test_local_search_runs_where_the_game_is_not_polished(monkeypatch):
+def test_local_search_runs_where_the_game_is_not_polished():
     """agent.local_search_rows: by default msa.solvers.localsearch runs on the
-    instances of LOCAL_SEARCH_MODES in a batch above the 256-move bucket (the
+    instances of local_search_modes in a batch above the 256-move bucket (the
     big programs, where the default plays the policy's argmax); after_search
     applies it to those rows only, as msa.solvers.localsearch.improve does alone
     (here without the heuristic's start), and ``local_search=False`` turns it
-    off; ``from_heuristic`` keeps the faster of the game's and the
-    heuristic's solution, each searched."""
+    off; ``local_search_from_heuristic`` keeps the faster of the game's and
+    the heuristic's solution, each searched."""
     from memfit.msa.solvers import heuristic, localsearch
     big = agent.encode_batch([random_instance(s, num_ops=90, num_args=4, mode=m)
                               for s, m in ((31, "offload"), (32, "placement"))], 16)
+    D = agent.DEFAULT_CONFIG
     assert agent.local_search_rows(big) == [False, False]      # searched there
-    assert agent.local_search_rows(big, True) == [True, True]
-    assert agent.local_search_rows(big, False) == [False, False]
-    monkeypatch.setattr(agent, "LOCAL_SEARCH_ABOVE_BUCKET", 32)
-    monkeypatch.setattr(agent, "LOCAL_SEARCH_MODES", ("offload",))
-    monkeypatch.setattr(agent, "LOCAL_SEARCH_FROM_HEURISTIC", False)
+    assert agent.local_search_rows(big, C(local_search=True)) == [True, True]
+    assert agent.local_search_rows(big, C(local_search=False)) == [False, False]
+    cfg = C(local_search_above_bucket=32, local_search_modes=("offload",),
+            local_search_from_heuristic=False)
     insts = [random_instance(s, num_ops=20, num_args=4, mode=m)
              for s, m in ((21, "offload"), (23, "placement"))]
     batch = agent.encode_batch(insts, 16)
-    assert agent.local_search_rows(batch) == [True, False]
+    assert agent.local_search_rows(batch, cfg) == [True, False]
     slow = jnp.zeros((2, batch.arrays.order.shape[1]), jnp.int32)
     searched = agent._solutions(batch, play.replay_batch(batch.arrays, slow), "test")
     slow_times = [validate(i, s).estimated_time for i, s in zip(insts, searched)]
-    sols, _ = agent.after_search(batch, searched, slow, 0, "test")
+    sols, _ = agent.after_search(batch, searched, slow, 0, "test", cfg)
     times = [validate(i, s).estimated_time for i, s in zip(insts, sols)]
     assert times[0] < slow_times[0]
-    alone, _ = localsearch.improve(insts[0], searched[0], passes=agent.LOCAL_SEARCH_PASSES,
-                                   pairs=agent.LOCAL_SEARCH_PAIRS,
-                                   compact=agent.LOCAL_SEARCH_COMPACT)
+    alone, _ = localsearch.improve(insts[0], searched[0], passes=D.local_search_passes,
+                                   pairs=D.local_search_pairs,
+                                   compact=D.local_search_compact)
     assert sols[0].to_dict() == alone.to_dict()
     assert times[1] == slow_times[1]
-    sols, _ = agent.after_search(batch, searched, slow, 0, "test", local_search=False)
+    sols, _ = agent.after_search(batch, searched, slow, 0, "test",
+                                 cfg.replace(local_search=False))
     assert [validate(i, s).estimated_time for i, s in zip(insts, sols)] == slow_times
     # from_heuristic: the faster of the two starts searched (both modes), the
     # game's method kept
-    both = agent.local_searched(batch, searched, [True, True], from_heuristic=True)
+    both = agent.local_searched(batch, searched, [True, True],
+                                cfg.replace(local_search_from_heuristic=True))
     for inst, sol, start in zip(insts, both, searched):
-        want = min(validate(inst, localsearch.improve(inst, s, passes=agent.LOCAL_SEARCH_PASSES,
-                                   pairs=agent.LOCAL_SEARCH_PAIRS,
-                                   compact=agent.LOCAL_SEARCH_COMPACT)[0])
+        want = min(validate(inst, localsearch.improve(inst, s, passes=D.local_search_passes,
+                                   pairs=D.local_search_pairs,
+                                   compact=D.local_search_compact)[0])
                    .estimated_time for s in (start, heuristic.assign(inst)))
         v = validate(inst, sol)
         assert v.valid and v.estimated_time == want and sol.method == "test"
-    # placement: the layout compacted once no move pays (LOCAL_SEARCH_COMPACT;
+    # placement: the layout compacted once no move pays (local_search_compact;
     # on this instance compaction reaches a faster solution)
     inst = random_instance(5, num_ops=30, num_args=4, mode="placement")
     one = agent.encode_batch([inst], 16)
     h = heuristic.assign(inst)
-    (sol,) = agent.local_searched(one, [h], [True], from_heuristic=False)
-    plain, _ = localsearch.improve(inst, h, passes=agent.LOCAL_SEARCH_PASSES,
-                                   pairs=agent.LOCAL_SEARCH_PAIRS)
-    assert agent.LOCAL_SEARCH_COMPACT
+    (sol,) = agent.local_searched(one, [h], [True], cfg)
+    plain, _ = localsearch.improve(inst, h, passes=D.local_search_passes,
+                                   pairs=D.local_search_pairs)
+    assert D.local_search_compact
     assert validate(inst, sol).estimated_time < validate(inst, plain).estimated_time
 
 
-def test_iterated_search_runs_where_its_gate_says(monkeypatch):
-    """agent.iterate_rounds: ITERATE_ROUNDS on games up to ITERATE_MAX_BUCKET
+def test_iterated_search_runs_where_its_gate_says():
+    """agent.iterate_rounds: iterate_rounds on games up to iterate_max_bucket
     moves, none above, an explicit count anywhere; after_search runs
     msa.solvers.localsearch.iterate last where the game is polished (or the count is
     given), on the rows ``only`` picks, as the search does alone, and the
     game's method is kept."""
     from memfit.msa.solvers import localsearch
-    monkeypatch.setattr(agent, "ITERATE_ROUNDS", 7)
+    D = agent.DEFAULT_CONFIG
+    cfg = C(iterate_rounds=7)
     big = agent.encode_batch([random_instance(31, num_ops=90, num_args=4, mode="offload")], 16)
-    assert agent.iterate_rounds(big, None) == 0 and agent.iterate_rounds(big, 3) == 3
+    assert agent.iterate_rounds(big, cfg) == 0
+    assert agent.iterate_rounds(big, cfg.replace(iterate=3)) == 3
     insts = [random_instance(s, num_ops=20, num_args=4, mode=m)
              for s, m in ((21, "offload"), (23, "placement"))]
     batch = agent.encode_batch(insts, 16)
-    assert agent.iterate_rounds(batch, None) == 7 and agent.iterate_rounds(batch, 0) == 0
+    assert agent.iterate_rounds(batch, cfg) == 7
+    assert agent.iterate_rounds(batch, cfg.replace(iterate=0)) == 0
     slow = jnp.zeros((2, batch.arrays.order.shape[1]), jnp.int32)
     searched = agent._solutions(batch, play.replay_batch(batch.arrays, slow), "test")
     # polish 0 and no count: no iterated search (the policy's own game stays)
-    sols, _ = agent.after_search(batch, searched, slow, 0, "test", local_search=False,
-                                 relax=False, repack=False)
+    off = cfg.replace(local_search=False, relax=None, repack=False)
+    sols, _ = agent.after_search(batch, searched, slow, 0, "test", off)
     assert [s.to_dict() for s in sols] == [s.to_dict() for s in searched]
-    sols, _ = agent.after_search(batch, searched, slow, 0, "test", only=[True, False],
-                                 local_search=False, relax=False, repack=False, iterate=5)
-    alone, _ = localsearch.iterate(insts[0], searched[0], rounds=5, kick=agent.ITERATE_KICK,
-                                   passes=agent.LOCAL_SEARCH_PASSES,
-                                   pairs=agent.LOCAL_SEARCH_PAIRS,
-                                   compact=agent.LOCAL_SEARCH_COMPACT)
+    sols, _ = agent.after_search(batch, searched, slow, 0, "test", off.replace(iterate=5),
+                                 only=[True, False])
+    alone, _ = localsearch.iterate(insts[0], searched[0], rounds=5, kick=D.iterate_kick,
+                                   passes=D.local_search_passes,
+                                   pairs=D.local_search_pairs,
+                                   compact=D.local_search_compact)
     assert sols[0].to_dict() == alone.to_dict() and sols[0].method == "test"
     assert validate(insts[0], sols[0]).estimated_time < validate(insts[0], searched[0]).estimated_time
     assert sols[1].to_dict() == searched[1].to_dict()
@@ -671,9 +642,10 @@ def test_pair_stage_finds_coordinated_changes_that_1opt_cannot(monkeypatch):
     inst = random_instance(13, num_ops=20, num_args=4, mode="offload")
     batch = agent.encode_batch([inst], 16)
     M = batch.arrays.order.shape[1]
-    (sol,), _, acts = agent.polish(batch, jnp.zeros((1, M), jnp.int32), passes=2, pairs=False)
+    (sol,), _, acts = agent.polish(batch, jnp.zeros((1, M), jnp.int32), NO_PAIRS, passes=2)
     t1 = validate(inst, sol).estimated_time
-    (again,), _, _ = agent.polish(batch, acts, passes=1, completions=play.COMPLETIONS, pairs=False)
+    (again,), _, _ = agent.polish(batch, acts, NO_PAIRS.replace(completions=play.COMPLETIONS),
+                                  passes=1)
     assert validate(inst, again).estimated_time >= t1 * (1 - 1e-6)
 
     def faster_and_valid(final):
@@ -779,7 +751,7 @@ def test_big_program_encodes_and_plays_one_move(params):
     logits, value, legal = _apply(params, sf, s)
     assert bool(legal[0]) and np.isfinite(float(value))
     assert np.isfinite(np.asarray(logits)[np.asarray(legal)]).all()
-    assert agent.default_simulations(inst) == agent.BIG_DEFAULT_SIMULATIONS
+    assert agent.default_simulations(inst) == agent.DEFAULT_CONFIG.big_simulations
 
 
 def test_search_assignment_validates(params):
@@ -814,14 +786,14 @@ def test_packaged_checkpoint_was_trained():
 
 
 def test_packaged_big_checkpoint_is_the_small_one_fine_tuned_on_big_programs():
-    """agent_big.npz (played above the searched buckets: agent.BIG_CHECKPOINT)
+    """agent_big.npz (played above the searched buckets: AgentConfig.big_checkpoint)
     was trained by ``memfit train-agent --big-checkpoint`` from the
     packaged small checkpoint, and its argmax on its big training instances
     was faster than the small one's."""
     import hashlib
     _, meta = checkpoint.load(checkpoint.BIG_PATH)
     t = meta["training"]
-    assert t["big_checkpoint"] and agent.BIG_CHECKPOINT
+    assert t["big_checkpoint"] and agent.DEFAULT_CONFIG.big_checkpoint
     assert t["init"]["sha256"] == hashlib.sha256(checkpoint.DEFAULT_PATH.read_bytes()).hexdigest()
     scores = t["big_train_argmax_over_heuristic"]
     assert scores[t["kept"]] < scores["initial"]

@@ -111,7 +111,8 @@ def test_packer_layout_of_a_split_buffer_keeps_one_offset():
 
 def test_agent_default_repacks_placement_games(monkeypatch):
     """agent.play_batch runs msa.solvers.repack on placement instances after the
-    polish (agent.DEFAULT_REPACK), and not with repack=False."""
+    polish (AgentConfig.repack None: where the game is polished; True: also
+    unpolished), and not with repack=False."""
     from memfit.msa.learned import agent
     from memfit.msa.solvers import repack as R
     calls = []
@@ -123,10 +124,11 @@ def test_agent_default_repacks_placement_games(monkeypatch):
     monkeypatch.setattr(R, "repack", spy)
     inst = random_instance(0, num_ops=16, num_args=3, mode="placement", capacity_fraction=0.3)
     batch = agent.encode_batch([inst])
-    assert agent.DEFAULT_REPACK
-    (off,), _ = agent.play_batch(batch, simulations=0, polish=0, repack=False)
+    assert agent.DEFAULT_CONFIG.repack is None
+    argmax = agent.AgentConfig(simulations=0, polish=0)
+    (off,), _ = agent.play_batch(batch, argmax.replace(repack=False))
     assert calls == []
-    (on,), _ = agent.play_batch(batch, simulations=0, polish=0, repack=True)
+    (on,), _ = agent.play_batch(batch, argmax.replace(repack=True))
     assert len(calls) == 1
     v_on, v_off = validate(inst, on), validate(inst, off)
     assert v_on.valid and v_on.estimated_time <= v_off.estimated_time
@@ -188,7 +190,7 @@ def test_lay_out_repair_makes_the_buffers_above_capacity_slow():
 
 
 def test_agent_plays_placement_games_in_their_offload_relaxation():
-    """agent.play_batch(relax=True): a placement instance is also
+    """agent.play_batch with relax=True ("play"): a placement instance is also
     played in its offload relaxation, the relaxed plans laid out
     (msa.solvers.repack.lay_out) and repacked; the faster valid layout is kept.
     On this instance the game's placement offsets end in a slower layout
@@ -198,16 +200,17 @@ def test_agent_plays_placement_games_in_their_offload_relaxation():
     relaxed = agent.offload_relaxation(inst)
     assert relaxed.mode == "offload" and relaxed.buffers == inst.buffers
     batch = agent.encode_batch([inst])
-    kw = dict(simulations=0, polish=1, polish_pairs=False, iterate=0)   # the relaxation alone
-    (off,), _ = agent.play_batch(batch, relax=False, **kw)
-    (on,), _ = agent.play_batch(batch, relax=True, **kw)
+    # the relaxation alone
+    cfg = agent.AgentConfig(simulations=0, polish=1, polish_pairs=False, iterate=0)
+    (off,), _ = agent.play_batch(batch, cfg.replace(relax=None))
+    (on,), _ = agent.play_batch(batch, cfg.replace(relax=True))
     v_on, v_off = validate(inst, on), validate(inst, off)
     assert v_on.valid, v_on.summary()
     assert v_on.estimated_time < v_off.estimated_time * (1 - 1e-3)
 
 
 def test_agent_polishes_placement_plans_in_their_offload_relaxation(monkeypatch):
-    """agent.play_batch(relax="polish"): the placement game's own plans are
+    """agent.play_batch with relax="polish": the placement game's own plans are
     polished in the offload relaxation (no second search: relaxation_plans
     is not called), laid out and repacked; the faster valid layout is kept.
     On this instance (``_relayouts_fail``'s) that is 0.948 of the placement
@@ -215,39 +218,40 @@ def test_agent_polishes_placement_plans_in_their_offload_relaxation(monkeypatch)
     from memfit.msa.learned import agent
     inst = random_instance(38, num_ops=18, num_args=3, mode="placement", capacity_fraction=0.4)
     batch = agent.encode_batch([inst])
-    kw = dict(simulations=0, polish=1, polish_pairs=False, iterate=0)   # the relaxation alone
-    (off,), _ = agent.play_batch(batch, relax=False, **kw)
+    # the relaxation alone
+    cfg = agent.AgentConfig(simulations=0, polish=1, polish_pairs=False, iterate=0)
+    (off,), _ = agent.play_batch(batch, cfg.replace(relax=None))
     calls = []
     monkeypatch.setattr(agent, "relaxation_plans", lambda *a, **k: calls.append(a) or {})
-    (on,), _ = agent.play_batch(batch, relax="polish", **kw)
+    (on,), _ = agent.play_batch(batch, cfg.replace(relax="polish"))
     assert calls == []
     v_on, v_off = validate(inst, on), validate(inst, off)
     assert v_on.valid, v_on.summary()
     assert v_on.estimated_time < v_off.estimated_time * (1 - 1e-3)
     with pytest.raises(ValueError, match="relax 'replay'"):
-        agent.play_batch(batch, relax="replay", **kw)
+        agent.play_batch(batch, cfg.replace(relax="replay"))
 
 
 def test_relaxation_polish_has_its_own_pair_stage_gate(monkeypatch):
     """agent.relaxation_polish_plans runs the pair stage on relaxations of
-    at most RELAX_PAIR_MAX_BUFFERS buffers with RELAX_PAIR_BEST_SECOND (the
-    setting it was judged with), whatever the offload default's gate; on
-    none with pairs=False, on all with pairs=True."""
+    at most relax_pair_max_buffers buffers with relax_pair_best_second,
+    whatever the offload default's gate; on none with pairs=False, on all
+    with pairs=True."""
     from memfit.msa.learned import agent, play
     inst = random_instance(38, num_ops=18, num_args=3, mode="placement", capacity_fraction=0.4)
     batch = agent.encode_batch([inst])
-    (sol,), _ = agent.play_batch(batch, simulations=0, polish=1, polish_pairs=False, relax=False)
+    (sol,), _ = agent.play_batch(batch, agent.AgentConfig(simulations=0, polish=1,
+                                                          polish_pairs=False, relax=None))
     calls = []
 
     def spy(b, acts, **kw):
         calls.append((kw["only"], kw["best_second"]))
         return play.replay_batch(b.arrays, acts), acts
     monkeypatch.setattr(agent, "pair_polish", spy)
-    monkeypatch.setattr(agent, "DEFAULT_PAIR_MAX_BUFFERS", {"offload": 0, "placement": 0})
     for pairs, gate, want in ((None, inst.num_buffers, [True]), (None, inst.num_buffers - 1, None),
                               (False, 99, None), (True, 0, [True])):
         calls.clear()
-        monkeypatch.setattr(agent, "RELAX_PAIR_MAX_BUFFERS", gate)
-        plans = agent.relaxation_polish_plans(batch, [sol], 1, pairs)
+        cfg = agent.AgentConfig(pair_max_buffers=agent.PerMode(0, 0), relax_pair_max_buffers=gate)
+        plans = agent.relaxation_polish_plans(batch, [sol], 1, pairs, config=cfg)
         assert list(plans) == [0] and validate(agent.offload_relaxation(inst), plans[0]).valid
-        assert calls == ([] if want is None else [(want, agent.RELAX_PAIR_BEST_SECOND)])
+        assert calls == ([] if want is None else [(want, cfg.relax_pair_best_second)])

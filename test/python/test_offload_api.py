@@ -30,8 +30,8 @@ def test_offload_keeps_results_and_annotates(method, monkeypatch):
         # learned tests compile, without the pair stage (the default's 16
         # simulations and the pair stage's compiles only cost time here; both
         # are tested in test_msa_learned.py)
-        monkeypatch.setattr(agent, "DEFAULT_SIMULATIONS", 4)
-        monkeypatch.setattr(agent, "DEFAULT_PAIR_MAX_BUFFERS", {"offload": 0, "placement": 0})
+        monkeypatch.setattr(agent, "DEFAULT_CONFIG", agent.DEFAULT_CONFIG.replace(
+            search_simulations=4, pair_max_buffers=agent.PerMode(0, 0)))
     args = _args()
     need = xla_bytes(jax.jit(chain).lower(*args).compile())
     f = memfit.jit(chain, memory_limit=need // 2, offload=method)

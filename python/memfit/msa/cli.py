@@ -130,8 +130,8 @@ def add_subcommands(sub) -> None:
     a.add_argument("--num-workers", type=int, default=8, help="CP-SAT workers (exact)")
     a.add_argument("--simulations", type=int, default=None,
                    help="search simulations per move (learned; default 16 up to 256 buffers, "
-                        "the argmax above, then --local-search: see msa.learned.agent; 0 = the "
-                        "policy's argmax)")
+                        "the argmax above, then --local-search: msa.learned.agent.AgentConfig; "
+                        "0 = the policy's argmax)")
     a.add_argument("--polish", type=int, default=None,
                    help="local-improvement passes after the search (learned; default 2 "
                         "after a search with the rollout value on offload instances up to "
@@ -140,11 +140,10 @@ def add_subcommands(sub) -> None:
                    help="after the polish, the pair stage: every single change tried as a "
                         "kick, completed by its best second change and a polish pass "
                         "(learned; only where the game is polished: --polish > 0, by default "
-                        "up to 64 buffers). Default: on for offload instances "
-                        "(msa.learned.agent.DEFAULT_PAIR_MAX_BUFFERS; at most 11 s CPU per "
-                        "instance warm on a fresh test set); --polish-pairs runs it on every "
-                        "instance (10-20x the polish's time on 24-58 buffers in placement "
-                        "mode), --no-polish-pairs on none")
+                        "up to 64 buffers). Default: on offload instances of at most 64 "
+                        "buffers (AgentConfig.pair_max_buffers); --polish-pairs runs it on "
+                        "every instance (far slower in placement mode), --no-polish-pairs on "
+                        "none")
     a.add_argument("--repack", action=argparse.BooleanOptionalAction, default=None,
                    help="placement mode: then change plans with offsets re-derived by "
                         "relayouts and the exact packer (msa.solvers.repack; never slower; "
@@ -157,29 +156,28 @@ def add_subcommands(sub) -> None:
                         "polish; 'polish' polishes the game's own plans there (no second "
                         "search). Its plans are laid out by a first-fit order search and "
                         "repacked, and the faster solution is kept (never slower; default: "
-                        "polish, msa.learned.agent.DEFAULT_RELAX)")
+                        "polish, AgentConfig.relax)")
     a.add_argument("--no-relax", dest="relax", action="store_const", const=False,
                    help="placement mode: no offload relaxation")
     a.add_argument("--local-search", action=argparse.BooleanOptionalAction, default=None,
                    help="then a local search over the buffers' plan menus, every other "
                         "plan (and offset) kept and each change timed by the cost model "
-                        "(msa.solvers.localsearch; never slower; default: on for --method learned "
-                        "above the 256-buffer bucket, where its game is not searched or "
+                        "(msa.solvers.localsearch; never slower; default: on for --method "
+                        "learned above the 256-buffer bucket, where its game is not searched or "
                         "polished, and there also from the heuristic's solution, the faster "
                         "kept; off for the other methods)")
     a.add_argument("--iterate", type=_rounds, default=None, metavar="ROUNDS",
                    help="then ROUNDS rounds of iterated local search "
                         "(msa.solvers.localsearch.iterate: a few buffers living together "
-                        "changed at random, then descents; the best kept, never slower; 0 = off; "
-                        "default: for --method learned msa.learned.agent.ITERATE_ROUNDS "
-                        "on games of at most ITERATE_MAX_BUCKET buffers, off for the "
-                        "other methods)")
+                        "changed at random, then descents; the best kept, never slower; "
+                        "0 = off; default: for --method learned AgentConfig.iterate_rounds "
+                        "(200) on games of at most iterate_max_bucket (64) buffers, off for "
+                        "the other methods)")
     a.add_argument("--layout-rounds", type=_rounds, default=0, metavar="ROUNDS",
                    help="placement mode: last, ROUNDS rounds of layout kicks from the "
                         "method's solution (msa.solvers.localsearch.iterate's layout_rounds: "
                         "ejections and re-layouts of a neighbourhood, relayout moves; "
-                        "never slower; about 0.03-0.25 s per round at 35-60 buffers; "
-                        "default 0: off; ignored in offload mode)")
+                        "never slower; default 0: off; ignored in offload mode)")
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("-o", "--output", default=None, help="solution JSON (default stdout)")
     a.set_defaults(func=cmd_assign)

@@ -1,10 +1,13 @@
 """The learned mallocGame player (mallocMuZero-style).
 
-``assign(instance, simulations=16)`` plays an instance with the packaged,
-trained policy/value network and Gumbel MuZero search; see ``docs/msa.md``.
-Modules: features (what the network sees), network, play (search and
-batched games), train (self-play and learning), checkpoint, agent.
+``assign(instance)`` plays an instance with the packaged, trained
+policy/value network and Gumbel MuZero search, its settings an
+``AgentConfig`` (``DEFAULT_CONFIG``); see ``docs/msa.md``. Modules: features
+(what the network sees), network, play (search and batched games), agent
+(the player's stages and settings), train (self-play and learning), imitate
+(expert games), programs (random training programs), recipe (``memfit
+train-agent``), checkpoint.
 """
-from .agent import DEFAULT_SIMULATIONS, assign, load_params, play_instances
+from .agent import DEFAULT_CONFIG, AgentConfig, PerMode, assign, load_params, play_instances
 
-__all__ = ["assign", "load_params", "play_instances", "DEFAULT_SIMULATIONS"]
+__all__ = ["assign", "load_params", "play_instances", "AgentConfig", "DEFAULT_CONFIG", "PerMode"]

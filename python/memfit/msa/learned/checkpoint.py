@@ -21,7 +21,7 @@ from . import network
 
 FORMAT = 1
 DEFAULT_PATH = Path(__file__).with_name("agent.npz")
-#: Played above the searched buckets (agent.BIG_CHECKPOINT).
+#: Played above the searched buckets (AgentConfig.big_checkpoint).
 BIG_PATH = Path(__file__).with_name("agent_big.npz")
 
 

@@ -41,11 +41,11 @@ def _strip(s: game.State) -> game.State:
     return s._replace(inst=None)
 
 
-#: Leaf values the search can use: the network's value head, zero (the
-#: search then sees only the rewards along its path), or ``rollout``: the
-#: time the heuristic's plans still save when played from the leaf to the
-#: end of the game (exact for that continuation: the game is known).
-VALUE_MODES = ("network", "zero", "rollout")
+#: Leaf values the search can use: zero (the search then sees only the
+#: rewards along its path), or ``rollout``: the time the heuristic's plans
+#: still save when played from the leaf to the end of the game (exact for
+#: that continuation: the game is known).
+VALUE_MODES = ("zero", "rollout")
 
 
 def hint_plans(sf: F.Static) -> jax.Array:
@@ -85,25 +85,6 @@ def rollout_actions(sf: F.Static, s: game.State, actions: jax.Array):
 
     end, acts = jax.lax.while_loop(lambda c: ~c[0].done, body, (s, actions))
     return game.estimated_time(s.inst, end.choice), acts
-
-
-def fortify(sf: F.Static, s: game.State, action, inc_time, inc_actions):
-    """Keeps the best complete game known (the *incumbent*: Bertsekas'
-    fortified rollout). The search's move is played when the game it leads
-    to, continued by the heuristic's rollout, is no slower than the
-    incumbent; that game becomes the incumbent. Otherwise the incumbent's
-    own move is played (the search's move was chosen on averaged, inexact
-    values). The incumbent at the start is the heuristic's own game, so the
-    final game is never slower than it, and every search move that keeps
-    the incumbent's time or improves it is kept.
-    Returns ``(action to play, incumbent time, incumbent actions)``."""
-    nxt = game.advance(s, action)
-    t, acts = rollout_actions(sf, nxt, inc_actions)
-    acts = acts.at[jnp.minimum(s.step, acts.shape[0] - 1)].set(action)
-    better = (t <= inc_time) | s.done
-    own = inc_actions[jnp.minimum(s.step, inc_actions.shape[0] - 1)]
-    return (jnp.where(better, action, own), jnp.where(better, t, inc_time),
-            jnp.where(better, acts, inc_actions))
 
 
 def replay_suffix(s: game.State, actions: jax.Array, sf: F.Static | None = None,
@@ -179,13 +160,10 @@ POLISH_MIN_GAIN = 1e-6
 #: ("heuristic"), own moves with slow ones upgraded greedily ("upgrade") or
 #: only into capacity the later own moves leave free ("reserved").
 COMPLETIONS = ("own", "heuristic", "upgrade", "reserved")
-#: polish's default: without "reserved". With it, validation instances got
-#: closer to CP-SAT's optimum (2 of 10 misses reached it, docs/msa.md), but
-#: the held-out run ended one instance further from it (cnn_train-offload-50
-#: 0.698 vs 0.583 of the heuristic's time: a different first improvement
-#: led the 1-opt into a worse local optimum), so it is an option, not the
-#: default of a polish pass (2026-12-05); agent.DEFAULT_POLISH_THEN runs it
-#: as a second stage from the default's polished game, where it can only gain.
+#: polish's default: without "reserved". First-improvement 1-opt is path
+#: dependent, so "reserved" from the start can end in a slower local optimum;
+#: AgentConfig.polish_then runs it as a second stage from the default's
+#: polished game, where it can only gain.
 DEFAULT_COMPLETIONS = ("own", "heuristic", "upgrade")
 _REPLAY_CODES = {"own": REPLAY_OWN, "upgrade": REPLAY_UPGRADE, "reserved": REPLAY_RESERVED}
 
@@ -387,14 +365,10 @@ def best_second_change(sf: F.Static, g: game.GameArrays, actions: jax.Array, k, 
 
 #: The completions of a kick's polish pass in the pair stage (``pair_pass``):
 #: the game's own later moves, as they are or with slow ones upgraded, not
-#: the heuristic's rollout. On the validation misses (bench/
-#: diag_msa_pair_kicks.py, bench/msa_pair_kicks_validation.txt) one round
-#: cost 12-46 s CPU per instance vs 21-97 s with all four completions and
-#: reached the same games (rnn-1001-46-offload 0.9528, attention-1002-58-
-#: offload 0.8626, resmlp-1003-64-offload 0.9824 of the polished game's
-#: time); "own" alone (10-22 s) missed rnn-1001-46's best kick and the
-#: coordinated change of test_pair_stage_finds_coordinated_changes_that_
-#: 1opt_cannot. An improvement is then polished with every completion.
+#: the heuristic's rollout: about half the cost of all four completions for
+#: the same games, where "own" alone misses kicks (the coordinated change of
+#: test_pair_stage_finds_coordinated_changes_that_1opt_cannot). An
+#: improvement is then polished with every completion.
 PAIR_KICK_COMPLETIONS = ("own", "upgrade")
 
 
@@ -488,14 +462,17 @@ def replay_batch(arrays, actions):
     return jax.vmap(one)(arrays, actions)
 
 
-def _evaluate(net, static, states, uniform: bool, value_mode: str = "network"):
+def _evaluate(net, static, states, uniform: bool, value_mode: str = "zero"):
+    """The prior logits, leaf values (``VALUE_MODES``) and legal actions of ``states``."""
+    if value_mode not in VALUE_MODES:
+        raise ValueError(f"value_mode {value_mode!r}: expected one of {VALUE_MODES}")
     logits, value, legal = jax.vmap(network.apply, (None, 0, 0))(net, static, states)
     if uniform:
         logits = jnp.where(legal, 0.0, network.NEG)
-    if value_mode == "zero":
-        value = jnp.zeros_like(value)
-    elif value_mode == "rollout":
+    if value_mode == "rollout":
         value = jax.vmap(rollout_value)(static, states)
+    else:
+        value = jnp.zeros_like(value)
     return logits, jnp.where(states.done, 0.0, value), legal
 
 
@@ -515,7 +492,7 @@ def _recurrent_fn(uniform: bool, value_mode: str):
 
 def search_moves(net, arrays, static, states, key, *, num_simulations: int,
                  uniform: bool = False, gumbel_scale: float = 1.0, max_considered: int = 16,
-                 value_mode: str = "network", value_scale: float = 0.1,
+                 value_mode: str = "zero", value_scale: float = 0.1,
                  hint_root: bool = False, return_tree: bool = False):
     """One search per state of the batch: ``(action [N], improved policy [N, A])``
     (with ``return_tree``, also mctx's search tree).
@@ -599,7 +576,7 @@ def _promote_hint(sf, s, logits, legal):
 #: (mctx builds a fresh tree per move). With a mean, a deeper simulation
 #: that finds a faster game through a move raises that move's Q, and the
 #: next search, which may not find that game again, can end slower than the
-#: heuristic (docs/msa.md); "max" can lose the game the same way, "max_kept"
+#: heuristic; "max" can lose the game the same way, "max_kept"
 #: cannot (its first game is the heuristic's, the root's own rollout).
 ROOT_RULES = ("mean", "max", "max_kept")
 
@@ -633,12 +610,11 @@ def _record(traj: Trajectory, i, states, policy) -> Trajectory:
 
 def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: bool = False,
                record: bool = False, gumbel_scale: float = 1.0, max_considered: int = 16,
-               value_mode: str = "network", value_scale: float = 0.1,
-               hint_root: bool = False, fortified: bool = False, best: bool = False,
+               value_mode: str = "zero", value_scale: float = 0.1,
+               hint_root: bool = False, best: bool = False,
                root_rule: str = "mean", seed_games=None):
     """Plays every game of the batch to the end. ``num_simulations=0`` plays
-    the network's argmax. ``fortified``: keep an incumbent game (``fortify``).
-    ``best`` (a search with the rollout value): also keep, beside the game
+    the network's argmax. ``best`` (a search with the rollout value): also keep, beside the game
     played, the fastest complete game seen: the heuristic's game, and every
     game a search evaluated (``tree_best_game``: the searches' trees and
     the rollouts from their nodes; the last search's tree holds the played
@@ -653,9 +629,9 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
     [N, M])``, never slower than the heuristic's game, the seed games or
     the played game.
 
-    ``fortified``, ``best``, ``root_rule`` and whether seed games are given
-    are traced, not compile-time, choices (``_play_batch``): a search
-    compiles once for all of them (bench and tests compare the rules)."""
+    ``best``, ``root_rule`` and whether seed games are given are traced,
+    not compile-time, choices (``_play_batch``): a search compiles once for
+    all of them (bench and tests compare the rules)."""
     if root_rule not in ROOT_RULES:
         raise ValueError(f"root_rule {root_rule!r}: expected one of {ROOT_RULES}")
     by_max = root_rule != "mean"
@@ -665,17 +641,14 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
                          "rollout value (its leaf values are complete games)")
     if seed_games is not None and not (best or root_rule == "max_kept"):
         raise ValueError("seed_games needs best=True or root_rule='max_kept'")
-    if by_max and fortified:
-        raise ValueError("fortified=True plays mctx's own (mean) choice: root_rule='mean'")
-    # every search carries a complete game from move to move (the incumbent
-    # of ``fortify`` or the best game kept; unused by mctx's own rule), so
-    # that the rules share one compile
-    carried = bool(num_simulations > 0 or fortified)
+    # every search carries a complete game from move to move (the best game
+    # kept; unused by mctx's own rule), so that the rules share one compile
+    carried = num_simulations > 0
     if carried and seed_games is None:
         N, M = arrays.order.shape
         seed_games = (jnp.full((N,), jnp.inf, jnp.float32), jnp.zeros((N, M), jnp.int32))
     states, traj, played, inc = _play_batch(
-        net, arrays, static, key, seed_games, jnp.bool_(fortified), jnp.bool_(best),
+        net, arrays, static, key, seed_games, jnp.bool_(best),
         jnp.int32(ROOT_RULES.index(root_rule)), num_simulations=num_simulations,
         uniform=uniform, record=record, gumbel_scale=gumbel_scale,
         max_considered=max_considered, value_mode=value_mode, value_scale=value_scale,
@@ -686,12 +659,12 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
 @functools.partial(jax.jit, static_argnames=("num_simulations", "uniform", "record",
                                              "gumbel_scale", "max_considered", "value_mode",
                                              "value_scale", "hint_root", "carried"))
-def _play_batch(net, arrays, static, key, seed_games, fortified, best, rule, *,
+def _play_batch(net, arrays, static, key, seed_games, best, rule, *,
                 num_simulations: int, uniform: bool, record: bool, gumbel_scale: float,
                 max_considered: int, value_mode: str, value_scale: float, hint_root: bool,
                 carried: bool):
-    """``play_batch`` with ``fortified``, ``best`` (bools) and ``rule`` (the
-    root rule's index in ``ROOT_RULES``) traced: each move's branches are
+    """``play_batch`` with ``best`` (a bool) and ``rule`` (the root rule's
+    index in ``ROOT_RULES``) traced: each move's branches are
     chosen by ``lax.cond`` / ``where`` on them. ``carried``: a complete game
     (``seed_games``: the first candidates beside the heuristic's) is carried
     from move to move."""
@@ -726,7 +699,7 @@ def _play_batch(net, arrays, static, key, seed_games, fortified, best, rule, *,
             action, policy = greedy_moves(net, static, states)
         if carried:
             action, inc = _carry_games(static, arrays, states, tree if trees else None,
-                                       played, action, inc, fortified, best, rule, M)
+                                       played, action, inc, best, rule, M)
         if record:
             traj = _record(traj, i, states, policy)
         played = played.at[:, jnp.minimum(i, M - 1)].set(
@@ -749,12 +722,11 @@ def _play_batch(net, arrays, static, key, seed_games, fortified, best, rule, *,
     return states, traj, played, inc
 
 
-def _carry_games(static, arrays, states, tree, played, action, inc, fortified, best, rule, M):
+def _carry_games(static, arrays, states, tree, played, action, inc, best, rule, M):
     """One move's root rule and carried game (``play_batch``): with a tree,
     the search's best evaluated game (``tree_best_game``; "max" plays its
     move), kept when faster (``best``; "max_kept" plays the kept game's
-    move); else (``fortified`` without ``best``) the incumbent's rule (``fortify``).
-    Returns ``(action, carried game)``; branches not taken are skipped."""
+    move). Returns ``(action, carried game)``; branches not taken are skipped."""
     if tree is not None:
         t, acts = jax.lax.cond(best | (rule > 0),
                                lambda: jax.vmap(tree_best_game)(static, arrays, states, tree,
@@ -766,10 +738,7 @@ def _carry_games(static, arrays, states, tree, played, action, inc, fortified, b
         inc = jax.tree.map(lambda a, b: jnp.where(best, a, b), kept, inc)
         action = jnp.where(rule == ROOT_RULES.index("max_kept"), _move_at(inc[1], states, M),
                            action)
-    action, t, acts = jax.lax.cond(fortified & ~best,
-                                   lambda: jax.vmap(fortify)(static, states, action, *inc),
-                                   lambda: (action, *inc))
-    return action, (t, acts)
+    return action, inc
 
 
 def stack(items):

@@ -342,8 +342,8 @@ def _search_games(trainer, cd, simulations: int, chunk: int, cache: Path | None)
         batch = agent.Batch([cd.specs[i] for i in idx],
                             jax.tree.map(lambda x: x[sel], cd.arrays),
                             jax.tree.map(lambda x: x[sel], cd.static), 0.0)
-        _, _, a = agent.play_batch(batch, simulations=simulations, params=trainer.net,
-                                   return_actions=True)
+        _, _, a = agent.play_batch(batch, agent.AgentConfig(simulations=simulations),
+                                   params=trainer.net, return_actions=True)
         a = np.asarray(a)
         for j, i in enumerate(idx):
             acts[i] = a[j]

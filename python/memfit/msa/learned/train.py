@@ -55,7 +55,7 @@ class Config:
     value_weight: float = 1.0
     replay_size: int = 20000
     expert_fraction: float = 0.5
-    value_mode: str = "network"     # the self-play search's leaf value (play.VALUE_MODES)
+    value_mode: str = "rollout"     # the self-play search's leaf value (play.VALUE_MODES)
 
 
 @dataclass
@@ -168,7 +168,7 @@ def update(net, opt_state, arrays, static, rows, *, opt, value_weight: float):
 
 
 #: Classes above this buffer bucket learn by self-imitation, not search
-#: (agent.ROLLOUT_MAX_BUCKET: above it the agent's default is the argmax).
+#: (AgentConfig.rollout_max_bucket: above it the agent's default is the argmax).
 SEARCH_MAX_BUCKET = 256
 
 

@@ -23,7 +23,7 @@ rectangles meet no other buffer's (``_Layout``: every other buffer stays
 where it is); with ``compact``, once no move pays, the layout is compacted
 downwards (``_Search.compact``: plans and time unchanged, the free space
 gathered at the top) and the passes go on (the learned agent's default above
-the 256-move bucket since criterion U2, docs/msa.md); msa.solvers.repack
+the 256-move bucket); msa.solvers.repack
 is the placement search that also moves the others (relayouts, the exact
 packer), at a cost that grows much faster.
 
@@ -348,7 +348,7 @@ def _lowest_gap(y0: np.ndarray, y1: np.ndarray, size: int, cap: int):
 #: Pair moves: the blockers tried per blocked change (largest first).
 PAIR_BLOCKERS = 4
 #: ``_Search.layout_kick``: the share of ejections (the rest re-lay out a
-#: neighbourhood); the mix the dev instances were searched with (docs/msa.md).
+#: neighbourhood).
 EJECT_SHARE = 0.6
 
 

@@ -80,10 +80,7 @@ MAX_ROUNDS = 64
 PAIR_FIRSTS = 16
 _REL = 1e-9          # an accepted change is faster by more than this (relative)
 #: First-fit layouts tried by ``order_layout`` for one plan set (a count,
-#: not a time: the same result on any machine and under any load). On the
-#: 17 placement misses of the dev sets it laid out CP-SAT's optimal plans
-#: on 16 (the relayouts and the packer above: 7), after at most 1,690
-#: layouts, 0.4 s.
+#: not a time: the same result on any machine and under any load).
 ORDER_EVALS = 3000
 
 
