@@ -834,35 +834,41 @@ def test_too_large_instance_is_a_clear_error():
         agent.check_size(big)
 
 
-def test_cli_assign_learned(tmp_path, capsys, monkeypatch):
+@pytest.fixture
+def jax_cache_restored():
+    """Puts jax's persistent-cache settings back and makes jax decide again
+    whether to use that cache (it decides once per process), so that the
+    tests after these compile as before."""
+    from jax._src import compilation_cache
+    names = ("jax_compilation_cache_dir", "jax_persistent_cache_min_compile_time_secs")
+    before = {n: getattr(jax.config, n) for n in names}
+    yield
+    for n, v in before.items():
+        jax.config.update(n, v)
+    compilation_cache.reset_cache()
+
+
+def test_cli_assign_learned(tmp_path, capsys, monkeypatch, jax_cache_restored):
     ip = DATA / "instances" / "attention-offload-50.json"
     sp = tmp_path / "sol.json"
-    before = jax.config.jax_compilation_cache_dir
     monkeypatch.setenv("MEMFIT_JAX_CACHE", str(tmp_path / "jax-cache"))
-    try:
-        assert main(["assign", str(ip), "--method", "learned", "--simulations", "4",
-                     "-o", str(sp)]) == 0
-    finally:
-        jax.config.update("jax_compilation_cache_dir", before)
+    assert main(["assign", str(ip), "--method", "learned", "--simulations", "4",
+                 "-o", str(sp)]) == 0
     assert json.loads(sp.read_text())["method"] == "learned"
     assert "learned: valid" in capsys.readouterr().err
     assert main(["score", str(ip), str(sp)]) == 0
 
 
-def test_compilation_cache_directory(tmp_path, monkeypatch):
+def test_compilation_cache_directory(tmp_path, monkeypatch, jax_cache_restored):
     """memfit assign's persistent compile cache: the env's directory, off
     with MEMFIT_JAX_CACHE=0, and a directory the user set is kept."""
-    before = jax.config.jax_compilation_cache_dir
-    try:
-        jax.config.update("jax_compilation_cache_dir", None)
-        monkeypatch.setenv("MEMFIT_JAX_CACHE", "0")
-        assert agent.use_compilation_cache() is None
-        assert not jax.config.jax_compilation_cache_dir
-        monkeypatch.setenv("MEMFIT_JAX_CACHE", str(tmp_path / "c"))
-        assert agent.use_compilation_cache() == str(tmp_path / "c")
-        assert (tmp_path / "c").is_dir()
-        assert jax.config.jax_compilation_cache_dir == str(tmp_path / "c")
-        monkeypatch.setenv("MEMFIT_JAX_CACHE", str(tmp_path / "other"))
-        assert agent.use_compilation_cache() == str(tmp_path / "c")
-    finally:
-        jax.config.update("jax_compilation_cache_dir", before)
+    jax.config.update("jax_compilation_cache_dir", None)
+    monkeypatch.setenv("MEMFIT_JAX_CACHE", "0")
+    assert agent.use_compilation_cache() is None
+    assert not jax.config.jax_compilation_cache_dir
+    monkeypatch.setenv("MEMFIT_JAX_CACHE", str(tmp_path / "c"))
+    assert agent.use_compilation_cache() == str(tmp_path / "c")
+    assert (tmp_path / "c").is_dir()
+    assert jax.config.jax_compilation_cache_dir == str(tmp_path / "c")
+    monkeypatch.setenv("MEMFIT_JAX_CACHE", str(tmp_path / "other"))
+    assert agent.use_compilation_cache() == str(tmp_path / "c")

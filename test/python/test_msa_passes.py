@@ -161,3 +161,27 @@ def test_export_buffers_subcommand(tmp_path, capsys):
     assert inst.device.name == "cpu" and inst.mode == "placement"
     assert inst.program == "knn.mlir"
     assert re.search(r"\d+ ops, \d+ buffers", capsys.readouterr().err)
+
+
+def test_xla_buffer_stats_with_jax_persistent_cache_on(tmp_path):
+    """jax's persistent cache keys leave out the dump options, so a second
+    compile of one program would load the executable and write no dump: the
+    buffer statistics compile with that cache off."""
+    from jax._src import compilation_cache
+    from jax._src import config as jax_config
+
+    def f(x):
+        return jnp.tanh(x @ x.T).sum(axis=0)
+
+    x = jnp.ones((64, 32), jnp.float32)
+    with jax_config.compilation_cache_dir(str(tmp_path)), \
+            jax_config.persistent_cache_min_compile_time_secs(0), \
+            jax_config.persistent_cache_min_entry_size_bytes(0):
+        compilation_cache.reset_cache()
+        try:
+            jax.jit(f).lower(x).compile()      # fills the persistent cache
+            first = xla_buffer_stats(f, x)
+            second = xla_buffer_stats(f, x)
+        finally:
+            compilation_cache.reset_cache()
+    assert first == second and first["output_bytes"] == 64 * 4

@@ -49,6 +49,21 @@ def parse_buffer_assignment(text: str) -> list[dict]:
     return allocs
 
 
+def _compile_uncached(lowered, options: dict):
+    """``lowered.compile(options)`` past jax's persistent cache: its key leaves
+    the dump options out, so a hit would load an executable and XLA would write
+    no dump. jax decides once per process whether that cache is used; the
+    resets make it decide again, under the user's own settings afterwards."""
+    from jax._src import compilation_cache
+    from jax._src import config as jax_config
+    compilation_cache.reset_cache()
+    try:
+        with jax_config.enable_compilation_cache(False):
+            return lowered.compile(compiler_options=options)
+    finally:
+        compilation_cache.reset_cache()
+
+
 def xla_buffer_stats(fun, *args, min_bytes: int = 0, text: str | None = None,
                      **jit_kwargs) -> dict[str, Any]:
     """XLA:CPU's buffers for ``jax.jit(fun)(*args)`` (or for the module
@@ -62,8 +77,8 @@ def xla_buffer_stats(fun, *args, min_bytes: int = 0, text: str | None = None,
         from ... import _jax_handover as handover
         lowered = handover.replace_module(lowered, text)
     with tempfile.TemporaryDirectory(prefix="memfit-xla-dump-") as d:
-        compiled = lowered.compile(compiler_options={
-            "xla_dump_to": d, "xla_dump_hlo_as_text": True})
+        compiled = _compile_uncached(lowered, {"xla_dump_to": d,
+                                               "xla_dump_hlo_as_text": True})
         dumps = sorted(Path(d).glob("*buffer-assignment.txt"),
                        key=lambda p: p.stat().st_mtime)
         if not dumps:
