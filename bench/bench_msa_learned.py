@@ -76,7 +76,7 @@ REPACKED = {"bestpolrp": "bestpol"}
 # "bestpolpr": "bestpol"'s games through the pair stage (agent.pair_polish)
 # and then msa.repack; its wall "bestpol"'s plus both. "bestpol" itself is
 # polished without the pair stage (pairs=False) whatever
-# agent.DEFAULT_POLISH_PAIRS is, so that its rows stay comparable.
+# AgentConfig.polish_pairs is, so that its rows stay comparable.
 PAIRED = {"bestpolpr": "bestpol"}
 # "bestpolrxp": "bestpolrp" and then the relaxation polish (agent.
 # relaxation_polish_plans, relax="polish": the repacked plans polished in
@@ -84,7 +84,7 @@ PAIRED = {"bestpolpr": "bestpol"}
 RELAX_POLISHED = {"bestpolrxp": "bestpol"}
 # "default": the agent as memfit assign runs it, from "best"'s games: the
 # polish stages with the pair stage at its gate (agent.polish, pairs=None),
-# repack and the offload relaxation by agent.DEFAULT_RELAX, all where the
+# repack and the offload relaxation by AgentConfig.relax, all where the
 # agent polishes (agent.default_polish; above, "best"'s game itself). Its
 # wall "best"'s plus all of those.
 FULL_DEFAULT = {"default": "best"}
@@ -108,7 +108,7 @@ AGENT = "default"
 # and with its best game kept, that game polished, and the agent's
 # default; --methods all plays every method of LEARNED.
 DEFAULT_METHODS = "uniform,policy,raw,best,bestpol,default"
-# Above this many buffers (a game bucket over agent.ROLLOUT_MAX_BUCKET) the
+# Above this many buffers (a game bucket over AgentConfig.rollout_max_bucket) the
 # rollout leaf value and the incumbent cost a game per simulation: the big
 # instances get a table of their own with --big-simulations.
 BIG_BUFFERS = 256
@@ -178,17 +178,17 @@ def learned_rows(insts, sims: int, methods, passes: int, params=None):
                         out[k][name] = out[k][base]
                     solved[name] = solved[base]
                     continue
-                sols, wall, pacts = agent.polish(batch, acts, passes=n_passes, pairs=False,
-                                                 only=_rows(batch, passes))
+                sols, wall, pacts = agent.polish(batch, acts, agent.AgentConfig(polish_pairs=False),
+                                                 passes=n_passes, only=_rows(batch, passes))
                 wall += base_wall
                 games[name] = (pacts, wall)
             elif name == "raw" and "raw" in games:     # played by "best"
                 sols, (acts, wall) = games["raw"]
             else:
                 n = 0 if name == "policy" else sims
-                sols, wall, acts, raw = agent.play_batch(batch, simulations=n, params=params,
-                                                         return_actions=True, return_raw=True,
-                                                         local_search=False, **SETTINGS[name])
+                cfg = agent.AgentConfig(simulations=n, local_search=False, **SETTINGS[name])
+                sols, wall, acts, raw = agent.play_batch(batch, cfg, params=params,
+                                                         return_actions=True, return_raw=True)
                 games[name] = (acts, wall)
                 if name == "best" and "raw" in methods:
                     games["raw"] = (raw, (acts, wall))
@@ -382,8 +382,8 @@ def _full_default(batch, actions, base_wall: float, simulations: int, params=Non
     t = time.perf_counter()
     searched = agent._solutions(batch, play.replay_batch(batch.arrays, actions), "learned-mcts")
     sols, _ = agent.after_search(batch, searched, actions, agent.default_polish(batch),
-                                 "learned-mcts", only=agent.polish_rows(batch),
-                                 relax_play=dict(simulations=simulations, params=params))
+                                 "learned-mcts", agent.AgentConfig(simulations=simulations),
+                                 only=agent.polish_rows(batch), params=params)
     return sols, base_wall + time.perf_counter() - t
 
 
@@ -394,8 +394,9 @@ def _heuristic_searched(batch):
     from memfit.msa.solvers import heuristic
     from memfit.msa.learned import agent
     t = time.perf_counter()
+    cfg = agent.AgentConfig(local_search=True, local_search_from_heuristic=False)
     sols = agent.local_searched(batch, [heuristic.assign(s.inst) for s in batch.specs],
-                                agent.local_search_rows(batch, True), from_heuristic=False)
+                                agent.local_search_rows(batch, cfg), cfg)
     return sols, time.perf_counter() - t
 
 
@@ -440,8 +441,8 @@ def polish_from(args, passes: int) -> int:
                 continue
             acts = jnp.asarray([rows[k][base + "_actions"] for k in idx], jnp.int32)
             n_passes = agent.default_polish(batch) if passes is None else passes
-            sols, wall, pacts = agent.polish(batch, acts, passes=n_passes, pairs=False,
-                                             only=_rows(batch, passes))
+            sols, wall, pacts = agent.polish(batch, acts, agent.AgentConfig(polish_pairs=False),
+                                             passes=n_passes, only=_rows(batch, passes))
             _set_rows(rows, idx, insts, name, sols, [rows[k][base + "_wall"] + wall / len(idx)
                                                      for k in idx])
             print(f"  {name}: {len(idx)} instances, polish {wall:.0f}s", file=sys.stderr,
