@@ -1,6 +1,6 @@
 """Programs that loop the way ML libraries write them, shared by the tests
 (test_while_split.py, test_profile_accuracy.py) and the bench
-(bench/bench_real_programs_while.py).
+(bench/bench_real_programs.py).
 
 * ``decoder``: a pre-norm decoder whose layers run in ``jax.lax.scan`` over
   stacked parameters with ``jax.checkpoint`` (MaxText's ``scan_layers``,

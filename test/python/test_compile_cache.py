@@ -133,10 +133,7 @@ import json, sys
 import jax, numpy as np
 import memfit
 from memfit import api, compile_cache
-try:
-    from memfit.testing import examples
-except ImportError:
-    from memfit import examples
+from memfit.testing import examples
 from memfit.measure import ACCOUNTING_OPTIONS, xla_bytes
 from memfit import _jax_handover as handover
 rng = np.random.default_rng(0)
