@@ -5,6 +5,9 @@ from __future__ import annotations
 import jax
 import numpy as np
 
+import memfit
+from memfit.measure import xla_bytes
+
 
 def assert_matches(want, got, tol: float = 1e-5, exact_ints: bool = True) -> None:
     """Compares two pytrees of arrays leaf by leaf."""
@@ -21,3 +24,18 @@ def assert_matches(want, got, tol: float = 1e-5, exact_ints: bool = True) -> Non
         scale = max(float(np.max(np.abs(w64))), 1e-30)
         err = float(np.max(np.abs(w64 - g64)))
         assert err <= tol * scale, (err, tol * scale)
+
+
+def split_within(fn, args, limit: int, *, min_ratio: float, rewrite: bool = False):
+    """memfit.jit(fn) under ``limit``: checks that the program has a loop,
+    that XLA's bytes are within the limit and that plain jax.jit needs at
+    least ``min_ratio`` times the limit. Returns (jax's compiled program,
+    memfit's jitted function, jax's bytes, memfit's bytes)."""
+    base = jax.jit(fn).lower(*args).compile()
+    fitted = memfit.jit(fn, memory_limit=limit, rewrite=rewrite)
+    lowered = fitted.lower(*args)
+    assert "stablehlo.while" in lowered.as_text()
+    base_bytes, split_bytes = xla_bytes(base), xla_bytes(lowered.compile())
+    assert split_bytes <= limit, (split_bytes, limit)
+    assert base_bytes >= min_ratio * limit, (base_bytes, limit)
+    return base, fitted, base_bytes, split_bytes

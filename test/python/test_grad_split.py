@@ -20,9 +20,8 @@ import jax.numpy as jnp
 import pytest
 
 import memfit
-from memfit.measure import xla_bytes
 from memfit.testing import examples
-from numerics import assert_matches
+from numerics import assert_matches, split_within
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -34,14 +33,8 @@ def normal(key, shape):
 
 def check(g, args, limit, *, min_ratio, rewrite=False, tol=1e-5):
     """Splits g under `limit`; returns (jax bytes, memfit bytes)."""
-    base = jax.jit(g).lower(*args).compile()
-    fitted = memfit.jit(g, memory_limit=limit, rewrite=rewrite)
-    lowered = fitted.lower(*args)
-    assert "stablehlo.while" in lowered.as_text()
-    split = lowered.compile()
-    base_bytes, split_bytes = xla_bytes(base), xla_bytes(split)
-    assert split_bytes <= limit, (split_bytes, limit)
-    assert base_bytes >= min_ratio * limit, (base_bytes, limit)
+    base, fitted, base_bytes, split_bytes = split_within(g, args, limit, min_ratio=min_ratio,
+                                                         rewrite=rewrite)
     assert_matches(base(*args), fitted(*args), tol)
     return base_bytes, split_bytes
 

@@ -25,6 +25,7 @@ import pytest
 import memfit
 from memfit.testing import examples
 from memfit.measure import xla_bytes
+from numerics import split_within
 from memfit.testing.oracle import EPS32, FACTOR, FLOOR_ULPS, relative_error
 
 KiB = 1024
@@ -44,14 +45,7 @@ def _f64(fn, args):
 def check(fn, args, limit, *, min_ratio):
     """Splits fn under `limit`; checks memory and the float64 contract.
     Returns (jax bytes, memfit bytes)."""
-    base = jax.jit(fn).lower(*args).compile()
-    fitted = memfit.jit(fn, memory_limit=limit, rewrite=False)
-    lowered = fitted.lower(*args)
-    assert "stablehlo.while" in lowered.as_text()
-    split = lowered.compile()
-    base_bytes, split_bytes = xla_bytes(base), xla_bytes(split)
-    assert split_bytes <= limit, (split_bytes, limit)
-    assert base_bytes >= min_ratio * limit, (base_bytes, limit)
+    base, fitted, base_bytes, split_bytes = split_within(fn, args, limit, min_ratio=min_ratio)
     got_jax = jax.tree_util.tree_leaves(base(*args))
     got = jax.tree_util.tree_leaves(fitted(*args))
     for want, j, m in zip(_f64(fn, args), got_jax, got):
