@@ -5,6 +5,9 @@ replicated queries, D=32, k=10) written plainly: the M x N squared-distance
 matrix, then ``lax.top_k``. jax's SPMD partition of it gathers the distance
 rows onto every device for top_k, so each device needs about 2 x M x N x 4
 bytes. memfit.jit gets a per-device limit ``--ratio`` (16) times below that.
+``--form broadcast`` writes the distances as users do,
+``jnp.sum((q[:, None] - db[None]) ** 2, -1)``, which memfit's exact
+nearest-neighbour rewrite turns into a GEMM before the split.
 
 Printed, one row per program:
   * jax's per-device need: XLA's argument + output + temp - alias of jax's
@@ -27,6 +30,7 @@ Plain jax is not run (its need is listed): at N=1M, M=1000 it needs about
 
     .venv/bin/python bench/bench_sharded.py              # N=1M, M=1000
     .venv/bin/python bench/bench_sharded.py --quick      # N=100k, M=256
+    .venv/bin/python bench/bench_sharded.py --form broadcast   # as users write it
 """
 from __future__ import annotations
 
@@ -62,6 +66,16 @@ def knn(q, db):
     d2 = (jnp.sum(q * q, 1)[:, None] - 2.0 * q @ db.T + jnp.sum(db * db, 1)[None, :])
     _, idx = jax.lax.top_k(-d2, K)
     return idx
+
+
+def knn_broadcast(q, db):
+    """The same kNN as users write it: the [M, N, D] differences (memfit's
+    exact nearest-neighbour rewrite makes them a GEMM before the split)."""
+    _, idx = jax.lax.top_k(-jnp.sum((q[:, None] - db[None]) ** 2, -1), K)
+    return idx
+
+
+FORMS = {"expanded": knn, "broadcast": knn_broadcast}
 
 
 def hand_chunked(block: int):
@@ -111,10 +125,10 @@ def data(n: int, m: int):
     return q, db, jax.device_put(q, rep), jax.device_put(db, rows)
 
 
-def rss_target(n: int, m: int, limit: int):
+def rss_target(n: int, m: int, limit: int, form: str = "expanded"):
     """For memfit.measure.peak_rss_growth: memfit's kNN and its arguments."""
     _, _, qd, dbd = data(n, m)
-    return memfit.jit(knn, memory_limit=limit), (qd, dbd)
+    return memfit.jit(FORMS[form], memory_limit=limit), (qd, dbd)
 
 
 def main():
@@ -126,6 +140,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--check", type=int, default=50, help="queries checked exactly")
     ap.add_argument("--quick", action="store_true", help="N=100k, M=256")
+    ap.add_argument("--form", choices=sorted(FORMS), default="expanded",
+                    help="how the kNN is written (the hand-chunked one is expanded)")
     ap.add_argument("--no-rss", dest="rss", action="store_false",
                     help="skip the RSS subprocess")
     a = ap.parse_args()
@@ -133,10 +149,11 @@ def main():
         a.n, a.m = 100_000, 256
     q, db, qd, dbd = data(a.n, a.m)
 
-    need = xla_bytes(jax.jit(knn).lower(qd, dbd).compile())
+    f = FORMS[a.form]
+    need = xla_bytes(jax.jit(f).lower(qd, dbd).compile())
     limit = int(need / a.ratio)
     t = time.perf_counter()
-    fitted = memfit.jit(knn, memory_limit=limit)
+    fitted = memfit.jit(f, memory_limit=limit)
     compiled = fitted._lowered_and_compiled((qd, dbd), {})[1]
     build = time.perf_counter() - t
     got = xla_bytes(compiled)
@@ -154,13 +171,13 @@ def main():
 
     print(f"CPU: {cpu_model()}; 8 simulated devices on {os.cpu_count()} cores; "
           f"jax {jax.__version__}")
-    hdr = (f"{'program':<34} {'jax need/dev':>13} {'limit/dev':>10} {'memfit/dev':>11} "
+    hdr = (f"{'program':<46} {'jax need/dev':>13} {'limit/dev':>10} {'memfit/dev':>11} "
            f"{'need/limit':>10} {'memfit s':>9} {'hand s':>7} {'memfit/hand':>11} "
            f"{'build s':>8} {'max rel err':>11}")
     print(hdr)
     print("-" * len(hdr))
-    name = f"kNN N={a.n:,} M={a.m:,} D=32 k={K}, db/8"
-    print(f"{name:<34} {need / MiB:>9.0f} MiB {limit / MiB:>6.0f} MiB {got / MiB:>7.0f} MiB "
+    name = f"kNN {a.form} N={a.n:,} M={a.m:,} D=32 k={K}, db/8"
+    print(f"{name:<46} {need / MiB:>9.1f} MiB {limit / MiB:>6.1f} MiB {got / MiB:>7.1f} MiB "
           f"{need / limit:>9.1f}x {med['memfit']:>9.2f} {med.get('hand', float('nan')):>7.2f} "
           f"{med['memfit'] / med.get('hand', float('nan')):>10.2f}x {build:>8.1f} {err:>11.1e}")
     print(f"hand: lax.map over query blocks of {block} (the largest divisor of M that fits "
@@ -168,11 +185,12 @@ def main():
           f"indices equal to memfit's: {agree:.4f}"
           if hand is not None else "hand: no query block fits the limit")
     cal = fitted.last_calibration
-    print(f"memfit's per-device bytes within the limit: {got <= limit}; "
+    print(f"memfit's per-device bytes within the limit: {got <= limit}; global arguments "
+          f"+ outputs {(q.nbytes + db.nbytes + idx.nbytes) / MiB:.2f} MiB; "
           f"calibration: {cal.summary()}")
     if a.rss:
         r = peak_rss_growth(f"{Path(__file__).stem}:rss_target", ynn=False, cwd=str(HERE),
-                            n=a.n, m=a.m, limit=limit)
+                            n=a.n, m=a.m, limit=limit, form=a.form)
         print(f"peak RSS growth of one memfit run in a fresh process (8 devices): "
               f"{r['growth'] / MiB:.0f} MiB; 8 x limit = {8 * limit / MiB:.0f} MiB")
 

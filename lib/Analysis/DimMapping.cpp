@@ -62,6 +62,11 @@ public:
     rule.factors.back().why = why;
     return *this;
   }
+  /// Marks the last factor as one XLA partitions without gathering it.
+  RuleBuilder &localOnShards(bool local) {
+    rule.factors.back().localOnShards = local;
+    return *this;
+  }
   OpDimRule take() { return std::move(rule); }
 
 private:
@@ -286,8 +291,10 @@ std::optional<OpDimRule> gatherRule(Operation *op, RuleBuilder &b) {
       continue;
     bool indexed = llvm::is_contained(startMap, d);
     if (llvm::is_contained(collapsed, d)) {
-      if (indexed)
+      if (indexed) {
         b.add(FactorKind::PassThrough, in.getDimSize(d)).operand(0, d).whole(kGatherIndexed);
+        b.localOnShards((*sliceSizes)[d] == 1);
+      }
       continue;
     }
     if (k >= offsetDims.size())

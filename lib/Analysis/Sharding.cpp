@@ -288,7 +288,8 @@ bool ShardingModel::neededWhole(Value v, int64_t d) const {
     if (!rule)
       return true;
     const DimFactor *f = rule->forOperand(use.getOperandNumber(), d);
-    if (!f || (f->kind != FactorKind::PassThrough && f->kind != FactorKind::Reduction))
+    if (!f || (f->kind != FactorKind::PassThrough && f->kind != FactorKind::Reduction &&
+               !f->localOnShards))
       return true;
   }
   return false;

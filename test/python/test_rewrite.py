@@ -163,6 +163,28 @@ def test_matrix_chain_reordering(form):
     _close(g(a, b, v), jax.jit(f)(a, b, v))
 
 
+def _chain_reusing_a_product(a, b, v):
+    c = a @ b
+    return (c @ b) @ v, c
+
+
+def test_matrix_chain_reusing_a_product():
+    # a b is returned too: it stays one product, computed once, and
+    # (c b) v becomes c (b v). The rewrite used to count a b as part of the
+    # chain, find its own output cheaper still and rewrite it forever.
+    n = 384
+    a = _rng(13).standard_normal((n, n), dtype=np.float32) / np.sqrt(n)
+    b = _rng(14).standard_normal((n, n), dtype=np.float32) / np.sqrt(n)
+    v = _rng(15).standard_normal((n, 3), dtype=np.float32)
+    g, text = _rewritten(_chain_reusing_a_product, a, b, v, passes=REWRITE)
+    square = f"tensor<{n}x{n}xf32>, tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32>"
+    assert text.count(square) == 1 and '"matrix-chain" = 1' in text
+    a64, b64, v64 = (np.asarray(x, np.float64) for x in (a, b, v))
+    want = ((a64 @ b64) @ b64) @ v64, a64 @ b64
+    for got, ref in zip(g(a, b, v), want):
+        _close(got, ref)
+
+
 def test_options_switch_rewrites_off():
     x = _rng(0).standard_normal((64, 8), dtype=np.float32)
     q = _rng(1).standard_normal((16, 8), dtype=np.float32)

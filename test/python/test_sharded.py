@@ -13,6 +13,10 @@ own SPMD program needs per device, and the test checks that
   * the results equal plain, unsharded jax.jit's (kNN: the neighbours'
     exact distances agree; attention and an MLP training step: 1e-5
     relative to the largest output).
+The kNN written with broadcasting (knn_broadcast, memfit's exact
+nearest-neighbour rewrite before the split) gets a limit of one device's
+arguments and outputs plus jax's temporaries / 16, below the global
+arguments and outputs, on hard data (points far from the origin).
 """
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from pathlib import Path
 import pytest
 
 RUNNER = Path(__file__).with_name("sharded_runner.py")
-CASES = ["knn", "knn_placed", "attention", "mlp_step"]
+CASES = ["knn", "knn_placed", "knn_broadcast", "attention", "mlp_step"]
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +61,8 @@ def test_sharded_split_fits_each_device(results, name):
 # The sharded dimension's extent in each case: no loop chunks it (kNN: the
 # 64,000 database rows; attention: the 8 heads, dimension 1; the MLP: the
 # 8,192 batch rows).
-SHARDED_EXTENT = {"knn": 64_000, "knn_placed": 64_000, "attention": None, "mlp_step": 8192}
+SHARDED_EXTENT = {"knn": 64_000, "knn_placed": 64_000, "knn_broadcast": 64_000,
+                  "attention": None, "mlp_step": 8192}
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -79,3 +84,23 @@ def test_sharded_split_matches_unsharded_jax(results, name):
     assert r["max_rel_error"] <= 1e-5, r
     if name.startswith("knn"):
         assert r["index_agreement"] >= 0.999, r
+
+
+def test_sharded_broadcast_knn_fits_below_its_global_arguments(results):
+    # The rewrite that turns the broadcast into a GEMM must leave the split
+    # counting one device's shard: the limit is below the arguments and
+    # outputs of the whole program, and XLA's per-device bytes are within it.
+    r = results["knn_broadcast"]
+    assert "error" not in r, r["error"]
+    assert r["limit"] < r["global_io_bytes"], "the limit does not test per-device accounting"
+    assert r["memfit_bytes"] <= r["limit"]
+
+
+def test_sharded_broadcast_knn_is_exact(results):
+    # lax.top_k's own indices (the rewrite's contract), and the float64
+    # nearest neighbours wherever the k-th is not nearly tied.
+    r = results["knn_broadcast"]
+    assert "error" not in r, r["error"]
+    assert r["index_agreement"] == 1.0, r
+    assert r["float64_clear_rows"] > 64, r
+    assert r["float64_set_mismatches"] == 0, r

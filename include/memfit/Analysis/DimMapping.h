@@ -56,6 +56,12 @@ struct DimFactor {
   /// max over complex values, which have no order; an indexed dimension);
   /// null when the kind says it all.
   const char *why = nullptr;
+  /// For a NeedReplication factor: XLA's SPMD partitioner computes the op
+  /// with this operand dimension sharded without gathering it (a gather's
+  /// indexed dimension read with slice size 1: each device reads its own
+  /// rows, the others masked, and the partial results are all-reduced), so a
+  /// device holds only its shard of the operand.
+  bool localOnShards = false;
 };
 
 struct OpDimRule {

@@ -17,7 +17,10 @@
 //  - deviceBytes(v): the bytes one device holds of v. A dimension that a
 //    consumer needs whole on every device (top_k or sort along it, a slice of
 //    it, an op memfit cannot see through) is counted whole: XLA all-gathers
-//    it there, so the gathered copy is what the device holds.
+//    it there, so the gathered copy is what the device holds. A dimension
+//    that XLA partitions without gathering (DimFactor::localOnShards: the
+//    rows a gather reads one by one, as the nearest-neighbour rewrite reads
+//    its candidates from the sharded database) stays a shard.
 // The model is forward only and takes no sharding it cannot parse (sub-axes,
 // inline meshes): it never divides by more than the program says, so it can
 // only overcount, which memfit.jit's calibration against XLA's per-device

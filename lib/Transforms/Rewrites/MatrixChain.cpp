@@ -121,26 +121,23 @@ Plan solve(ArrayRef<int64_t> dims) {
   return p;
 }
 
-/// FLOPs of the chain as the program wrote it (left-to-right per dot tree).
-double currentFlops(Operation *root) {
+/// FLOPs of the chain's products as the program wrote them: the root and
+/// the inner products that the rebuild replaces. A product feeding a leaf
+/// (an intermediate with several uses) stays in the program whichever order
+/// the chain takes, so it is not counted: counting it made the rebuilt chain
+/// look cheaper than itself, and the rewrite re-fired on its own output.
+double chainFlops(const Chain &chain) {
   double total = 0;
-  SmallVector<Operation *> work{root};
-  llvm::SmallPtrSet<Operation *, 8> seen;
-  while (!work.empty()) {
-    Operation *op = work.pop_back_val();
-    if (!seen.insert(op).second)
-      continue;
+  auto add = [&](Operation *op) {
     if (auto dot = DotGeneralView::match(op)) {
       auto lt = llvm::cast<RankedTensorType>(dot->getLhs().getType());
-      auto out = dot->getResultType();
       int64_t k = lt.getDimSize(dot->getDims().lhsContract[0]);
-      total += 2.0 * out.getNumElements() * k;
+      total += 2.0 * dot->getResultType().getNumElements() * k;
     }
-    for (Value v : op->getOperands())
-      if (Operation *def = v.getDefiningOp())
-        if (isPlainMatmul(def) || TransposeView::match(def))
-          work.push_back(def);
-  }
+  };
+  add(chain.root);
+  for (Operation *op : chain.replaced)
+    add(op);
   return total;
 }
 
@@ -198,7 +195,7 @@ bool memfit::rewriteMatrixChain(Operation *op, RewriterBase &rewriter) {
   }
   Plan plan = solve(dims);
   int n = chain.leaves.size();
-  if (!(plan.flops[0][n - 1] < currentFlops(op)))
+  if (!(plan.flops[0][n - 1] < chainFlops(chain)))
     return false;
   rewriter.setInsertionPoint(op);
   auto resultType = dot.getResultType();

@@ -54,6 +54,7 @@
 #include "TopKKeys.h"
 
 #include "memfit/Analysis/KnnTiles.h"
+#include "memfit/Analysis/Sharding.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "memfit/IR/OpViews.h"
@@ -555,27 +556,43 @@ std::pair<Value, Value> repairUncertified(OpBuilder &b, Location loc, Value q, V
 namespace {
 
 /// Bytes of `func`'s arguments and results: what a memory limit leaves the
-/// rest of the program after them.
-int64_t argumentAndResultBytes(func::FuncOp func) {
+/// rest of the program after them. In a sharded program the limit is one
+/// device's, and so are these bytes.
+int64_t argumentAndResultBytes(func::FuncOp func, const ShardingModel &sharding) {
   int64_t total = 0;
-  for (Type t : func.getFunctionType().getInputs())
-    total += getTensorBytes(t).value_or(0);
-  for (Type t : func.getFunctionType().getResults())
-    total += getTensorBytes(t).value_or(0);
+  for (BlockArgument a : func.front().getArguments())
+    total += sharding.deviceBytes(a);
+  for (Value v : func.getBody().back().getTerminator()->getOperands())
+    total += sharding.deviceBytes(v);
   return total;
 }
 
-/// The two-level loop's sizes, when rows are long enough for block maxima
-/// and one query's chunk fits what the limit leaves (divided by the margin
-/// memfit-split budgets temporaries with, at least 1).
+/// Whether devices split the rows of `q` or `x`. The two-level loop slices
+/// both by rows, which XLA's partitioner can only do on whole copies: every
+/// device would hold all of x and search all of it. The one-level GEMM keeps
+/// the rows as they are sharded (each device computes its own columns of the
+/// distances), and memfit-split chunks the dimension that is not.
+bool rowsSharded(const ShardingModel &sharding, Value q, Value x) {
+  return sharding.shardsAlong(q, 0) > 1 || sharding.shardsAlong(x, 0) > 1;
+}
+
+/// The two-level loop's sizes, when rows are long enough for block maxima,
+/// neither q's nor x's rows are sharded, and one query's chunk fits what the
+/// limit leaves (divided by the margin memfit-split budgets temporaries
+/// with, at least 1).
 std::optional<KnnTiles> planTiles(Operation *op, const KnnMatch &match, Value q, Value x,
                                   const NearestNeighbourOptions &opts) {
   auto qt = llvm::cast<RankedTensorType>(q.getType());
   int64_t n = llvm::cast<RankedTensorType>(x.getType()).getDimSize(0);
+  auto func = op->getParentOfType<func::FuncOp>();
+  std::optional<ShardingModel> sharding;
+  if (func)
+    sharding.emplace(func);
+  if (sharding && rowsSharded(*sharding, q, x))
+    return std::nullopt;
   KnnTileOptions tiling{opts.cacheBytes, -1};
   if (opts.memoryLimit > 0) {
-    auto func = op->getParentOfType<func::FuncOp>();
-    int64_t room = opts.memoryLimit - (func ? argumentAndResultBytes(func) : 0);
+    int64_t room = opts.memoryLimit - (sharding ? argumentAndResultBytes(func, *sharding) : 0);
     // A margin below 1 (memfit.jit's calibration, when XLA holds less than
     // memfit's model) is the split's: above the room, memfit-split would
     // cut this loop's body again.

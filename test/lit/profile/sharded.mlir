@@ -96,3 +96,24 @@ func.func @sub_axis_counts_whole(%x: tensor<1024x1024xf32> {sdy.sharding = #sdy.
   %0 = "stablehlo.exponential"(%x) : (tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
   return %0 : tensor<1024x1024xf32>
 }
+
+// A gather of single rows from a database sharded by rows: XLA's partitioner
+// reads each device's own rows (the indices offset, the other devices' rows
+// masked) and all-reduces the [64, 16, 16] result, so the database counts
+// 4 MiB / 8 per device, beside the 4 KiB of indices.
+// CHECK-LABEL: memfit-profile: @gather_rows_sharded
+// CHECK-NEXT:    arguments: 516.00 KiB (528384 B)
+func.func @gather_rows_sharded(%db: tensor<65536x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"d"}, {}]>}, %idx: tensor<64x16x1xi32>) -> tensor<64x16x16xf32> {
+  %0 = "stablehlo.gather"(%db, %idx) <{dimension_numbers = #stablehlo.gather<offset_dims = [2], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 2>, indices_are_sorted = false, slice_sizes = array<i64: 1, 16>}> : (tensor<65536x16xf32>, tensor<64x16x1xi32>) -> tensor<64x16x16xf32>
+  return %0 : tensor<64x16x16xf32>
+}
+
+// Windows of 2 rows from the same database may span two devices' rows: the
+// model does not follow how XLA partitions that and counts the database
+// whole (4 MiB), an overcount as everywhere it cannot see.
+// CHECK-LABEL: memfit-profile: @gather_windows_whole
+// CHECK-NEXT:    arguments: 4.00 MiB (4198400 B)
+func.func @gather_windows_whole(%db: tensor<65536x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"d"}, {}]>}, %idx: tensor<64x16x1xi32>) -> tensor<64x16x2x16xf32> {
+  %0 = "stablehlo.gather"(%db, %idx) <{dimension_numbers = #stablehlo.gather<offset_dims = [2, 3], start_index_map = [0], index_vector_dim = 2>, indices_are_sorted = false, slice_sizes = array<i64: 2, 16>}> : (tensor<65536x16xf32>, tensor<64x16x1xi32>) -> tensor<64x16x2x16xf32>
+  return %0 : tensor<64x16x2x16xf32>
+}
