@@ -38,7 +38,7 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 import memfit  # noqa: E402
-from memfit import examples  # noqa: E402
+from memfit.testing import examples  # noqa: E402
 from memfit.measure import cpu_model, interleaved_medians, xla_bytes  # noqa: E402
 
 MiB = 1024 * 1024
