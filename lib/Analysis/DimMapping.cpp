@@ -57,6 +57,11 @@ public:
     return *this;
   }
   /// Turns the last factor into NeedReplication, saying why.
+  /// Marks the last factor as one whose chunks shift the op's indices.
+  RuleBuilder &shiftingIndices() {
+    rule.factors.back().shiftsIndices = true;
+    return *this;
+  }
   RuleBuilder &whole(const char *why) {
     rule.factors.back().kind = FactorKind::NeedReplication;
     rule.factors.back().why = why;
@@ -206,27 +211,6 @@ std::optional<OpDimRule> windowRule(Operation *op, RuleBuilder &b,
   return b.take();
 }
 
-/// Reads `key = [a, b]` (or `key = a`) from a dialect attribute's text.
-SmallVector<int64_t> readField(llvm::StringRef text, llvm::StringRef key) {
-  SmallVector<int64_t> out;
-  size_t pos = text.find((key + " = ").str());
-  if (pos == llvm::StringRef::npos)
-    return out;
-  llvm::StringRef rest = text.drop_front(pos + key.size() + 3);
-  if (rest.consume_front("[")) {
-    rest = rest.take_until([](char c) { return c == ']'; });
-  } else {
-    rest = rest.take_until([](char c) { return c == ',' || c == '>'; });
-  }
-  SmallVector<llvm::StringRef> parts;
-  rest.split(parts, ',', -1, /*KeepEmpty=*/false);
-  for (llvm::StringRef p : parts) {
-    int64_t v;
-    if (!p.trim().getAsInteger(10, v))
-      out.push_back(v);
-  }
-  return out;
-}
 
 /// The dims of a rank-`rank` tensor not in `excluded`, in order (a gather
 /// result's or scatter update's dims that follow the indices' batch dims).
@@ -249,24 +233,32 @@ const char *const kScatterCombiner =
     "computation is not an addition, multiplication, maximum or minimum: chunks of "
     "updates scattered one after another may give another result";
 
+/// Whether the indices hold one index component (index_vector_dim of size
+/// 1, or past the last dimension) addressing one operand dimension.
+bool hasOneIndexComponent(RankedTensorType idx, int64_t ivd, ArrayRef<int64_t> indexMap) {
+  return indexMap.size() == 1 && (ivd == idx.getRank() || idx.getDimSize(ivd) == 1);
+}
+
 /// gather: the batch dimensions of the indices (all but index_vector_dim)
 /// are the result's non-offset dimensions, in order; an operand batching
 /// dimension joins its indices batching dimension. An operand dimension
 /// taken whole and never indexed is its offset dimension of the result
-/// (table[idx] split along the table's columns); an indexed one is needed
-/// whole (a live-in when the split runs along the indices).
+/// (table[idx] split along the table's columns). A collapsed dimension
+/// addressed by the only index component is an IndexedSelect factor (each
+/// chunk gathers where the index falls in it); other indexed dimensions are
+/// needed whole (a live-in when the split runs along the indices).
 std::optional<OpDimRule> gatherRule(Operation *op, RuleBuilder &b) {
   Attribute attr = op->getAttr("dimension_numbers");
   std::optional<SmallVector<int64_t>> sliceSizes = getI64Array(op, "slice_sizes");
   if (!attr || !sliceSizes)
     return std::nullopt;
   std::string text = attrToText(attr);
-  SmallVector<int64_t> offsetDims = readField(text, "offset_dims");
-  SmallVector<int64_t> collapsed = readField(text, "collapsed_slice_dims");
-  SmallVector<int64_t> opBatch = readField(text, "operand_batching_dims");
-  SmallVector<int64_t> idxBatch = readField(text, "start_indices_batching_dims");
-  SmallVector<int64_t> startMap = readField(text, "start_index_map");
-  SmallVector<int64_t> ivd = readField(text, "index_vector_dim");
+  SmallVector<int64_t> offsetDims = readAttrField(text, "offset_dims");
+  SmallVector<int64_t> collapsed = readAttrField(text, "collapsed_slice_dims");
+  SmallVector<int64_t> opBatch = readAttrField(text, "operand_batching_dims");
+  SmallVector<int64_t> idxBatch = readAttrField(text, "start_indices_batching_dims");
+  SmallVector<int64_t> startMap = readAttrField(text, "start_index_map");
+  SmallVector<int64_t> ivd = readAttrField(text, "index_vector_dim");
   auto in = typeOf(op->getOperand(0)), idx = typeOf(op->getOperand(1)),
        rt = typeOf(op->getResult(0));
   if (ivd.size() != 1 || opBatch.size() != idxBatch.size() ||
@@ -291,7 +283,10 @@ std::optional<OpDimRule> gatherRule(Operation *op, RuleBuilder &b) {
       continue;
     bool indexed = llvm::is_contained(startMap, d);
     if (llvm::is_contained(collapsed, d)) {
-      if (indexed) {
+      if (indexed && hasOneIndexComponent(idx, ivd[0], startMap)) {
+        b.add(FactorKind::IndexedSelect, in.getDimSize(d)).operand(0, d);
+        b.localOnShards((*sliceSizes)[d] == 1);
+      } else if (indexed) {
         b.add(FactorKind::PassThrough, in.getDimSize(d)).operand(0, d).whole(kGatherIndexed);
         b.localOnShards((*sliceSizes)[d] == 1);
       }
@@ -337,19 +332,23 @@ bool combinesInAnyOrder(Operation *op, Type element) {
 /// scatter dimensions of the indices and updates are ScatterInto factors
 /// (segment_sum's rows, an embedding gradient's tokens): with one input and
 /// an update computation that combines in any order, a split along them
-/// scatters each chunk's updates into the running result. Indexed dimensions
-/// of the input are needed whole (a chunk of updates may land anywhere).
+/// scatters each chunk's updates into the running result. An inserted
+/// dimension of the input that the only index component addresses passes
+/// through with shifted indices (each chunk of the input takes the updates
+/// that land in it; the gradient of take_along_axis split by the
+/// vocabulary); other indexed dimensions are needed whole (a chunk of
+/// updates may land anywhere).
 std::optional<OpDimRule> scatterRule(Operation *op, RuleBuilder &b) {
   Attribute attr = op->getAttr("scatter_dimension_numbers");
   if (!attr || op->getNumOperands() % 2 != 1 || op->getNumRegions() != 1)
     return std::nullopt;
   std::string text = attrToText(attr);
-  SmallVector<int64_t> windowDims = readField(text, "update_window_dims");
-  SmallVector<int64_t> inserted = readField(text, "inserted_window_dims");
-  SmallVector<int64_t> opBatch = readField(text, "input_batching_dims");
-  SmallVector<int64_t> idxBatch = readField(text, "scatter_indices_batching_dims");
-  SmallVector<int64_t> toOperand = readField(text, "scatter_dims_to_operand_dims");
-  SmallVector<int64_t> ivd = readField(text, "index_vector_dim");
+  SmallVector<int64_t> windowDims = readAttrField(text, "update_window_dims");
+  SmallVector<int64_t> inserted = readAttrField(text, "inserted_window_dims");
+  SmallVector<int64_t> opBatch = readAttrField(text, "input_batching_dims");
+  SmallVector<int64_t> idxBatch = readAttrField(text, "scatter_indices_batching_dims");
+  SmallVector<int64_t> toOperand = readAttrField(text, "scatter_dims_to_operand_dims");
+  SmallVector<int64_t> ivd = readAttrField(text, "index_vector_dim");
   unsigned n = op->getNumOperands() / 2;
   auto in = typeOf(op->getOperand(0)), idx = typeOf(op->getOperand(n)),
        up = typeOf(op->getOperand(n + 1));
@@ -394,7 +393,10 @@ std::optional<OpDimRule> scatterRule(Operation *op, RuleBuilder &b) {
     if (llvm::is_contained(inserted, d)) {
       if (indexed) {
         addFactor(FactorKind::PassThrough, in.getDimSize(d), d, -1, -1);
-        b.whole(kScatterIndexed);
+        if (hasOneIndexComponent(idx, ivd[0], toOperand))
+          b.shiftingIndices();
+        else
+          b.whole(kScatterIndexed);
       }
       continue;
     }

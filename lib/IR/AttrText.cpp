@@ -54,6 +54,28 @@ std::optional<int64_t> memfit::getInteger(Operation *op, llvm::StringRef name) {
 
 //===-- DotDims ------------------------------------------------------------===//
 
+/// Reads `key = [a, b]` (or `key = a`) from a dialect attribute's text.
+SmallVector<int64_t> memfit::readAttrField(llvm::StringRef text, llvm::StringRef key) {
+  SmallVector<int64_t> out;
+  size_t pos = text.find((key + " = ").str());
+  if (pos == llvm::StringRef::npos)
+    return out;
+  llvm::StringRef rest = text.drop_front(pos + key.size() + 3);
+  if (rest.consume_front("[")) {
+    rest = rest.take_until([](char c) { return c == ']'; });
+  } else {
+    rest = rest.take_until([](char c) { return c == ',' || c == '>'; });
+  }
+  SmallVector<llvm::StringRef> parts;
+  rest.split(parts, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef p : parts) {
+    int64_t v;
+    if (!p.trim().getAsInteger(10, v))
+      out.push_back(v);
+  }
+  return out;
+}
+
 static void printList(llvm::raw_ostream &os, llvm::StringRef key,
                       llvm::ArrayRef<int64_t> v, bool &first) {
   if (v.empty())

@@ -24,6 +24,13 @@
 //                    updates are scattered one after another into the
 //                    running result, whose first state is the scatter's
 //                    input.
+//   IndexedSelect    the dimension of a gather's operand that its indices
+//                    address with one index per result element (slice 1,
+//                    collapsed: take_along_axis, an LLM loss's label
+//                    logit): the result does not hold the factor; each
+//                    chunk gathers at the indices less its start, and a
+//                    result element is taken from the chunk its clamped
+//                    index falls in.
 //   NeedReplication  stop: the op needs the whole dimension (sliced or
 //                    padded dims, concatenation, indexed dims of a gather's
 //                    operand or a scatter's input).
@@ -43,7 +50,15 @@
 
 namespace memfit {
 
-enum class FactorKind { PassThrough, Reduction, TopK, SortPrefix, ScatterInto, NeedReplication };
+enum class FactorKind {
+  PassThrough,
+  Reduction,
+  TopK,
+  SortPrefix,
+  ScatterInto,
+  IndexedSelect,
+  NeedReplication
+};
 
 struct DimFactor {
   FactorKind kind = FactorKind::PassThrough;
@@ -56,12 +71,18 @@ struct DimFactor {
   /// max over complex values, which have no order; an indexed dimension);
   /// null when the kind says it all.
   const char *why = nullptr;
-  /// For a NeedReplication factor: XLA's SPMD partitioner computes the op
+  /// For a gather's indexed factor (needed whole, or an IndexedSelect): XLA's SPMD partitioner computes the op
   /// with this operand dimension sharded without gathering it (a gather's
   /// indexed dimension read with slice size 1: each device reads its own
   /// rows, the others masked, and the partial results are all-reduced), so a
   /// device holds only its shard of the operand.
   bool localOnShards = false;
+  /// For a PassThrough factor of a scatter: the indices address this
+  /// dimension of the input (with one index component), so a chunk's
+  /// scatter reads the indices less the chunk's start; updates that then
+  /// fall outside the chunk are dropped, as XLA drops out-of-bounds
+  /// scatter updates (what jax's mode='drop' relies on).
+  bool shiftsIndices = false;
 };
 
 struct OpDimRule {

@@ -32,6 +32,9 @@ namespace memfit {
 
 /// The printed text of an attribute (e.g. `#stablehlo.dot<...>`).
 std::string attrToText(mlir::Attribute attr);
+/// Reads `key = [a, b]` (or `key = a`) from a dialect attribute's text
+/// (gather and scatter dimension numbers); empty when absent.
+llvm::SmallVector<int64_t> readAttrField(llvm::StringRef text, llvm::StringRef key);
 /// Parses attribute text in `ctx`; null (and no diagnostic) if it fails.
 mlir::Attribute attrFromText(mlir::MLIRContext *ctx, llvm::StringRef text);
 

@@ -16,11 +16,13 @@
 //===----------------------------------------------------------------------===//
 #include "LoopEmitter.h"
 
+#include "GatherSelect.h"
 #include "OnlineSoftmax.h"
 #include "Reductions.h"
 #include "Scatter.h"
 #include "TopK.h"
 
+#include "memfit/Analysis/DimMapping.h"
 #include "memfit/Analysis/FusionModel.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
@@ -85,6 +87,7 @@ private:
   Value chunkOperand(Value o, int64_t dim);
   SmallVector<Value> operandsOf(Operation *x, const Accumulator *acc);
   void emitChunkedOp(Operation *x, ValueRange operands);
+  void shiftScatterIndices(Operation *x, Operation *y);
   void emitSplatConstant(Operation *x);
 
   LoopEmitter &e;
@@ -192,6 +195,8 @@ void ChunkEmission::emitChunkedOp(Operation *x, ValueRange operands) {
       y->setAttr("slice_sizes", b.getDenseI64ArrayAttr(*sizes));
     }
   }
+  if (kind == OpKind::Scatter)
+    shiftScatterIndices(x, y);
   for (auto [r, res] : llvm::enumerate(x->getResults()))
     chunkOf[res] = y->getResult(r);
   if (kind == OpKind::Iota && IotaView(x).getIotaDimension() == d) {
@@ -200,6 +205,23 @@ void ChunkEmission::emitChunkedOp(Operation *x, ValueRange operands) {
     chunkOf[x->getResult(0)] =
         buildElementwise(b, step.loc, "stablehlo.add", {y->getResult(0), off});
   }
+}
+
+/// A scatter chunked along the input dimension its indices address: the
+/// chunk's scatter `y` reads the indices less the chunk's start, and XLA
+/// drops the updates that then fall outside the chunk.
+void ChunkEmission::shiftScatterIndices(Operation *x, Operation *y) {
+  int64_t e = plan.operandDims.lookup(x)[0];
+  std::optional<OpDimRule> rule = getOpDimRule(x);
+  const DimFactor *f = rule && e >= 0 ? rule->forOperand(0, e) : nullptr;
+  if (!f || !f->shiftsIndices)
+    return;
+  unsigned n = x->getNumOperands() / 2;
+  Value idx = y->getOperand(n);
+  OpBuilder::InsertionGuard guard(step.b);
+  step.b.setInsertionPoint(y);
+  Value off = broadcastStart(step.b, step.loc, step.start, tensorType(idx));
+  y->setOperand(n, buildElementwise(step.b, step.loc, "stablehlo.subtract", {idx, off}));
 }
 
 SmallVector<Value> ChunkEmission::run(ValueRange state) {
@@ -257,6 +279,8 @@ std::unique_ptr<Accumulator> LoopEmitter::makeAccumulator(Operation *sink) {
     return makeTopKAccumulator(sink);
   case SinkKind::Scatter:
     return makeScatterAccumulator(sink);
+  case SinkKind::GatherSelect:
+    return makeGatherSelectAccumulator(sink, plan.size);
   }
   llvm_unreachable("unknown sink kind");
 }

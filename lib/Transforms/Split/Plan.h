@@ -57,7 +57,7 @@ Value broadcastStart(mlir::OpBuilder &b, mlir::Location loc, Value start,
 /// How a sink combines its chunks' partial results (one accumulator kind
 /// each: Reductions.h, TopK.h, Scatter.h; OnlineSoftmax.h refines Reduce and
 /// Dot).
-enum class SinkKind { Reduce, Dot, TopK, SortTopK, Scatter };
+enum class SinkKind { Reduce, Dot, TopK, SortTopK, Scatter, GatherSelect };
 
 struct Plan {
   mlir::Block *block = nullptr;

@@ -236,7 +236,8 @@ void RegionBuilder::pushUse(OpOperand &use, Operation *from, int64_t dim) {
                  (uk == OpKind::Reduce || uk == OpKind::DotGeneral)) ||
                 (f->kind == FactorKind::TopK && uk == OpKind::TopK) ||
                 (f->kind == FactorKind::SortPrefix && sortPrefixLength(u)) ||
-                f->kind == FactorKind::ScatterInto);
+                f->kind == FactorKind::ScatterInto ||
+                (f->kind == FactorKind::IndexedSelect && uk == OpKind::Gather));
   if (!takes) {
     if (!plan.stopper) {
       plan.stopper = u;
@@ -262,6 +263,8 @@ void RegionBuilder::pushUse(OpOperand &use, Operation *from, int64_t dim) {
     addSink(u, SinkKind::SortTopK, *f);
   else if (f->kind == FactorKind::ScatterInto)
     addSink(u, SinkKind::Scatter, *f);
+  else if (f->kind == FactorKind::IndexedSelect)
+    addSink(u, SinkKind::GatherSelect, *f);
 }
 
 /// Every operand of a planned op is either chunked along the dimension the

@@ -36,37 +36,30 @@
 
 // -----
 
-// Adding into a computed vector: the indices address the dimension the
-// split would chunk (the scatter's input, operand 0).
+// Adding into a computed matrix at (row, column) pairs: two index
+// components address the dimensions the split would chunk (the scatter's
+// input, operand 0); a chunk of updates may land anywhere along either.
 // CHECK: error: memfit-split: cannot fit @scatter_indexed
-// CHECK-SAME: 'stablehlo.scatter' (at {{.*}}scatter-errors.mlir:{{[0-9]+}}:{{[0-9]+}}) needs the split dimension whole (operand dimension 0): the scatter's indices address this dimension of its input: any chunk of updates may land anywhere along it
+// CHECK-SAME: 'stablehlo.scatter' (at {{.*}}scatter-errors.mlir:{{[0-9]+}}:{{[0-9]+}}) needs the split dimension whole (operand dimension {{[01]}}): the scatter's indices address this dimension of its input: any chunk of updates may land anywhere along it
 "builtin.module"() ({
-  "func.func"() <{function_type = (tensor<f32>, tensor<100xi32>, tensor<100xf32>) -> tensor<f32>, sym_name = "scatter_indexed", sym_visibility = "public"}> ({
-  ^bb0(%arg0: tensor<f32>, %arg1: tensor<100xi32>, %arg2: tensor<100xf32>):
-    %0 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<100000xf32>
-    %1 = "stablehlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<100000xf32>
-    %2 = "stablehlo.multiply"(%0, %1) : (tensor<100000xf32>, tensor<100000xf32>) -> tensor<100000xf32>
-    %3 = "stablehlo.sine"(%2) : (tensor<100000xf32>) -> tensor<100000xf32>
-    %4 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
-    %5 = "stablehlo.broadcast_in_dim"(%4) <{broadcast_dimensions = array<i64>}> : (tensor<i32>) -> tensor<100xi32>
-    %6 = "stablehlo.compare"(%arg1, %5) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<100xi32>, tensor<100xi32>) -> tensor<100xi1>
-    %7 = "stablehlo.constant"() <{value = dense<100000> : tensor<i32>}> : () -> tensor<i32>
-    %8 = "stablehlo.broadcast_in_dim"(%7) <{broadcast_dimensions = array<i64>}> : (tensor<i32>) -> tensor<100xi32>
-    %9 = "stablehlo.add"(%arg1, %8) : (tensor<100xi32>, tensor<100xi32>) -> tensor<100xi32>
-    %10 = "stablehlo.select"(%6, %9, %arg1) : (tensor<100xi1>, tensor<100xi32>, tensor<100xi32>) -> tensor<100xi32>
-    %11 = "stablehlo.broadcast_in_dim"(%10) <{broadcast_dimensions = array<i64: 0>}> : (tensor<100xi32>) -> tensor<100x1xi32>
-    %12 = "stablehlo.scatter"(%3, %11, %arg2) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+  "func.func"() <{function_type = (tensor<f32>, tensor<100x2xi32>, tensor<100xf32>) -> tensor<f32>, sym_name = "scatter_indexed", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<f32>, %arg1: tensor<100x2xi32>, %arg2: tensor<100xf32>):
+    %0 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<1000x100xf32>
+    %1 = "stablehlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<1000x100xf32>
+    %2 = "stablehlo.multiply"(%0, %1) : (tensor<1000x100xf32>, tensor<1000x100xf32>) -> tensor<1000x100xf32>
+    %3 = "stablehlo.sine"(%2) : (tensor<1000x100xf32>) -> tensor<1000x100xf32>
+    %12 = "stablehlo.scatter"(%3, %arg1, %arg2) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0, 1], scatter_dims_to_operand_dims = [0, 1], index_vector_dim = 1>, unique_indices = false}> ({
     ^bb0(%arg5: tensor<f32>, %arg6: tensor<f32>):
       %17 = "stablehlo.add"(%arg5, %arg6) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%17) : (tensor<f32>) -> ()
-    }) : (tensor<100000xf32>, tensor<100x1xi32>, tensor<100xf32>) -> tensor<100000xf32>
-    %13 = "stablehlo.multiply"(%12, %12) : (tensor<100000xf32>, tensor<100000xf32>) -> tensor<100000xf32>
+    }) : (tensor<1000x100xf32>, tensor<100x2xi32>, tensor<100xf32>) -> tensor<1000x100xf32>
+    %13 = "stablehlo.multiply"(%12, %12) : (tensor<1000x100xf32>, tensor<1000x100xf32>) -> tensor<1000x100xf32>
     %14 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
-    %15 = "stablehlo.reduce"(%13, %14) <{dimensions = array<i64: 0>}> ({
+    %15 = "stablehlo.reduce"(%13, %14) <{dimensions = array<i64: 0, 1>}> ({
     ^bb0(%arg3: tensor<f32>, %arg4: tensor<f32>):
       %16 = "stablehlo.add"(%arg3, %arg4) : (tensor<f32>, tensor<f32>) -> tensor<f32>
       "stablehlo.return"(%16) : (tensor<f32>) -> ()
-    }) : (tensor<100000xf32>, tensor<f32>) -> tensor<f32>
+    }) : (tensor<1000x100xf32>, tensor<f32>) -> tensor<f32>
     "func.return"(%15) : (tensor<f32>) -> ()
   }) : () -> ()
 }) : () -> ()
