@@ -20,6 +20,11 @@
 //  * A reshape of a value already in memory is a bitcast (so is a
 //    broadcast_in_dim that only inserts unit dimensions), and a transpose
 //    feeding a dot folds into the dot: neither takes a buffer of its own.
+//  * A dot_general operand read from a buffer whose batch dimensions are not
+//    its leading ones, in order (an argument, a loop result, a value with
+//    other readers, through a folded transpose), is copied transposed while
+//    the dot runs (DotDecomposer's canonical form): "bqhd,bkhd->bhqk" holds
+//    a copy of q and of k.
 //  * Every other op is a fusion root: its results are buffers.
 //  * A buffer lives from its producer to the last fusion root that reads it.
 //  * Loop results and in-place updates (dynamic_update_slice, scatter) reuse
@@ -552,3 +557,43 @@ Value FusionModel::findReusableOperand(Operation *op, unsigned resultIndex,
   return Value();
 }
 
+
+/// The order in memory of `v`'s dimensions as a consumer reads them: the
+/// identity, or a folded transpose's permutation (its result's dimension i
+/// is dimension perm[i] of the buffer it reads).
+static SmallVector<int64_t> physicalPositions(Value v, const FusionModel &model) {
+  auto t = llvm::cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> pos = llvm::to_vector(llvm::seq<int64_t>(0, t.getRank()));
+  Operation *def = v.getDefiningOp();
+  if (def && getOpKind(def) == OpKind::Transpose && !model.isMaterialised(v))
+    pos = TransposeView(def).getPermutation();
+  return pos;
+}
+
+/// Whether the dimensions `batch` are the leading ones of the buffer, in
+/// their order, given each dimension's position in memory.
+static bool batchDimsLead(ArrayRef<int64_t> batch, ArrayRef<int64_t> positions) {
+  for (auto [i, d] : llvm::enumerate(batch))
+    if (positions[d] != static_cast<int64_t>(i))
+      return false;
+  return true;
+}
+
+void FusionModel::collectTransposedDotOperands(Operation *dot,
+                                               SmallVectorImpl<Value> &copied) const {
+  if (getOpKind(dot) != OpKind::DotGeneral)
+    return;
+  DotGeneralView view(dot);
+  DotDims dims = view.getDims();
+  for (auto [v, batch] : {std::make_pair(view.getLhs(), dims.lhsBatch),
+                          std::make_pair(view.getRhs(), dims.rhsBatch)}) {
+    if (batch.empty() || batchDimsLead(batch, physicalPositions(v, *this)))
+      continue;
+    // A producer fused only into this dot writes its buffer transposed.
+    Operation *def = v.getDefiningOp();
+    bool fusedHere = def && def->getBlock() == &block && isFusible(def) &&
+                     getOpKind(def) != OpKind::Transpose && v.hasOneUse();
+    if (!fusedHere)
+      copied.push_back(v);
+  }
+}

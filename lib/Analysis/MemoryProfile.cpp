@@ -53,6 +53,15 @@ private:
   /// A sharded program's limit is per device: its values count one
   /// device's shard (Sharding.h). Null for callees (inlined before a split).
   int64_t bytes(Value v) const { return sharding ? sharding->deviceBytes(v) : bytesOf(v); }
+  /// The transposed operand copies that live while `op` (a dot) runs.
+  int64_t transposedCopyBytes(const FusionModel &model, Operation *op) const {
+    SmallVector<Value, 2> copied;
+    model.collectTransposedDotOperands(op, copied);
+    int64_t total = 0;
+    for (Value v : copied)
+      total += bytes(v);
+    return total;
+  }
 
   std::vector<TimelinePoint> *timeline;
   const ShardingModel *sharding;
@@ -157,7 +166,7 @@ FailureOr<BlockResult> Profiler::profileBlock(Block &block, int64_t outerBytes,
     FailureOr<int64_t> extra = nestedExtra(op, outerBytes + live, depth, &nestedPeak);
     if (failed(extra))
       return failure();
-    int64_t here = live + *extra;
+    int64_t here = live + *extra + transposedCopyBytes(model, op);
     // The op itself comes before the ops of its regions in the timeline.
     if (timeline && !isTerminatorLike(op))
       timeline->insert(timeline->begin() + slot, {op, depth, outerBytes + here, outerBytes});

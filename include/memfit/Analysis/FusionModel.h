@@ -56,6 +56,16 @@ public:
   void collectFusionInputs(mlir::Operation *root, llvm::SmallVectorImpl<mlir::Value> &inputs,
                            llvm::SmallVectorImpl<mlir::Operation *> *fused = nullptr) const;
 
+  /// The operands of `dot` (a dot_general of this block) that XLA:CPU
+  /// copies into a transposed buffer while the dot runs: its DotDecomposer
+  /// wants the batch dimensions leading, in order, in memory, and an
+  /// operand read from a buffer laid out otherwise (an argument, a loop
+  /// result, a value with other readers; through a transpose folded into
+  /// the dot) is transposed first. A producer fused only into the dot
+  /// writes its buffer transposed instead.
+  void collectTransposedDotOperands(mlir::Operation *dot,
+                                    llvm::SmallVectorImpl<mlir::Value> &copied) const;
+
   /// A loop body's value written in place into the buffer its loop
   /// carries (a scan's stacked outputs): the loop's parent counts it.
   bool isInCarriedBuffer(mlir::Value v) const { return carried.contains(v); }
