@@ -116,6 +116,28 @@ def embedding_bag(quick, seq):
     return jax.value_and_grad(examples.embedding_bag_loss, argnums=(0, 1)), args
 
 
+@row("clip_loss", "CLIP-style symmetric contrastive loss: [B, B] logits of normalised "
+                  "embeddings, integer-label cross-entropy over rows and columns; grad in "
+                  "both embeddings and the temperature")
+def clip(quick, seq):
+    b, d = (2048, 128) if quick else (4096, 256)
+    r = _rng(4)
+    args = (r.standard_normal((b, d)).astype(np.float32),
+            r.standard_normal((b, d)).astype(np.float32), np.float32(np.log(10.0)))
+    return jax.value_and_grad(examples.clip_loss, argnums=(0, 1, 2)), args
+
+
+@row("kv_cache_decode", "one decode step with a KV cache: the new token's keys and values "
+                        "written with dynamic_update_slice, attention over the [B, S, H, D] "
+                        "caches (B=16, H=8, D=64)")
+def kv_cache_decode(quick, seq):
+    b, s, h, d = 16, 2 * seq, 8, 64
+    r = _rng(5)
+    small = lambda: r.standard_normal((b, h, d)).astype(np.float32)  # noqa: E731
+    cache = lambda: r.standard_normal((b, s, h, d)).astype(np.float32)  # noqa: E731
+    return examples.kv_cache_decode, (small(), small(), small(), cache(), cache(), np.int32(s // 2))
+
+
 @row("decoder_scan", "4-layer decoder, lax.scan(jax.checkpoint(layer)) over stacked "
                      "params (MaxText scan_layers / flax nn.scan), causal mask, d=256, "
                      "4 heads, GELU MLP 4x; value_and_grad in params and x")

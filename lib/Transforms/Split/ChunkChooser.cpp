@@ -139,38 +139,71 @@ int64_t largestFeasible(int64_t lo, int64_t pLo, int64_t hi, int64_t limit,
 /// The chunk size therefore budgets the loop's temporaries `margin` times
 /// over: 2 by default (the pass option temp-margin); memfit.jit calibrates
 /// it against XLA's own memory analysis of the compiled result.
+/// The loop's peak with chunks of `c`, its temporaries counted `margin`
+/// times over what lives outside its block (at least the arguments and
+/// outputs): what lives outside (a layer loop's carried state and stacked
+/// inputs and outputs around a split of its body) is no loop temporary.
+static int64_t marginedPeak(func::FuncOp f, const Plan &plan, int64_t c, int64_t fixed, double margin,
+                     Choice &ch) {
+  LoopPeak lp = regionPeak(f, plan, c, ch.functionPeak);
+  int64_t base = std::max(fixed, lp.outside);
+  ch.outside = std::max<int64_t>(0, base - fixed);
+  if (lp.peak == kInfeasible || lp.peak <= base)
+    return lp.peak;
+  return base + static_cast<int64_t>(std::ceil(margin * double(lp.peak - base)));
+}
+
+/// `c` aligned and balanced when that keeps `fits`, else `c` itself.
+static void settleChunk(const Plan &plan, int64_t c, Choice &ch,
+                 llvm::function_ref<int64_t(int64_t)> peakAt,
+                 llvm::function_ref<bool(int64_t)> fits) {
+  ch.chunk = alignAndBalance(plan, c);
+  ch.peak = peakAt(ch.chunk);
+  if (!fits(ch.peak)) { // alignment changed the remainder step: fall back
+    ch.chunk = c;
+    ch.peak = peakAt(c);
+  }
+}
+
 Choice chooseChunk(func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixed,
                    double margin) {
   Choice ch;
   int64_t lo = plan.minChunk, hi = plan.size - 1;
   if (lo > hi)
     return ch;
-  int64_t functionPeak = kInfeasible; // of the latest peakAt
-  auto peakAt = [&](int64_t c) -> int64_t {
-    LoopPeak lp = regionPeak(f, plan, c, functionPeak);
-    // What lives outside the loop's block (a layer loop's carried state and
-    // stacked inputs and outputs around a split of its body) is no loop
-    // temporary: only what the loop adds to it is budgeted margin times.
-    int64_t base = std::max(fixed, lp.outside);
-    ch.outside = std::max<int64_t>(0, base - fixed);
-    if (lp.peak == kInfeasible || lp.peak <= base)
-      return lp.peak;
-    return base + static_cast<int64_t>(std::ceil(margin * double(lp.peak - base)));
-  };
+  auto peakAt = [&](int64_t c) { return marginedPeak(f, plan, c, fixed, margin, ch); };
   ch.chunk = lo;
   ch.peak = peakAt(lo);
-  ch.functionPeak = functionPeak;
   if (ch.peak > limit)
     return ch;
   lo = largestFeasible(lo, ch.peak, hi, limit, peakAt);
   ch.feasible = true;
-  ch.chunk = alignAndBalance(plan, lo);
-  ch.peak = peakAt(ch.chunk);
-  if (ch.peak > limit) { // alignment changed the remainder step: fall back
-    ch.chunk = lo;
-    ch.peak = peakAt(lo);
-  }
-  ch.functionPeak = functionPeak;
+  settleChunk(plan, lo, ch, peakAt, [&](int64_t p) { return p <= limit; });
+  return ch;
+}
+
+/// A step at which no chunk fits, because values live around the loop are
+/// over the limit on their own, would otherwise take the smallest chunk;
+/// later steps remove most of those values (they are split too), so the
+/// chunk is sized by what the loop itself adds: the largest chunk whose
+/// peak exceeds the smallest chunk's by at most `budget` (margined).
+Choice chooseProjectedChunk(func::FuncOp f, const Plan &plan, int64_t budget, int64_t fixed,
+                            double margin) {
+  Choice ch;
+  int64_t lo = plan.minChunk, hi = plan.size - 1;
+  if (lo > hi)
+    return ch;
+  auto peakAt = [&](int64_t c) { return marginedPeak(f, plan, c, fixed, margin, ch); };
+  int64_t floorPeak = peakAt(lo);
+  if (floorPeak == kInfeasible)
+    return ch;
+  auto growth = [&](int64_t c) {
+    int64_t p = peakAt(c);
+    return p == kInfeasible ? kInfeasible : p - floorPeak;
+  };
+  lo = largestFeasible(lo, 0, hi, budget, growth);
+  ch.feasible = true;
+  settleChunk(plan, lo, ch, peakAt, [&](int64_t p) { return p - floorPeak <= budget; });
   return ch;
 }
 

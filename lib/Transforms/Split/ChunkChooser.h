@@ -34,6 +34,13 @@ struct Choice {
 Choice chooseChunk(mlir::func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixed,
                    double margin);
 
+/// For a step at which no chunk fits because values live around the loop
+/// (that later steps split) exceed the limit on their own: the largest
+/// aligned, balanced chunk whose margined peak exceeds the smallest chunk's
+/// by at most `budget`.
+Choice chooseProjectedChunk(mlir::func::FuncOp f, const Plan &plan, int64_t budget,
+                            int64_t fixed, double margin);
+
 } // namespace memfit::split
 
 #endif

@@ -66,6 +66,15 @@ struct Settings {
   bool minorContraction = false; // minor-contraction
 };
 
+/// How the split steps choose. Greedy: the plan of least modelled time
+/// among those whose loop fits, stopping when none does. Minimize: the
+/// probe for the smallest reachable limit, whatever lowers the peak most
+/// with the smallest chunks, until nothing does. Projected: the probe's
+/// plans, until the function fits, with chunks sized by what each loop
+/// adds (chooseProjectedChunk), not the smallest: where the greedy steps
+/// get stuck, the probe's smallest chunks cost a loop iteration per row.
+enum class Steps { Greedy, Projected, Minimize };
+
 struct RunResult {
   bool ok = false;
   int64_t peak = 0;
@@ -300,9 +309,12 @@ void emitNotedLoop(const Plan &plan, const Choice &ch, int64_t step, double marg
   loop->setAttr("memfit.split", b.getDictionaryAttr(f));
 }
 
-/// Splits `f` (a clone) until it fits `limit`. With `minimize`, instead
+/// Splits `f` (a clone) until it fits `limit`, stepping as `steps` says
+/// (a Projected step's loop may add `budget` bytes). Minimize instead
 /// applies whatever lowers the peak most, until nothing does.
-RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize, const Settings &settings) {
+RunResult runSplits(func::FuncOp f, int64_t limit, Steps steps, const Settings &settings,
+                    int64_t budget = 0) {
+  bool minimize = steps == Steps::Minimize;
   RunResult rr;
   int64_t lastPeak = kInfeasible;
   bool pendingSecondPass = false;
@@ -329,7 +341,7 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize, const Settings
       continue;
     // A first pass leaves the originals to its second pass: the peak drops
     // only once that is split too.
-    if (minimize && prof->peakBytes >= lastPeak && !pendingSecondPass)
+    if (steps != Steps::Greedy && prof->peakBytes >= lastPeak && !pendingSecondPass)
       return rr;
     lastPeak = std::min(lastPeak, prof->peakBytes);
     pendingSecondPass = false;
@@ -339,13 +351,19 @@ RunResult runSplits(func::FuncOp f, int64_t limit, bool minimize, const Settings
       rr.why = "nothing live at the peak can be split (arguments and outputs)";
       return rr;
     }
-    Candidates c = evaluateSeeds(f, seeds, limit, minimize, settings, rr);
-    if (minimize) {
+    Candidates c = evaluateSeeds(f, seeds, limit, steps != Steps::Greedy, settings, rr);
+    if (steps != Steps::Greedy) {
       std::optional<std::pair<Plan, Choice>> step = c.probeStep(prof->peakBytes);
       if (!step)
         return rr;
+      Choice ch = step->second;
+      if (steps == Steps::Projected) {
+        ch = chooseProjectedChunk(f, step->first, budget, rr.fixedBytes, settings.margin);
+        if (!ch.feasible)
+          return rr;
+      }
       pendingSecondPass = !step->first.later.empty();
-      emitNotedLoop(step->first, step->second, iter, settings.margin);
+      emitNotedLoop(step->first, ch, iter, settings.margin);
       continue;
     }
     if (!c.best) {
@@ -422,17 +440,21 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     auto work = llvm::cast<func::FuncOp>(f->clone());
     attachMeshes(work, f->getParentOp());
     Settings settings{tempMargin, minorContraction};
-    RunResult rr = runSplits(work, limit, /*minimize=*/false, settings);
+    RunResult rr = runSplits(work, limit, Steps::Greedy, settings);
     if (rr.ok) {
       dropRemainderMarks(work);
       f.getBody().takeBody(work.getBody());
       work->erase();
       return success();
     }
+    if (!rr.belowFixed && succeeded(splitProjected(f, limit, settings))) {
+      work->erase();
+      return success();
+    }
     // Report, from a fresh clone, the smallest limit memfit can reach.
     auto probe = llvm::cast<func::FuncOp>(f->clone());
     attachMeshes(probe, f->getParentOp());
-    RunResult best = runSplits(probe, 0, /*minimize=*/true, settings);
+    RunResult best = runSplits(probe, 0, Steps::Minimize, settings);
     // The probe's program with its temporaries counted temp-margin times,
     // as the chunk rule counts them: a loop's margined peak when it was made
     // can shrink when a later step splits inside its body (an accumulated
@@ -453,6 +475,33 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     reportNoFit(f, limit, rr, reachable);
     probe->erase();
     work->erase();
+    return failure();
+  }
+
+  /// When the greedy steps get stuck (values over the limit on their own
+  /// live around every candidate loop), projected steps: each loop allowed
+  /// all of the limit's room for temporaries, then a quarter of it, down to
+  /// 1/64 (the rest is left to what no later step removes). Replaces `f`'s
+  /// body with the first that fits; the probe's smallest chunks are the
+  /// last resort.
+  LogicalResult splitProjected(func::FuncOp f, int64_t limit, const Settings &settings) {
+    for (int64_t sixtyfourths : {64, 16, 4, 1}) {
+      auto work = llvm::cast<func::FuncOp>(f->clone());
+      attachMeshes(work, f->getParentOp());
+      int64_t fixed = 0;
+      if (FailureOr<FunctionProfile> prof = profileFunction(work); succeeded(prof))
+        fixed = prof->argumentBytes + prof->outputBytes;
+      int64_t budget = (limit - fixed) * sixtyfourths / 64;
+      RunResult rr = budget > 0 ? runSplits(work, limit, Steps::Projected, settings, budget)
+                                : RunResult{};
+      if (rr.ok) {
+        dropRemainderMarks(work);
+        f.getBody().takeBody(work.getBody());
+        work->erase();
+        return success();
+      }
+      work->erase();
+    }
     return failure();
   }
 

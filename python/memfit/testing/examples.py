@@ -129,3 +129,31 @@ def embedding_bag_loss(table, w, tokens, targets):
     The table's gradient is a scatter-add of every token's share."""
     bags = jnp.mean(table[tokens], axis=1)
     return jnp.mean((bags @ w - targets) ** 2)
+
+
+def clip_loss(img, txt, log_scale):
+    """A CLIP-style symmetric contrastive loss as open_clip and big_vision
+    write it: one [B, B] logits matrix of normalised embeddings, the
+    integer-label cross-entropy over its rows (image to text) and over its
+    columns (text to image, ``logits.T``), the pair's diagonal the label."""
+    img = img / jnp.linalg.norm(img, axis=-1, keepdims=True)
+    txt = txt / jnp.linalg.norm(txt, axis=-1, keepdims=True)
+    logits = jnp.exp(log_scale) * img @ txt.T
+    labels = jnp.arange(logits.shape[0])
+    return 0.5 * (jnp.mean(softmax_cross_entropy_with_integer_labels(logits, labels))
+                  + jnp.mean(softmax_cross_entropy_with_integer_labels(logits.T, labels)))
+
+
+def kv_cache_decode(q, k_new, v_new, k_cache, v_cache, pos):
+    """One decode step of multi-head attention with a KV cache, as inference
+    loops write it: the new token's keys and values written at ``pos`` with
+    ``lax.dynamic_update_slice``, the query attending over the whole cache
+    (positions after ``pos`` masked). Shapes: q, k_new, v_new [B, H, D];
+    caches [B, S, H, D]. Returns the attention output and both caches."""
+    zero = jnp.zeros_like(pos)
+    k_cache = jax.lax.dynamic_update_slice(k_cache, k_new[:, None], (zero, pos, zero, zero))
+    v_cache = jax.lax.dynamic_update_slice(v_cache, v_new[:, None], (zero, pos, zero, zero))
+    scores = jnp.einsum("bhd,bshd->bhs", q, k_cache) / jnp.sqrt(q.shape[-1])
+    scores = jnp.where(jnp.arange(k_cache.shape[1]) <= pos, scores, -jnp.inf)
+    out = jnp.einsum("bhs,bshd->bhd", jax.nn.softmax(scores, axis=-1), v_cache)
+    return out, k_cache, v_cache

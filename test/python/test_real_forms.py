@@ -1,0 +1,86 @@
+"""Two programs as ML code writes them, each once stuck on a different gap:
+
+* A CLIP-style contrastive loss's gradient (examples.clip_loss): four
+  [B, B] values live together, so no split step's loop fits while the
+  others are still whole. The split used to fall back to the probe for the
+  smallest reachable limit, one row per loop iteration (25x jax's time);
+  the projected steps (Split.cpp) size each loop by what it adds, and the
+  loops take chunks of many rows.
+* A KV-cache decode step (examples.kv_cache_decode): its dots read the
+  [B, S, H, D] caches with the batch dimensions (b, h) not leading, and
+  XLA:CPU copies each cache transposed for them. memfit's model did not
+  count those copies, judged the program within the limit and left it
+  whole, 240 MiB over; the model now counts them (FusionModel's transposed
+  dot operands) and the step splits.
+
+Each checks XLA's bytes (arguments + outputs + temporaries, ynn fusions
+off) under the limit, and the float64 contract on data that spans a wide
+range (memfit.testing.oracle's relative error).
+"""
+from __future__ import annotations
+
+import re
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from memfit.testing import examples
+from memfit.testing.oracle import EPS32, FACTOR, FLOOR_ULPS, relative_error
+from numerics import split_within
+
+
+def _limit(fn, args, divisor):
+    m = jax.jit(fn).lower(*args).compile().memory_analysis()
+    fixed = m.argument_size_in_bytes + m.output_size_in_bytes - m.alias_size_in_bytes
+    return fixed + m.temp_size_in_bytes // divisor
+
+
+def _f64(fn, args):
+    with jax.enable_x64(True):
+        wide = [jnp.asarray(np.asarray(a), jnp.float64)
+                if np.issubdtype(np.asarray(a).dtype, np.floating) else jnp.asarray(a)
+                for a in args]
+        return [np.asarray(o, np.float64) for o in jax.tree_util.tree_leaves(jax.jit(fn)(*wide))]
+
+
+def _within_contract(fn, args, base, fitted):
+    """memfit's error against float64 within FACTOR x jax's own (or a floor
+    of FLOOR_ULPS float32 ulps), leaf by leaf."""
+    for want, j, m in zip(_f64(fn, args), jax.tree_util.tree_leaves(base(*args)),
+                          jax.tree_util.tree_leaves(fitted(*args))):
+        ej, em = relative_error(j, want), relative_error(m, want)
+        assert em <= max(FACTOR * ej, FLOOR_ULPS * EPS32), (em, ej)
+
+
+def _chunks(text):
+    return [int(c) for c in re.findall(r"memfit.split = \{chunk = (\d+)", text)]
+
+
+def test_clip_loss_gradient_splits_with_chunks_of_many_rows():
+    rng = np.random.default_rng(0)
+    b, d = 1024, 64
+    # Embeddings of very different norms and a temperature of 100: logits
+    # span about +-100, where the logsumexp's max matters.
+    args = ((rng.standard_normal((b, d)) * rng.uniform(0.1, 10, (b, 1))).astype(np.float32),
+            rng.standard_normal((b, d)).astype(np.float32), np.float32(np.log(100.0)))
+    fn = jax.value_and_grad(examples.clip_loss, argnums=(0, 1, 2))
+    limit = _limit(fn, args, 16)
+    base, fitted, _, _ = split_within(fn, args, limit, min_ratio=4)
+    chunks = _chunks(fitted.lower(*args).as_text())
+    assert chunks and min(chunks) >= 8, chunks
+    _within_contract(fn, args, base, fitted)
+
+
+def test_kv_cache_decode_counts_the_transposed_cache_copies():
+    rng = np.random.default_rng(1)
+    bsz, s, h, d = 8, 2048, 8, 64
+    small = lambda: rng.standard_normal((bsz, h, d)).astype(np.float32)  # noqa: E731
+    cache = lambda: (rng.standard_normal((bsz, s, h, d)) * 4).astype(np.float32)  # noqa: E731
+    args = (small() * 8, small(), small(), cache(), cache(), np.int32(s // 3))
+    fn = examples.kv_cache_decode
+    # The caches (arguments and outputs) are most of the bytes: leave a
+    # sixteenth of jax's temporaries, the two transposed cache copies.
+    limit = _limit(fn, args, 16)
+    base, fitted, _, _ = split_within(fn, args, limit, min_ratio=1.3)
+    _within_contract(fn, args, base, fitted)
