@@ -41,8 +41,7 @@ ElementsAttr ArithConstantView::getValue() const {
 static std::string enumWord(Attribute a) {
   if (!a)
     return "";
-  llvm::StringRef text(attrToText(a));
-  std::string s = text.str();
+  std::string s = attrToText(a); // owned: a StringRef of the temporary would dangle
   llvm::StringRef t(s);
   t = t.rtrim('>');
   size_t space = t.rfind(' ');

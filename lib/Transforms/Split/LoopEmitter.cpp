@@ -529,14 +529,20 @@ void LoopEmitter::deliverResults(OpBuilder &b, Location loc, ValueRange state,
 }
 
 void LoopEmitter::eraseReplaced(ArrayRef<Operation *> dead) {
+  // An op can be both delivered dead and in the plan's order: erase once.
+  llvm::SmallPtrSet<Operation *, 16> erased;
+  auto eraseOnce = [&](Operation *op) {
+    if (erased.insert(op).second)
+      op->erase();
+  };
   for (Operation *op : dead)
-    op->erase();
+    eraseOnce(op);
   for (Operation *op : llvm::reverse(plan.order))
-    if (op->use_empty())
-      op->erase();
+    if (!erased.contains(op) && op->use_empty())
+      eraseOnce(op);
   for (Operation *op : llvm::reverse(remat))
-    if (op->use_empty())
-      op->erase();
+    if (!erased.contains(op) && op->use_empty())
+      eraseOnce(op);
   if (plan.osm)
     eraseOnlineSoftmaxChains(*plan.osm);
   (void)sortTopologically(plan.block);

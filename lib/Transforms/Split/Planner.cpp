@@ -211,8 +211,10 @@ void RegionBuilder::pushUsers(Operation *op) {
     auto it = plan.dimOf.find(v);
     if (it == plan.dimOf.end())
       continue;
+    // By value: pushUse adds to dimOf, which may move its entries.
+    int64_t dim = it->second;
     for (OpOperand &use : v.getUses())
-      pushUse(use, op, it->second);
+      pushUse(use, op, dim);
   }
 }
 
