@@ -83,6 +83,11 @@ struct RunResult {
   bool belowFixed = false;
   int64_t fixedBytes = 0;
   std::string sharded; // a plan refused because it chunks a sharded dimension
+
+  /// The peak with its temporaries counted `margin` times.
+  int64_t margined(double margin) const {
+    return fixedBytes + static_cast<int64_t>(std::ceil(margin * double(peak - fixedBytes)));
+  }
 };
 
 /// The (up to 4) largest values live at the peak that a split can remove:
@@ -326,7 +331,11 @@ RunResult runSplits(func::FuncOp f, int64_t limit, Steps steps, const Settings &
     }
     rr.peak = prof->peakBytes;
     rr.fixedBytes = prof->argumentBytes + prof->outputBytes;
-    if (!minimize && prof->peakBytes <= limit) {
+    // Projected steps stop where the probe's program is accepted: its
+    // temporaries counted margin times (a loop's margin held when it was
+    // made, and the projected loops were not made within the limit).
+    int64_t judged = steps == Steps::Projected ? rr.margined(settings.margin) : rr.peak;
+    if (!minimize && judged <= limit) {
       rr.ok = true;
       return rr;
     }
@@ -447,10 +456,6 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
       work->erase();
       return success();
     }
-    if (!rr.belowFixed && succeeded(splitProjected(f, limit, settings))) {
-      work->erase();
-      return success();
-    }
     // Report, from a fresh clone, the smallest limit memfit can reach.
     auto probe = llvm::cast<func::FuncOp>(f->clone());
     attachMeshes(probe, f->getParentOp());
@@ -459,12 +464,15 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     // as the chunk rule counts them: a loop's margined peak when it was made
     // can shrink when a later step splits inside its body (an accumulated
     // partial product split by its rows), so the final program is measured.
-    int64_t margined =
-        best.fixedBytes +
-        static_cast<int64_t>(std::ceil(tempMargin * double(best.peak - best.fixedBytes)));
-    int64_t reachable = std::max({best.peak, margined, rr.fixedBytes});
+    int64_t reachable = std::max({best.peak, best.margined(tempMargin), rr.fixedBytes});
     // The split steps are greedy (largest chunks first); when they get
-    // stuck, the probe's steps (the lowest peak each time) may still fit.
+    // stuck, the probe's steps (the lowest peak each time) may still fit,
+    // and so may its plans with larger chunks (projected steps).
+    if (reachable <= limit && succeeded(splitProjected(f, limit, settings))) {
+      probe->erase();
+      work->erase();
+      return success();
+    }
     if (reachable <= limit) {
       dropRemainderMarks(probe);
       f.getBody().takeBody(probe.getBody());
@@ -479,7 +487,8 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
   }
 
   /// When the greedy steps get stuck (values over the limit on their own
-  /// live around every candidate loop), projected steps: each loop allowed
+  /// live around every candidate loop) and the probe shows the limit
+  /// reachable, projected steps: each loop allowed
   /// all of the limit's room for temporaries, then a quarter of it, down to
   /// 1/64 (the rest is left to what no later step removes). Replaces `f`'s
   /// body with the first that fits; the probe's smallest chunks are the
