@@ -132,6 +132,17 @@ def _runtime_scratch():
     return lambda compiled: dot_scratch_bytes(compiled.as_text())
 
 
+def _modelled_peak(text: str) -> float:
+    """The fusion model's peak bytes of the module's entry function (inf
+    when the model cannot profile it: nothing is taken on trust then)."""
+    try:
+        reports = profile_text(text, top=1)
+    except MemfitError:
+        return float("inf")
+    main = [r for r in reports if r.name == "main"]
+    return max((r.peak_bytes for r in (main or reports)), default=float("inf"))
+
+
 class _ChosenLowered:
     """jax's Lowered of memfit's module, whose ``compile()`` returns the
     executable memfit.jit runs. That executable may have been compiled with
@@ -250,7 +261,8 @@ class MemfitJitted:
             scratch=_runtime_scratch(),
             compile_run=None if options is None else _counted(
                 "run", lambda text: lowered_for(text).compile()),
-            compile_lean=_lean_compile(lowered_for)))
+            compile_lean=_lean_compile(lowered_for),
+            modelled_peak=None if options is None else _modelled_peak))
         self.last_calibration = cal
         kept = lowered_for(cal.kept.text)
         if cal.kept.run_compiled is not None:
