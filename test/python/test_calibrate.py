@@ -229,6 +229,55 @@ def test_a_divisor_far_below_the_chunk_is_not_taken():
     assert not any("leaves" in why for _, why, _ in cal.skipped)
 
 
+def _unsplit_run_only(fixed, temps, peak, run_factor=1.0, scratch_bytes=0):
+    """calibrate() of a program memfit did not split, with a separate run
+    compile (ynn fusions on) whose count is ``run_factor`` x the accounted
+    temporaries, and a fusion model that puts its peak at ``peak``.
+    Returns (calibration, accounting compiles, run compiles)."""
+    split, comp = fake_program(fixed, temps=lambda m: temps)
+    counted, ran = [], []
+
+    def compile_run(text):
+        ran.append(text)
+        acc = comp(text).memory_analysis()
+        return FakeCompiled(acc.argument_size_in_bytes, int(acc.temp_size_in_bytes * run_factor))
+    cal = cal_mod.calibrate(split, lambda t: counted.append(t) or comp(t), 100 * MiB,
+                            scratch=lambda c: scratch_bytes, compile_run=compile_run,
+                            modelled_peak=lambda text: peak)
+    return cal, counted, ran
+
+
+def test_a_program_far_under_the_limit_is_compiled_once_as_it_runs():
+    cal, counted, ran = _unsplit_run_only(20 * MiB, 20 * MiB, peak=45 * MiB)
+    assert counted == [] and len(ran) == 1
+    assert cal.kept.run_compiled is cal.kept.compiled and cal.kept.xla_bytes == 40 * MiB
+    assert "counted as it runs" in cal.summary()
+
+
+@pytest.mark.parametrize("peak, run_factor, scratch", [
+    (55 * MiB, 1.0, 0),          # the model puts it over half the limit
+    (45 * MiB, 1.6, 0),          # XLA's count as it runs is over half
+    (45 * MiB, 1.0, 12 * MiB),   # the runtime scratch takes it over half
+])
+def test_near_the_limit_the_accounting_compile_still_runs(peak, run_factor, scratch):
+    cal, counted, ran = _unsplit_run_only(20 * MiB, 20 * MiB, peak, run_factor, scratch)
+    assert len(counted) == 1 and cal.kept.xla_bytes == 40 * MiB
+    # the executable that runs is compiled once (before the count, where
+    # the model's peak let it try), never twice
+    assert len(ran) == 1
+    assert "counted as it runs" not in cal.summary()
+
+
+def test_a_split_program_is_always_accounted():
+    calls = []
+    split, comp = fake_program(40 * MiB, 60 * MiB, loops=lambda m: 2, calls=calls)
+    counted = []
+    cal = cal_mod.calibrate(split, lambda t: counted.append(t) or comp(t), 100 * MiB,
+                            scratch=lambda c: 0, compile_run=comp,
+                            modelled_peak=lambda text: 1)
+    assert len(counted) == 1 and "counted as it runs" not in cal.summary()
+
+
 def test_nothing_fits_keeps_the_smallest_and_warns():
     split, comp = fake_program(fixed=99 * MiB, temps_at_margin_1=400 * MiB)
     with pytest.warns(cal_mod.MemoryLimitWarning, match="over the memory limit"):
