@@ -464,7 +464,10 @@ def jit(fun: Callable | None = None, *, passes: str | None = None,
     compile with ynn fusions off and cheap code generation (LLVM -O0: the
     same buffers, about half the time), and the program kept is compiled
     once more as it runs; where ynn fusions are already off the count's
-    compile is the executable that runs.
+    compile is the executable that runs. A program split into one loop
+    starts from the fusion model's own margin, with a chunk that divides
+    its dimension; one memfit leaves unsplit, far under the limit by the
+    model and by XLA's count as it runs, is compiled once (as it runs).
 
     The calibration's outcome is cached on disk (``memfit.compile_cache``):
     the kept program, its margin and XLA's counts, and its executable, keyed
