@@ -209,8 +209,11 @@ def measure(row: str, opts) -> dict:
             r["record"] = _run(row, "memfit", opts.quick,
                                dict(on, MEMFIT_CACHE_EXECUTABLES="0"), opts.timeout)
             if opts.baseline:
-                r["baseline"] = _run(row, "memfit", opts.quick, {}, opts.timeout,
-                                     python=opts.baseline)
+                # a first call too: a cache of its own, empty (the default
+                # directory would hold the baseline's earlier runs)
+                r["baseline"] = _run(row, "memfit", opts.quick,
+                                     dict(on, MEMFIT_CACHE_DIR=os.path.join(cache, "baseline")),
+                                     opts.timeout, python=opts.baseline)
         rounds.append(r)
     out = {}
     for k in ("jax", "first", "warm", "record") + (("baseline",) if opts.baseline else ()):

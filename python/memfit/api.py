@@ -297,7 +297,8 @@ class MemfitJitted:
             "margin": kept.margin, "xla_bytes": kept.xla_bytes, "fixed_bytes": kept.fixed_bytes,
             "memory": {f: int(getattr(memory, f)) for f in _MEMORY_FIELDS},
             "run_xla_bytes": kept.run_xla_bytes, "scratch_bytes": kept.scratch_bytes,
-            "run_options": kept.run_options, "devices": devices,
+            "run_options": kept.run_options, "accounted": kept.accounted,
+            "devices": devices,
             "summary": cal.summary(), "compiles": len(cal.attempts),
         }, kept.text, payload)
 
@@ -319,7 +320,8 @@ class MemfitJitted:
             rec["margin"], entry.text, _RecordedAnalysis(rec["memory"]), rec["xla_bytes"],
             rec["fixed_bytes"], 0.0, time.perf_counter() - t,
             scratch_bytes=rec.get("scratch_bytes"), run_compiled=compiled,
-            run_xla_bytes=rec.get("run_xla_bytes"), run_options=rec.get("run_options")))
+            run_xla_bytes=rec.get("run_xla_bytes"), run_options=rec.get("run_options"),
+            accounted=rec.get("accounted", True)))
         first = str(rec.get("summary", "")).split("; ", 1)[-1]
         cal.skipped.append((None, f"from memfit's calibration cache (written after: {first})",
                             0.0))

@@ -78,6 +78,9 @@ class Attempt:
     #: why ``run_compiled`` was compiled with other options than the user's
     #: (None: the user's flags)
     run_options: str | None = None
+    #: False when ``xla_bytes`` is XLA's count of the executable as it runs
+    #: (``_run_only``), not of an accounting compile (ynn fusions off)
+    accounted: bool = True
 
     @property
     def counted_bytes(self) -> int | None:
@@ -359,7 +362,8 @@ def _run_only(cal: Calibration, margin: float, text: str, pass_s: float,
     run = compile_run(text)
     total, fixed = _xla_bytes(run)
     a = Attempt(margin, text, run, total, fixed, pass_s, time.perf_counter() - t0,
-                scratch_bytes=scratch(run), run_compiled=run, run_xla_bytes=total)
+                scratch_bytes=scratch(run), run_compiled=run, run_xla_bytes=total,
+                accounted=False)
     if total is not None and a.total_bytes <= UNCOUNTED_SHARE * cal.limit:
         cal.attempts.append(a)
         cal.skipped.append((None, "counted as it runs: the model's peak and XLA's count are "
