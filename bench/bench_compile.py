@@ -9,7 +9,8 @@ cross-entropy value and gradient (2,048 tokens, width 256, vocabulary
 32,768; limit 192 MiB, a third of jax's 580 MiB: arguments and outputs
 alone take 68 MiB).
 
-Every measurement is a fresh process (jax's defaults: ynn fusions on) that
+Every measurement is a fresh process (jax's defaults: ynn fusions on; the
+modules' bytecode cached, as an installed package has it) that
 imports jax and memfit, builds the arguments, compiles a one-op program
 (backend start-up; bench_race's rows also compile after jax is up) and then
 times one call:
@@ -30,7 +31,8 @@ kind (memfit.api.COMPILES: count = a calibration compile read only for XLA's
 memory counts, LLVM at -O0; run = the executable that runs; lean = a split
 tried with ynn fusions of dots only) and where the first call's time went.
 The machine's load average is printed before and after: on shared cores
-compile times move with it.
+compile times move with it, so the notes also give each side's CPU seconds
+(process time, all threads) of the first call.
 
     .venv/bin/python bench/bench_compile.py                 # every row, ~10 min
     .venv/bin/python bench/bench_compile.py --rows heldout_transformer,heldout_llm_head
@@ -146,14 +148,16 @@ def child(row: str, mode: str, quick: bool) -> dict:
     jax.block_until_ready(jax.tree_util.tree_leaves(args))
     jax.jit(lambda x: x + 1).lower(1.0).compile()  # backend start-up, not timed
     if mode == "jax":
+        c0 = time.process_time()
         t0 = time.perf_counter()
         lowered = jax.jit(fun, **jit_kwargs).lower(*args)
         t1 = time.perf_counter()
         lowered.compile()
         t2 = time.perf_counter()
         return {"what": what, "limit": limit, "total": t2 - t0, "lower": t1 - t0,
-                "compile": t2 - t1}
+                "compile": t2 - t1, "cpu": time.process_time() - c0}
     f = memfit.jit(fun, memory_limit=limit, **jit_kwargs)
+    c0 = time.process_time()
     t0 = time.perf_counter()
     try:
         f.lower(*args)
@@ -161,8 +165,9 @@ def child(row: str, mode: str, quick: bool) -> dict:
         msg = e.diagnostics[0].get("message", "") if e.diagnostics else str(e)
         return {"what": what, "limit": limit, "error": "not split: " + " ".join(msg.split())}
     total = time.perf_counter() - t0
+    cpu = time.process_time() - c0
     cal = f.last_calibration
-    return {"what": what, "limit": limit, "total": total,
+    return {"what": what, "limit": limit, "total": total, "cpu": cpu,
             "compiles": dict(getattr(api, "COMPILES", {})),
             "compile_s": dict(getattr(api, "COMPILE_SECONDS", {})),
             "attempts": len(cal.attempts) if cal else 0,
@@ -175,6 +180,10 @@ def child(row: str, mode: str, quick: bool) -> dict:
 def _run(row: str, mode: str, quick: bool, env_extra: dict, timeout: float,
          python: str = sys.executable) -> dict:
     env = dict(os.environ)
+    # as an installed package runs: with its modules' bytecode cached (jax's
+    # are, in site-packages); without, every process compiles memfit's
+    # Python source anew (0.05 s of a warm call measured)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(env_extra)
     cmd = [python, str(Path(__file__).resolve()), "--child", row, mode]
     if quick:
@@ -200,7 +209,10 @@ def measure(row: str, opts) -> dict:
             r["record"] = _run(row, "memfit", opts.quick,
                                dict(on, MEMFIT_CACHE_EXECUTABLES="0"), opts.timeout)
             if opts.baseline:
-                r["baseline"] = _run(row, "memfit", opts.quick, {"PYTHONDONTWRITEBYTECODE": "1"},
+                # a first call too: a cache of its own, empty (the default
+                # directory would hold the baseline's earlier runs)
+                r["baseline"] = _run(row, "memfit", opts.quick,
+                                     dict(on, MEMFIT_CACHE_DIR=os.path.join(cache, "baseline")),
                                      opts.timeout, python=opts.baseline)
         rounds.append(r)
     out = {}
@@ -256,7 +268,9 @@ def line(row: str, r: dict) -> tuple[str, str]:
     cs = first.get("compile_s", {})
     compiled = sum(cs.values())
     other = first["total"] - compiled - (first.get("pass_s") or 0)
-    note = (f"{what}: jax lower {jax_r['lower']:.2f} s + compile {jax_r['compile']:.2f} s; "
+    cpu = (f" (CPU seconds: jax {jax_r['cpu']:.2f}, memfit's first call {first['cpu']:.2f} = "
+           f"{first['cpu'] / jax_r['cpu']:.2f}x)" if "cpu" in jax_r and "cpu" in first else "")
+    note = (f"{what}: jax lower {jax_r['lower']:.2f} s + compile {jax_r['compile']:.2f} s{cpu}; "
             f"memfit first call: passes {first.get('pass_s') or 0:.2f} s, "
             + ", ".join(f"{k} compiles {cs[k]:.2f} s" for k in ("count", "run", "lean")
                         if k in cs)
@@ -266,6 +280,15 @@ def line(row: str, r: dict) -> tuple[str, str]:
             f"{'fits' if first.get('fits') else 'DOES NOT FIT'}: {first.get('summary', '')}"
             + _baseline_note(r, t_jax))
     return table, note
+
+
+def _commit() -> str:
+    try:
+        out = subprocess.run(["git", "-C", str(HERE), "describe", "--always", "--dirty"],
+                             capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() or "?"
+    except (OSError, subprocess.SubprocessError):
+        return "?"
 
 
 def main():
@@ -290,6 +313,7 @@ def main():
     sys.path.insert(0, str(HERE))
     from bench_race import ROW_KEYS
 
+    import memfit
     from memfit.measure import cpu_model
     every = ROW_KEYS + HELD_OUT
     rows = every if not opts.rows else [k.strip() for k in opts.rows.split(",") if k.strip()]
@@ -303,6 +327,7 @@ def main():
         out.append(text)
     import jax
     say(f"CPU: {cpu_model()}, {os.cpu_count()} cores; jax {jax.__version__}; "
+        f"memfit {memfit.__version__} at {_commit()}; "
         f"XLA_FLAGS={os.environ.get('XLA_FLAGS', '')!r}; load average before: "
         f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     if opts.baseline:

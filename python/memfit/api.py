@@ -132,6 +132,17 @@ def _runtime_scratch():
     return lambda compiled: dot_scratch_bytes(compiled.as_text())
 
 
+def _modelled_peak(text: str) -> float:
+    """The fusion model's peak bytes of the module's entry function (inf
+    when the model cannot profile it: nothing is taken on trust then)."""
+    try:
+        reports = profile_text(text, top=1)
+    except MemfitError:
+        return float("inf")
+    main = [r for r in reports if r.name == "main"]
+    return max((r.peak_bytes for r in (main or reports)), default=float("inf"))
+
+
 class _ChosenLowered:
     """jax's Lowered of memfit's module, whose ``compile()`` returns the
     executable memfit.jit runs. That executable may have been compiled with
@@ -250,7 +261,8 @@ class MemfitJitted:
             scratch=_runtime_scratch(),
             compile_run=None if options is None else _counted(
                 "run", lambda text: lowered_for(text).compile()),
-            compile_lean=_lean_compile(lowered_for)))
+            compile_lean=_lean_compile(lowered_for),
+            modelled_peak=None if options is None else _modelled_peak))
         self.last_calibration = cal
         kept = lowered_for(cal.kept.text)
         if cal.kept.run_compiled is not None:
@@ -285,7 +297,8 @@ class MemfitJitted:
             "margin": kept.margin, "xla_bytes": kept.xla_bytes, "fixed_bytes": kept.fixed_bytes,
             "memory": {f: int(getattr(memory, f)) for f in _MEMORY_FIELDS},
             "run_xla_bytes": kept.run_xla_bytes, "scratch_bytes": kept.scratch_bytes,
-            "run_options": kept.run_options, "devices": devices,
+            "run_options": kept.run_options, "accounted": kept.accounted,
+            "devices": devices,
             "summary": cal.summary(), "compiles": len(cal.attempts),
         }, kept.text, payload)
 
@@ -307,7 +320,8 @@ class MemfitJitted:
             rec["margin"], entry.text, _RecordedAnalysis(rec["memory"]), rec["xla_bytes"],
             rec["fixed_bytes"], 0.0, time.perf_counter() - t,
             scratch_bytes=rec.get("scratch_bytes"), run_compiled=compiled,
-            run_xla_bytes=rec.get("run_xla_bytes"), run_options=rec.get("run_options")))
+            run_xla_bytes=rec.get("run_xla_bytes"), run_options=rec.get("run_options"),
+            accounted=rec.get("accounted", True)))
         first = str(rec.get("summary", "")).split("; ", 1)[-1]
         cal.skipped.append((None, f"from memfit's calibration cache (written after: {first})",
                             0.0))
@@ -452,7 +466,10 @@ def jit(fun: Callable | None = None, *, passes: str | None = None,
     compile with ynn fusions off and cheap code generation (LLVM -O0: the
     same buffers, about half the time), and the program kept is compiled
     once more as it runs; where ynn fusions are already off the count's
-    compile is the executable that runs.
+    compile is the executable that runs. A program split into one loop
+    starts from the fusion model's own margin, with a chunk that divides
+    its dimension; one memfit leaves unsplit, far under the limit by the
+    model and by XLA's count as it runs, is compiled once (as it runs).
 
     The calibration's outcome is cached on disk (``memfit.compile_cache``):
     the kept program, its margin and XLA's counts, and its executable, keyed

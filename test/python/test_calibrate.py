@@ -151,6 +151,133 @@ def test_loops_without_a_split_record_are_not_the_splits():
                                              + sum(s for _, _, s in cal.skipped))
 
 
+def one_loop_program(fixed, size, rows_at_margin_1, row_bytes, *, calls=None, align=8):
+    """A split into one top-level loop over ``size`` rows, as memfit-split
+    records it: the chunk ~ rows_at_margin_1 / margin (a multiple of
+    ``align``), its remainder, and temporaries of ``row_bytes`` per row of
+    the chunk."""
+    def chunk(m):
+        return max(align, int(rows_at_margin_1 / m) // align * align)
+
+    def split(m):
+        if calls is not None:
+            calls.append(m)
+        c = chunk(m)
+        record = (f'"stablehlo.while"() {{memfit.split = {{chunk = {c} : i64, chunks = '
+                  f'{size // c} : i64, dim = 0 : i64, remainder = {size % c} : i64, size = '
+                  f'{size} : i64, temp_margin = {m!r} : f64}}}} ')
+        return (f'module attributes {{memfit.pipeline = "temp-margin={m!r}"}} '
+                f'{{ temps = {c * row_bytes} ' + record + "}")
+
+    def compile_text(text):
+        return FakeCompiled(fixed, int(text.split("temps = ")[1].split(" ")[0]))
+    return split, compile_text
+
+
+def test_one_loop_compiles_the_models_own_margin_first():
+    # one top-level loop: the model's own margin (1) is compiled first and,
+    # when XLA agrees with it, is the only compile; margin 2's split runs
+    # as a pass only. Its chunk (1,024 of 4,096 rows) leaves no remainder.
+    calls, compiled = [], []
+    split, comp = one_loop_program(40 * MiB, 4096, 1024, 55 * 1024, calls=calls)
+    cal = cal_mod.calibrate(split, lambda t: compiled.append(t) or comp(t), 100 * MiB)
+    assert calls[:2] == [cal_mod.DEFAULT_MARGIN, cal_mod.PREDICTED_MARGIN]
+    assert len(compiled) == 1 and cal.kept.margin == cal_mod.PREDICTED_MARGIN
+    assert cal.kept.xla_bytes <= 100 * MiB
+    assert "the model's own margin compiled first" in cal.summary()
+
+
+def test_a_predicted_margin_that_xla_puts_over_is_corrected_by_its_count():
+    # XLA holds twice what the model says: margin 1 is over the limit, and
+    # its count points at the margin that fits, as margin 2's would have
+    split, comp = one_loop_program(40 * MiB, 4096, 1024, 110 * 1024)
+    cal = cal_mod.calibrate(split, comp, 100 * MiB)
+    assert cal.attempts[0].margin == cal_mod.PREDICTED_MARGIN
+    assert cal.attempts[0].xla_bytes > 100 * MiB
+    assert cal.kept.xla_bytes <= 100 * MiB and len(cal.attempts) == 2
+
+
+def test_several_loops_still_start_at_margin_2():
+    calls = []
+    split, comp = fake_program(40 * MiB, 60 * MiB, loops=lambda m: 2, calls=calls)
+    cal_mod.calibrate(split, comp, 100 * MiB)
+    assert calls[0] == cal_mod.DEFAULT_MARGIN and cal_mod.PREDICTED_MARGIN not in calls
+
+
+def test_a_chunk_that_leaves_a_remainder_step_is_replaced_by_a_divisor():
+    # 2,048 rows, chunk 384 at margin 1 (5 chunks + 128): the remainder
+    # step is a second copy of the body. The chunk of 256 divides the rows
+    # (8 chunks), is within DIVISOR_FLOOR, and is compiled instead; the one
+    # with a remainder is never compiled.
+    compiled = []
+    split, comp = one_loop_program(40 * MiB, 2048, 384, 150 * 1024)
+    cal = cal_mod.calibrate(split, lambda t: compiled.append(t) or comp(t), 100 * MiB)
+    [(_, chunk, remainder, size)] = cal_mod._loop_chunks(cal.kept.text)
+    assert (chunk, remainder, size) == (256, 0, 2048)
+    assert all(cal_mod._loop_chunks(t)[0][2] == 0 for t in compiled)
+    assert len(compiled) == 1 and cal.kept.xla_bytes <= 100 * MiB
+    assert "chunk 384 leaves 128 of 2048" in cal.summary()
+
+
+def test_a_divisor_far_below_the_chunk_is_not_taken():
+    # 1,000 rows (2^3 5^3), chunk 480: the largest divisor below it, 250, is
+    # about half the chunk; the chunk with a remainder is kept (and close
+    # enough to the limit not to be re-split)
+    split, comp = one_loop_program(40 * MiB, 1000, 480, 115 * 1024)
+    cal = cal_mod.calibrate(split, comp, 100 * MiB)
+    assert cal_mod._loop_chunks(cal.kept.text)[0][1:3] == (480, 40)
+    assert not any("leaves" in why for _, why, _ in cal.skipped)
+
+
+def _unsplit_run_only(fixed, temps, peak, run_factor=1.0, scratch_bytes=0):
+    """calibrate() of a program memfit did not split, with a separate run
+    compile (ynn fusions on) whose count is ``run_factor`` x the accounted
+    temporaries, and a fusion model that puts its peak at ``peak``.
+    Returns (calibration, accounting compiles, run compiles)."""
+    split, comp = fake_program(fixed, temps=lambda m: temps)
+    counted, ran = [], []
+
+    def compile_run(text):
+        ran.append(text)
+        acc = comp(text).memory_analysis()
+        return FakeCompiled(acc.argument_size_in_bytes, int(acc.temp_size_in_bytes * run_factor))
+    cal = cal_mod.calibrate(split, lambda t: counted.append(t) or comp(t), 100 * MiB,
+                            scratch=lambda c: scratch_bytes, compile_run=compile_run,
+                            modelled_peak=lambda text: peak)
+    return cal, counted, ran
+
+
+def test_a_program_far_under_the_limit_is_compiled_once_as_it_runs():
+    cal, counted, ran = _unsplit_run_only(20 * MiB, 20 * MiB, peak=45 * MiB)
+    assert counted == [] and len(ran) == 1
+    assert cal.kept.run_compiled is cal.kept.compiled and cal.kept.xla_bytes == 40 * MiB
+    assert "counted as it runs" in cal.summary()
+
+
+@pytest.mark.parametrize("peak, run_factor, scratch", [
+    (55 * MiB, 1.0, 0),          # the model puts it over half the limit
+    (45 * MiB, 1.6, 0),          # XLA's count as it runs is over half
+    (45 * MiB, 1.0, 12 * MiB),   # the runtime scratch takes it over half
+])
+def test_near_the_limit_the_accounting_compile_still_runs(peak, run_factor, scratch):
+    cal, counted, ran = _unsplit_run_only(20 * MiB, 20 * MiB, peak, run_factor, scratch)
+    assert len(counted) == 1 and cal.kept.xla_bytes == 40 * MiB
+    # the executable that runs is compiled once (before the count, where
+    # the model's peak let it try), never twice
+    assert len(ran) == 1
+    assert "counted as it runs" not in cal.summary()
+
+
+def test_a_split_program_is_always_accounted():
+    calls = []
+    split, comp = fake_program(40 * MiB, 60 * MiB, loops=lambda m: 2, calls=calls)
+    counted = []
+    cal = cal_mod.calibrate(split, lambda t: counted.append(t) or comp(t), 100 * MiB,
+                            scratch=lambda c: 0, compile_run=comp,
+                            modelled_peak=lambda text: 1)
+    assert len(counted) == 1 and "counted as it runs" not in cal.summary()
+
+
 def test_nothing_fits_keeps_the_smallest_and_warns():
     split, comp = fake_program(fixed=99 * MiB, temps_at_margin_1=400 * MiB)
     with pytest.warns(cal_mod.MemoryLimitWarning, match="over the memory limit"):

@@ -178,6 +178,19 @@ def test_in_jax_defaults_the_calibration_counts_cheaply_and_compiles_the_run_onc
     assert r["accounted"] == r["recorded"] and r["total"] <= LIMIT, r["summary"]
 
 
+def test_in_jax_defaults_a_program_far_under_the_limit_compiles_once(tmp_path):
+    # memfit does not split it and both the model and XLA's count as it
+    # runs put it under half the limit: the executable that runs is the
+    # only compile; XLA's accounting count (ynn fusions off, a full compile)
+    # is still within the limit
+    limit = 512 * MiB
+    r = _in_fresh_process({"MEMFIT_CACHE": "0"}, limit=limit)
+    assert r["compiles"] == {"run": 1}, r
+    assert "counted as it runs" in r["summary"]
+    assert r["accounted"] <= limit and r["total"] <= limit / 2, r["summary"]
+    assert r["same_indices"]
+
+
 # -- the persistent cache -----------------------------------------------------
 
 def test_a_second_process_with_the_same_program_compiles_nothing(tmp_path):

@@ -242,9 +242,9 @@ class JitRecord:
         cal = self.calibration
         kept = cal.kept.text if cal is not None else self.kept
         after = None
-        if cal is not None:
+        if cal is not None and cal.kept.accounted:
             after = cal.kept.xla_bytes
-        elif kept is not None:
+        elif kept is not None:  # counted here as "before" is (ynn fusions off)
             after = xla_bytes(self.compile_text(kept))
         return build_report(self.base, self.limit, kept=kept, error=self.error,
                             margins=margins_of(cal) if cal is not None else [],
