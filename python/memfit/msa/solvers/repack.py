@@ -26,6 +26,10 @@ works on plans only and re-derives the offsets:
 3. the first change that gets offsets and that the validator (float64)
    times faster is accepted; repeat until no change helps.
 
+The state (each buffer's plan and offset, the layout they take) is the
+engine's (msa.solvers.moves, shared with the local search), and the
+placements above are its ``first_fit``.
+
 If no single change helps, pairs are tried: one of the improving changes
 that did not fit, together with a change of another buffer, resident at the
 same time, to a plan resident at fewer of those ops (the capacity the first
