@@ -173,7 +173,8 @@ def test_layout_fit_is_the_lowest_free_offset_of_a_brute_force_scan():
     """plans.FastMemory.fit (a sweep over the rectangles met) returns the preferred
     offset when it is free, else the lowest offset where the buffer meets no
     other rectangle and ends by the capacity, as a scan of every offset
-    finds it, or None where the scan finds none."""
+    finds it (and as the first of ``lowest_offsets``), or None where the
+    scan finds none."""
     rng = np.random.default_rng(3)
     inst = random_instance(0, num_ops=12, num_args=2, mode="placement")
     d = inst.to_dict()
@@ -201,6 +202,7 @@ def test_layout_fit_is_the_lowest_free_offset_of_a_brute_force_scan():
         free = [y for y in range(0, 40 - size + 1)
                 if not ((y < meet[:, 3]) & (meet[:, 2] < y + size)).any()]
         assert lay.fit(size, iv) == (free[0] if free else None)
+        assert lay.lowest_offsets(size, iv, 1) == free[:1]     # the game's first candidate
         prefer = int(rng.integers(0, 40))
         assert lay.fit(size, iv, prefer) == (prefer if prefer in free else free[0] if free else None)
 
