@@ -190,7 +190,8 @@ class Clock:
     are summed at once (a cumulative sum of the op times), so a change
     costs the copies' events plus an array pass instead of a Python step
     per op; and a change is swept only from the last snapshot of the
-    current plans' sweep before the first event it affects (``time``). test_msa_cost_model.py checks it against ``simulate``."""
+    current plans' sweep before the first event it affects (``time``).
+    test_msa_cost_model.py checks it against ``simulate``."""
 
     def __init__(self, inst: Instance, plans: dict[int, Plan]):
         self.inst = inst
