@@ -2,51 +2,12 @@
 import numpy as np
 import pytest
 
-from memfit.msa.core import model, plans
+from memfit.msa.core import plans
 from memfit.msa.core.instance import Instance
 from memfit.msa.core.solution import BufferAssignment, Solution
 from memfit.msa.core.validator import validate
 from memfit.msa.io.synthetic import random_instance
 from memfit.msa.solvers import heuristic, localsearch
-
-
-def _blocking(inst: Instance) -> Instance:
-    """``inst`` with copies on the ops' clock (copy_overlaps_compute off)."""
-    d = inst.to_dict()
-    d["device"]["copy_overlaps_compute"] = False
-    return Instance.from_dict(d)
-
-
-@pytest.mark.parametrize("overlap,every", [(True, 32), (False, 32), (True, 1), (False, 3)])
-def test_clock_is_the_cost_models_time_for_every_one_buffer_change(overlap, every, monkeypatch):
-    """_Clock (ops between copy events summed at once, a change swept from
-    the current plans' last snapshot before it, one every ``every`` events)
-    gives model.simulate's time for random plan sets and one-buffer changes
-    of them, before and after a change is accepted, with copies overlapping
-    compute or not."""
-    monkeypatch.setattr(localsearch._Clock, "SNAPSHOT_EVERY", every)
-    rng = np.random.default_rng(7)
-    for seed in range(6):
-        inst = random_instance(seed, num_ops=30 + 7 * seed, num_args=4, mode="offload")
-        inst = inst if overlap else _blocking(inst)
-        _, menus = plans.build_menus(inst)
-        cur = {}
-        for b in range(inst.num_buffers):
-            i = int(rng.integers(len(menus[b])))
-            if i:
-                cur[b] = menus[b][i].plan(inst, b)
-        clock = localsearch._Clock(inst, cur)
-        assert clock.time() == pytest.approx(model.simulate(inst, cur).estimated_time, rel=1e-12)
-        for _ in range(8):
-            b = int(rng.integers(inst.num_buffers))
-            i = int(rng.integers(len(menus[b])))
-            new = menus[b][i].plan(inst, b) if i else None
-            trial = {**cur, b: new} if new else {k: v for k, v in cur.items() if k != b}
-            ref = model.simulate(inst, trial).estimated_time
-            assert clock.time([(b, cur.get(b), new)]) == pytest.approx(ref, rel=1e-12)
-            clock.accept(b, cur.get(b), new)
-            cur = trial
-            assert clock.time() == pytest.approx(ref, rel=1e-12)
 
 
 def test_improve_makes_a_game_faster_and_never_slower():
@@ -101,25 +62,27 @@ def test_improve_places_moved_buffers_where_no_other_is_in_placement_mode():
 
 
 def test_layout_keeps_an_offset_that_fits_else_takes_the_lowest_free_one():
+    """plans.FastMemory.fit, the layout the local search's moves use
+    (buffers 0-2 of 30 bytes, the others of 10)."""
     inst = random_instance(0, num_ops=10, num_args=2, mode="placement")
     d = inst.to_dict()
     d["capacity"] = 100
     for k, buf in enumerate(d["buffers"]):
         buf["size"] = 30 if k < 3 else 10
     inst = Instance.from_dict(d)
-    lay = localsearch._Layout(inst)
-    lay.add(0, [(0, 9)], 0)
-    lay.add(1, [(0, 4)], 60)
-    assert lay.fit(2, [(2, 3)], 30) == 30          # preferred and free
-    assert lay.fit(2, [(2, 3)], 40) == 30          # 40 meets buffer 1: lowest free
-    assert lay.fit(2, [(5, 9)], None) == 30        # buffer 1 gone by then: top of 0
-    lay.add(2, [(0, 9)], 30)
-    assert lay.fit(3, [(0, 4)], None) == 90        # above buffer 1
-    assert lay.fit(4, [(0, 4)], 95) == 90          # 95 + 10 > capacity
-    lay.add(3, [(0, 4)], 90)
-    assert lay.fit(4, [(3, 6)], None) is None      # no room at ops 3-4
-    lay.remove(1, [(0, 4)])
-    assert lay.fit(4, [(3, 6)], None) == 60
+    lay = plans.FastMemory(inst)
+    lay.add(30, [(0, 9)], 0, owner=0)
+    lay.add(30, [(0, 4)], 60, owner=1)
+    assert lay.fit(30, [(2, 3)], 30) == 30         # preferred and free
+    assert lay.fit(30, [(2, 3)], 40) == 30         # 40 meets buffer 1: lowest free
+    assert lay.fit(30, [(5, 9)], None) == 30       # buffer 1 gone by then: top of 0
+    lay.add(30, [(0, 9)], 30, owner=2)
+    assert lay.fit(10, [(0, 4)], None) == 90       # above buffer 1
+    assert lay.fit(10, [(0, 4)], 95) == 90         # 95 + 10 > capacity
+    lay.add(10, [(0, 4)], 90, owner=3)
+    assert lay.fit(10, [(3, 6)], None) is None     # no room at ops 3-4
+    lay.remove(30, [(0, 4)], owner=1)
+    assert lay.fit(10, [(3, 6)], None) == 60
 
 
 def test_improve_refuses_what_it_cannot_search():
@@ -168,7 +131,7 @@ def test_pair_moves_reach_what_single_changes_cannot(mode, seed):
 
 
 def test_compaction_moves_fast_buffers_down_and_keeps_the_time():
-    """_Search.compact re-places every fast buffer at or below its offset,
+    """moves.Engine.compact re-places every fast buffer at or below its offset,
     the plans (and so the time) unchanged, the layout still valid."""
     inst = random_instance(3, num_ops=60, num_args=4, mode="placement")
     h = heuristic.assign(inst)
@@ -207,10 +170,11 @@ def test_compaction_reaches_what_single_and_pair_moves_cannot():
 
 
 def test_layout_fit_is_the_lowest_free_offset_of_a_brute_force_scan():
-    """_Layout.fit (a sweep over the rectangles met) returns the preferred
+    """plans.FastMemory.fit (a sweep over the rectangles met) returns the preferred
     offset when it is free, else the lowest offset where the buffer meets no
     other rectangle and ends by the capacity, as a scan of every offset
-    finds it, or None where the scan finds none."""
+    finds it (and as the first of ``lowest_offsets``), or None where the
+    scan finds none."""
     rng = np.random.default_rng(3)
     inst = random_instance(0, num_ops=12, num_args=2, mode="placement")
     d = inst.to_dict()
@@ -220,13 +184,13 @@ def test_layout_fit_is_the_lowest_free_offset_of_a_brute_force_scan():
     inst = Instance.from_dict(d)
     n = inst.num_buffers
     for _ in range(300):
-        lay = localsearch._Layout(inst)
+        lay = plans.FastMemory(inst)
         for b in rng.permutation(n)[: int(rng.integers(0, n))]:
             lo = int(rng.integers(0, 10))
             iv = [(lo, lo + int(rng.integers(0, 3)))]
-            at = lay.fit(int(b), iv, int(rng.integers(0, 40)))
+            at = lay.fit(inst.buffers[b].size, iv, int(rng.integers(0, 40)))
             if at is not None:
-                lay.add(int(b), iv, at)
+                lay.add(inst.buffers[b].size, iv, at, owner=int(b))
         placed = set(lay.rects[:, 4].tolist())
         b = next(x for x in range(n) if x not in placed) if len(placed) < n else None
         if b is None:
@@ -237,9 +201,10 @@ def test_layout_fit_is_the_lowest_free_offset_of_a_brute_force_scan():
         meet = r[(r[:, 0] <= iv[0][1]) & (iv[0][0] <= r[:, 1])]
         free = [y for y in range(0, 40 - size + 1)
                 if not ((y < meet[:, 3]) & (meet[:, 2] < y + size)).any()]
-        assert lay.fit(b, iv) == (free[0] if free else None)
+        assert lay.fit(size, iv) == (free[0] if free else None)
+        assert lay.lowest_offsets(size, iv, 1) == free[:1]     # the game's first candidate
         prefer = int(rng.integers(0, 40))
-        assert lay.fit(b, iv, prefer) == (prefer if prefer in free else free[0] if free else None)
+        assert lay.fit(size, iv, prefer) == (prefer if prefer in free else free[0] if free else None)
 
 
 @pytest.mark.parametrize("mode,seed,factor", [("offload", 1, 0.99), ("placement", 7, 0.95)])

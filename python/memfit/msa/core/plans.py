@@ -32,7 +32,6 @@ the heuristic on an exported MLP training step was 41% slower.)
 """
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -213,14 +212,24 @@ def menu_index(menu: list[MenuPlan], a: BufferAssignment) -> int | None:
 
 @dataclass
 class FastMemory:
-    """What is already in fast memory: bytes per op, and placed rectangles."""
+    """What is in fast memory: the bytes resident at each op (``live``)
+    and, in placement mode, the placed rectangles (a residency interval x
+    ``[offset, offset + size)``), each with its owner (a buffer id, -1 when
+    none is given) so that a buffer can be taken out again (``remove``): the
+    one layout every solver builds (the heuristic, the baselines, the local
+    search's moves, repack's relayouts)."""
     inst: Instance
     live: np.ndarray = field(init=False)
-    rects: list[tuple[int, int, int, int]] = field(default_factory=list)  # lo, hi, y0, y1
 
     def __post_init__(self):
         self.live = np.zeros(max(self.inst.num_ops, 1), dtype=np.int64)
-        self._arr = np.zeros((16, 4), dtype=np.int64)   # rects, grown by doubling
+        self._arr = np.zeros((16, 5), dtype=np.int64)   # rects, grown by doubling
+        self._n = 0
+
+    @property
+    def rects(self) -> np.ndarray:
+        """The placed rectangles, one row each: lo, hi, y0, y1, owner."""
+        return self._arr[:self._n]
 
     def fits_capacity(self, size: int, intervals) -> bool:
         for lo, hi in intervals:
@@ -228,13 +237,17 @@ class FastMemory:
                 return False
         return True
 
-    def _conflicts(self, intervals) -> list[tuple[int, int]]:
-        """Address ranges of placed rectangles that overlap the intervals in time."""
-        a = self._arr[:len(self.rects)]
+    def meeting(self, intervals) -> np.ndarray:
+        """Which rectangles meet ``intervals`` in time (a mask over ``rects``)."""
+        a = self.rects
         hit = np.zeros(len(a), dtype=bool)
         for l, h in intervals:
             hit |= (a[:, 0] <= h) & (l <= a[:, 1])
-        return a[hit][:, 2:]
+        return hit
+
+    def _conflicts(self, intervals) -> np.ndarray:
+        """Address ranges of placed rectangles that overlap the intervals in time."""
+        return self.rects[self.meeting(intervals)][:, 2:4]
 
     def best_fit(self, size: int, intervals) -> int | None:
         """GlobalDecreasingSizeBestFitHeap::FindChunkCandidate: the smallest free
@@ -269,12 +282,57 @@ class FastMemory:
                     break
         return out
 
-    def add(self, size: int, intervals, offset: int | None = None) -> None:
+    def fit(self, size: int, intervals, prefer: int | None = None) -> int | None:
+        """The offset a buffer of ``size`` bytes takes over ``intervals``:
+        ``prefer`` if it is free there, else the lowest free offset (0 or
+        the top of a rectangle it meets in time: any free offset slides down
+        to one of those), or None (no room, or the bytes exceed the capacity
+        at some op)."""
+        if not self.fits_capacity(size, intervals):
+            return None
+        cap = self.inst.capacity
+        busy = self._conflicts(intervals)
+        y0, y1 = busy[:, 0], busy[:, 1]
+        if (prefer is not None and prefer + size <= cap
+                and not ((prefer < y1) & (y0 < prefer + size)).any()):
+            return int(prefer)
+        return _lowest_gap(y0, y1, size, cap)
+
+    def add(self, size: int, intervals, offset: int | None = None, owner: int = -1) -> None:
         for lo, hi in intervals:
             self.live[lo:hi + 1] += size
             if offset is not None:
-                n = len(self.rects)
-                if n == len(self._arr):
+                if self._n == len(self._arr):
                     self._arr = np.concatenate([self._arr, np.zeros_like(self._arr)])
-                self._arr[n] = (lo, hi, offset, offset + size)
-                self.rects.append((lo, hi, offset, offset + size))
+                self._arr[self._n] = (lo, hi, offset, offset + size, owner)
+                self._n += 1
+
+    def copy(self) -> "FastMemory":
+        out = FastMemory(self.inst)
+        out.live, out._arr, out._n = self.live.copy(), self._arr.copy(), self._n
+        return out
+
+    def remove(self, size: int, intervals, owner: int) -> None:
+        """Take out what ``add(size, intervals, ..., owner)`` put in."""
+        for lo, hi in intervals:
+            self.live[lo:hi + 1] -= size
+        keep = self.rects[self.rects[:, 4] != owner]
+        self._arr[:len(keep)] = keep
+        self._n = len(keep)
+
+
+def _lowest_gap(y0: np.ndarray, y1: np.ndarray, size: int, cap: int):
+    """The lowest offset where ``[offset, offset + size)`` meets none of the
+    spans ``[y0, y1)`` and ends by ``cap``, or None: a sweep over the spans
+    by their starts (an array pass, where testing every span top against
+    every span costs the square of the spans met)."""
+    if len(y0) == 0:
+        return 0 if size <= cap else None
+    order = np.argsort(y0, kind="stable")
+    y0, y1 = y0[order], y1[order]
+    top = np.maximum.accumulate(y1)
+    start = np.concatenate([[0], top[:-1]])      # nothing below span i reaches above this
+    gap = np.nonzero(y0 - start >= size)[0]
+    if len(gap):
+        return int(start[gap[0]])
+    return int(top[-1]) if top[-1] + size <= cap else None

@@ -6,10 +6,12 @@ of the buffer count in game steps: affordable up to a few hundred buffers,
 not at the 1,000-4,000 buffers of the big programs (data/msa/, a 2,048-move
 game step is tens of milliseconds). This search keeps every other buffer's
 plan as it is instead and times each change with the cost model itself
-(``_Clock``: ``model.simulate``'s events, the ops between two copies summed
-at once, each change swept from the last snapshot before it; 0.2-0.3 ms per
-change at 1,400 buffers), so a pass costs one such evaluation per (buffer,
-menu plan) pair that fits.
+(``model.Clock``, its incremental view: ``model.simulate``'s events, the
+ops between two copies summed at once, each change swept from the last
+snapshot before it; 0.2-0.3 ms per change at 1,400 buffers), so a pass
+costs one such evaluation per (buffer, menu plan) pair that fits. The
+state, the layout and the try/apply/undo of a move are the engine's
+(msa.solvers.moves, shared with repack).
 
 A move changes one buffer's plan to another plan of its menu
 (``plans.build_menus``: the plans the heuristic, the game and CP-SAT choose
@@ -19,12 +21,12 @@ buffer's best move that makes the program faster. Nothing is ever accepted
 that makes it slower, so the result is never slower than the start.
 
 In placement mode a move must also find the buffer an offset where its
-rectangles meet no other buffer's (``_Layout``: every other buffer stays
-where it is); with ``compact``, once no move pays, the layout is compacted
-downwards (``_Search.compact``: plans and time unchanged, the free space
-gathered at the top) and the passes go on (the learned agent's default above
-the 256-move bucket); msa.solvers.repack
-is the placement search that also moves the others (relayouts, the exact
+rectangles meet no other buffer's (``plans.FastMemory.fit``: every other
+buffer stays where it is); with ``compact``, once no move pays, the layout
+is compacted downwards (``moves.Engine.compact``: plans and time unchanged,
+the free space gathered at the top) and the passes go on (the learned
+agent's default above the 256-move bucket); msa.solvers.repack is the
+placement search that also moves the others (relayouts, the exact
 packer), at a cost that grows much faster.
 
 ``iterate`` runs the descent again and again from random kicks (an iterated
@@ -36,16 +38,15 @@ but not the layout, made to fit by re-placing the buffers in its way).
 """
 from __future__ import annotations
 
-import bisect
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.instance import Instance
-from ..core.model import Plan, access_seconds, compute_seconds, copy_seconds, simulate
-from ..core.plans import build_menus, menu_index
+from ..core.model import simulate
 from ..core.solution import Solution
+from .moves import MIN_GAIN, Engine
 
 
 @dataclass
@@ -60,195 +61,6 @@ class Stats:
     stopped: str = ""            # "converged" | "passes" | "time limit"
 
 
-class _Clock:
-    """``model.simulate``'s estimated time, evaluated fast for one changed
-    buffer at a time: the same events in the same order, but the ops
-    between two copy events are summed at once (a cumulative sum of the op
-    times), so a change costs the copies' events plus an array pass instead
-    of a Python step per op; and a change is swept only from the last
-    snapshot of the current plans' sweep before the first event it affects
-    (``time``). test_msa_localsearch.py checks it against
-    ``model.simulate``."""
-
-    def __init__(self, inst: Instance, plans: dict[int, Plan]):
-        self.inst = inst
-        n = inst.num_ops
-        self.weight = np.array([op.weight for op in inst.ops], np.float64)
-        self.compute = np.array([compute_seconds(inst, t) for t in range(n)], np.float64)
-        self.overlap = inst.device.copy_overlaps_compute
-        self.ops_of = [np.array(inst.access_ops(b), np.int64) for b in range(inst.num_buffers)]
-        self.mem = np.zeros(n, np.float64)
-        self.events: dict[int, list[tuple]] = {}
-        self._base: _BaseSweep | None = None
-        for b in range(inst.num_buffers):
-            self.mem[self.ops_of[b]] += self._access(b, plans.get(b))
-            self.events[b] = self._events(b, plans.get(b))
-
-    def _access(self, b: int, pl: Plan | None) -> np.ndarray:
-        """Seconds of each access of b (at self.ops_of[b]) under plan ``pl``."""
-        ops = self.ops_of[b]
-        fast = np.zeros(len(ops), bool) if pl is None else np.array([pl.fast_at(int(t)) for t in ops])
-        return np.where(fast, access_seconds(self.inst, b, True), access_seconds(self.inst, b, False))
-
-    def _events(self, b: int, pl: Plan | None) -> list[tuple]:
-        """b's copies as ``simulate`` orders them: (op, phase, use, buffer, seconds)."""
-        if pl is None:
-            return []
-        out = [(s, 0, u, b, copy_seconds(self.inst, b, u)) for (s, u, _r) in pl.windows]
-        if pl.evict is not None:
-            out.append((pl.evict, 2, 0, b, copy_seconds(self.inst, b, pl.evict)))
-        return out
-
-    def _change(self, mem: np.ndarray, events: dict, b: int, old: Plan | None,
-                new: Plan | None) -> None:
-        """Buffer b's plan ``old`` replaced by ``new`` in ``mem`` and ``events``."""
-        mem[self.ops_of[b]] += self._access(b, new) - self._access(b, old)
-        events[b] = self._events(b, new)
-
-    def time(self, changes=()) -> float:
-        """Estimated time now, or with ``changes`` made: [(buffer, its plan
-        now, its new plan)] (a plan None: slow). A change's events are
-        swept from the last snapshot of the current plans' sweep before the
-        first event it affects (its own events, the waits they add or drop,
-        the ops whose time it changes); the events before that are the same
-        and give the same state, so the result is the full sweep's, bit for
-        bit, for about half the events on average."""
-        base = self._base_sweep()
-        if not changes:
-            return base.time
-        mem, events = self.mem.copy(), {}
-        for b, old, new in changes:
-            self._change(mem, events, b, old, new)
-        op_time = self.weight * np.maximum(self.compute, mem)
-        changed = np.nonzero(op_time != base.op_time)[0]
-        t0 = int(changed[0]) if len(changed) else self.inst.num_ops
-        removed = [e for b in events for e in self.events[b]]
-        added = [e for evs in events.values() for e in evs]
-        uses = dict(base.uses)
-        for sign, evs in ((-1, removed), (1, added)):
-            for (_t, ph, u, _b, _d) in evs:
-                if ph == 0:
-                    uses[u] = uses.get(u, 0) + sign
-        removed += [(u, 1, 0, 0, 0.0) for u, c in uses.items() if c == 0 and base.uses.get(u)]
-        added += [(u, 1, 0, 0, 0.0) for u, c in uses.items() if c > 0 and not base.uses.get(u)]
-        # (t0, 1) sorts before every event that sweeps op t0 (its wait, an
-        # eviction after it, a prefetch before a later op)
-        first = min([(t0, 1)] + removed + added)
-        k, state = base.snapshot_before(bisect.bisect_left(base.events, first))
-        suffix = base.events[k:]
-        for e in removed:
-            at = bisect.bisect_left(suffix, e)
-            if at == len(suffix) or suffix[at] != e:
-                raise RuntimeError(f"BUG: the clock lost the event {e} of a changed buffer")
-            del suffix[at]
-        for e in added:
-            bisect.insort(suffix, e)
-        cum = np.concatenate([[0.0], np.cumsum(op_time)])
-        return self._sweep(suffix, cum.tolist(), op_time.tolist(), state)
-
-    #: the current plans' sweep keeps its state every SNAPSHOT_EVERY events
-    SNAPSHOT_EVERY = 32
-
-    def _base_sweep(self) -> "_BaseSweep":
-        """The current plans' events in sweep order, their time and the
-        sweep's snapshots (rebuilt after a change is accepted)."""
-        if self._base is None:
-            copies = [e for evs in self.events.values() for e in evs]
-            uses: dict[int, int] = {}
-            for (_t, ph, u, _b, _d) in copies:
-                if ph == 0:
-                    uses[u] = uses.get(u, 0) + 1
-            events = sorted(copies + [(u, 1, 0, 0, 0.0) for u in uses])
-            op_time = self.weight * np.maximum(self.compute, self.mem)
-            cum = np.concatenate([[0.0], np.cumsum(op_time)])
-            snaps: list = []
-            t = self._sweep(events, cum.tolist(), op_time.tolist(), None, snaps)
-            self._base = _BaseSweep(events, op_time, uses, snaps, t)
-        return self._base
-
-    def _sweep(self, events: list[tuple], cum: list, op_time: list, state,
-               snaps: list | None = None) -> float:
-        """``model.simulate``'s clock over ``events`` (sorted), from
-        ``state`` (a snapshot: ops before ``nxt`` done, the clock, the copy
-        queues' ends, the prefetches' and evictions' done times; None: the
-        start). ``snaps``: the state before every SNAPSHOT_EVERY-th event
-        is appended there. Comparisons instead of max() and plain floats
-        instead of numpy scalars: this loop is most of the search's time at
-        1,000+ buffers."""
-        nxt, clock, qh, qd, pf, ev = state if state is not None else (0, 0.0, 0.0, 0.0, {}, {})
-        pf_done, ev_done = dict(pf), dict(ev)     # use op -> its last prefetch done; buffer -> eviction done
-        overlap = self.overlap
-        every = self.SNAPSHOT_EVERY
-        for k, (t, ph, u, b, d) in enumerate(events):
-            if snaps is not None and k % every == 0:
-                snaps.append((nxt, clock, qh, qd, dict(pf_done), dict(ev_done)))
-            if ph == 0:                           # prefetch issued before op t
-                clock += cum[t] - cum[nxt]
-                nxt = t
-                start = clock
-                e = ev_done.get(b, 0.0)
-                if e > start:
-                    start = e
-                if overlap:
-                    if qh > start:
-                        start = qh
-                    qh = done = start + d
-                else:
-                    clock = done = start + d
-                prev = pf_done.get(u)
-                if prev is None or done > prev:
-                    pf_done[u] = done
-            elif ph == 1:                         # op t waits for its prefetches
-                clock += cum[t] - cum[nxt]
-                p = pf_done[t]
-                if p > clock:
-                    clock = p
-                clock += op_time[t]
-                nxt = t + 1
-            else:                                 # eviction issued after op t
-                clock += cum[t + 1] - cum[nxt]
-                nxt = t + 1
-                if overlap:
-                    qd = ev_done[b] = (clock if clock > qd else qd) + d
-                else:
-                    clock = ev_done[b] = clock + d
-        clock += cum[-1] - cum[nxt]
-        return max(clock, qh, qd)
-
-    def accept(self, b: int, old: Plan | None, new: Plan | None) -> None:
-        self._change(self.mem, self.events, b, old, new)
-        self._base = None
-
-
-@dataclass
-class _BaseSweep:
-    """The current plans' sweep (``_Clock._base_sweep``)."""
-    events: list            # sorted (op, phase, use, buffer, seconds); waits are (op, 1, 0, 0, 0.0)
-    op_time: np.ndarray
-    uses: dict              # use op -> prefetches issued for it
-    snaps: list             # the state before events 0, SNAPSHOT_EVERY, 2 SNAPSHOT_EVERY, ...
-    time: float
-
-    def snapshot_before(self, p: int):
-        """(k, state): the last snapshot at or before event ``p``."""
-        i = min(p // _Clock.SNAPSHOT_EVERY, len(self.snaps) - 1)
-        return (i * _Clock.SNAPSHOT_EVERY, self.snaps[i]) if i >= 0 else (0, None)
-
-
-def _start_choice(inst: Instance, menus, sol: Solution) -> np.ndarray:
-    """Menu index of each buffer's assignment in ``sol``; an error for one
-    outside its menu (this search only moves between menu plans)."""
-    by_id = sol.by_id()
-    out = np.zeros(inst.num_buffers, np.int64)
-    for b in range(inst.num_buffers):
-        i = menu_index(menus[b], by_id[b])
-        if i is None:
-            raise ValueError(f"buffer {b}: its assignment is not a plan of its menu "
-                             "(plans.build_menus); the local search moves between menu plans only")
-        out[b] = i
-    return out
-
-
 def _visit_order(inst: Instance, picker) -> list[int]:
     """Buffers by how much their accesses gain from fast memory (most first):
     the changes most likely to pay are tried while the game is still open."""
@@ -259,92 +71,6 @@ def _visit_order(inst: Instance, picker) -> list[int]:
     return [int(b) for b in np.argsort(-gain, kind="stable")]
 
 
-class _Bytes:
-    """Offload mode's capacity: the bytes resident at each op."""
-
-    def __init__(self, inst: Instance):
-        self.inst = inst
-        self.live = np.zeros(max(inst.num_ops, 1), np.int64)
-
-    def add(self, b: int, intervals, offset=None) -> None:
-        for lo, hi in intervals:
-            self.live[lo:hi + 1] += self.inst.buffers[b].size
-
-    def remove(self, b: int, intervals) -> None:
-        for lo, hi in intervals:
-            self.live[lo:hi + 1] -= self.inst.buffers[b].size
-
-    def fits_bytes(self, b: int, intervals) -> bool:
-        """Whether b's bytes fit over ``intervals`` beside the others'."""
-        size, cap = self.inst.buffers[b].size, self.inst.capacity
-        return all((self.live[lo:hi + 1] + size <= cap).all() for lo, hi in intervals)
-
-    def fit(self, b: int, intervals, prefer=None):
-        """True where b fits over ``intervals`` beside the others (offload
-        mode has no offsets), else None."""
-        return True if self.fits_bytes(b, intervals) else None
-
-
-class _Layout(_Bytes):
-    """Placement mode's capacity: every fast buffer a rectangle (its residency
-    intervals x [offset, offset + size)), none overlapping, all below the
-    capacity. A moved buffer keeps its offset where that still fits, else
-    takes the lowest free one (0 or the top of a rectangle it meets in time:
-    any free offset slides down to one of those)."""
-
-    def __init__(self, inst: Instance):
-        super().__init__(inst)
-        self.rects = np.zeros((0, 5), np.int64)          # lo, hi, y0, y1, buffer
-
-    def add(self, b: int, intervals, offset=None) -> None:
-        super().add(b, intervals)
-        size = self.inst.buffers[b].size
-        new = [(lo, hi, offset, offset + size, b) for lo, hi in intervals if size]
-        if new:
-            self.rects = np.concatenate([self.rects, np.array(new, np.int64)])
-
-    def remove(self, b: int, intervals) -> None:
-        super().remove(b, intervals)
-        self.rects = self.rects[self.rects[:, 4] != b]
-
-    def meeting(self, intervals) -> np.ndarray:
-        """Which rectangles meet ``intervals`` in time (a mask over ``rects``)."""
-        r = self.rects
-        meet = np.zeros(len(r), bool)
-        for lo, hi in intervals:
-            meet |= (r[:, 0] <= hi) & (lo <= r[:, 1])
-        return meet
-
-    def fit(self, b: int, intervals, prefer=None):
-        """The offset b takes over ``intervals`` (``prefer`` if free), or None."""
-        if not self.fits_bytes(b, intervals):
-            return None
-        size, cap = self.inst.buffers[b].size, self.inst.capacity
-        meet = self.meeting(intervals)
-        y0, y1 = self.rects[meet, 2], self.rects[meet, 3]
-        if (prefer is not None and prefer + size <= cap
-                and not ((prefer < y1) & (y0 < prefer + size)).any()):
-            return int(prefer)
-        return _lowest_gap(y0, y1, size, cap)
-
-
-def _lowest_gap(y0: np.ndarray, y1: np.ndarray, size: int, cap: int):
-    """The lowest offset where ``[offset, offset + size)`` meets none of the
-    spans ``[y0, y1)`` and ends by ``cap``, or None: a sweep over the spans
-    by their starts (an array pass, where testing every span top against
-    every span cost the square of the spans met)."""
-    if len(y0) == 0:
-        return 0 if size <= cap else None
-    order = np.argsort(y0, kind="stable")
-    y0, y1 = y0[order], y1[order]
-    top = np.maximum.accumulate(y1)
-    start = np.concatenate([[0], top[:-1]])      # nothing below span i reaches above this
-    gap = np.nonzero(y0 - start >= size)[0]
-    if len(gap):
-        return int(start[gap[0]])
-    return int(top[-1]) if top[-1] + size <= cap else None
-
-
 #: Pair moves: the blockers tried per blocked change (largest first).
 PAIR_BLOCKERS = 4
 #: ``_Search.layout_kick``: the share of ejections (the rest re-lay out a
@@ -352,79 +78,38 @@ PAIR_BLOCKERS = 4
 EJECT_SHARE = 0.6
 
 
-class _Search:
-    """The search's state: each buffer's menu choice and offset, the space
-    they take and the clock that times them."""
+class _Search(Engine):
+    """The search's state (``moves.Engine``: each buffer's menu choice and
+    offset, the layout they take and the clock that times them), the time
+    now (``best``), the visiting order and what the search did."""
 
     def __init__(self, inst: Instance, sol: Solution):
-        self.inst = inst
-        picker, self.menus = build_menus(inst)
-        self.choice = _start_choice(inst, self.menus, sol)
-        self.plan = [[m.plan(inst, b) for m in self.menus[b]] for b in range(inst.num_buffers)]
-        self.space = _Layout(inst) if inst.mode == "placement" else _Bytes(inst)
-        self.offset = {a.id: a.offset for a in sol.buffers}
-        for b in range(inst.num_buffers):
-            if self.choice[b]:
-                if inst.mode == "placement" and self.offset[b] is None:
-                    raise ValueError(f"buffer {b}: a fast plan without an offset in placement mode")
-                self.space.add(b, self.intervals(b), self.offset[b])
-        if (self.space.live > inst.capacity).any():
-            raise ValueError("localsearch.improve: the start solution exceeds the capacity")
-        self.current = {b: self.plan[b][self.choice[b]]
-                        for b in range(inst.num_buffers) if self.choice[b]}
-        self.clock = _Clock(inst, self.current)
+        super().__init__(inst, sol)
         self.best = self.clock.time()
-        self.order = _visit_order(inst, picker)
+        self.order = _visit_order(inst, self.picker)
         self.stats = Stats(start_time=simulate(inst, self.current).estimated_time)
 
-    def intervals(self, b: int, i: int | None = None):
-        return self.plan[b][self.choice[b] if i is None else i].intervals()
-
-    def _lift(self, b: int) -> None:
-        """Take b out of the space (its choice unchanged)."""
-        if self.choice[b]:
-            self.space.remove(b, self.intervals(b))
-
-    def _drop(self, b: int) -> None:
-        """Put b back into the space at its choice and offset."""
-        if self.choice[b]:
-            self.space.add(b, self.intervals(b), self.offset[b])
-
-    def _set(self, b: int, i: int, at) -> None:
-        """Choose plan i for b (lifted) at offset ``at``, then drop it."""
-        new = self.plan[b][i] if i else None
-        self.clock.accept(b, self.current.get(b), new)
-        self.choice[b] = i
-        if i:
-            self.current[b] = new
-        else:
-            self.current.pop(b, None)
-        self.offset[b] = at if i and self.inst.mode == "placement" else None
-        self._drop(b)
-
-    def _time(self, changes) -> float:
-        """The time with ``changes`` [(b, plan index)] made (others as they are)."""
+    def time(self, changes) -> float:
         self.stats.tried += 1
-        return self.clock.time([(b, self.current.get(b), self.plan[b][i] if i else None)
-                                for b, i in changes])
+        return super().time(changes)
 
     def single(self, b: int) -> bool:
         """b's best plan change that fits and makes the program faster."""
-        self._lift(b)
+        self.lift(b)
         pick, pick_time, pick_at = None, self.best, None
         for i, pl in enumerate(self.plan[b]):
             if i == self.choice[b]:
                 continue
-            at = self.space.fit(b, pl.intervals(), self.offset[b]) if i else None
+            at = self.fit(b, pl.intervals(), self.offset[b]) if i else None
             if i and at is None:
                 continue
-            t = self._time([(b, i)])
-            if t < pick_time * (1 - 1e-9):
+            t = self.time([(b, i)])
+            if t < pick_time * (1 - MIN_GAIN):
                 pick, pick_time, pick_at = i, t, at
         if pick is None:
-            self._drop(b)
+            self.drop(b)
             return False
-        self._set(b, pick, pick_at)
+        self.set(b, pick, pick_at)
         self.best = pick_time
         return True
 
@@ -439,77 +124,49 @@ class _Search:
         """A change of b that does not fit but would make the program faster,
         made to fit by a change of one buffer in its way: the best such pair
         that makes the program faster."""
-        self._lift(b)
+        self.lift(b)
         best = (None, self.best)
         for i, pl in enumerate(self.plan[b]):
             if (i == 0 or i == self.choice[b]
-                    or self.space.fit(b, pl.intervals(), self.offset[b]) is not None
-                    or self._time([(b, i)]) >= self.best * (1 - 1e-9)):
+                    or self.fit(b, pl.intervals(), self.offset[b]) is not None
+                    or self.time([(b, i)]) >= self.best * (1 - MIN_GAIN)):
                 continue
             for c in self._blockers(b, pl.intervals()):
-                self._lift(c)
+                self.lift(c)
                 for q in range(len(self.plan[c])):
                     if q == self.choice[c]:
                         continue
-                    at_c = self.space.fit(c, self.intervals(c, q), self.offset[c]) if q else None
+                    at_c = self.fit(c, self.intervals(c, q), self.offset[c]) if q else None
                     if q and at_c is None:
                         continue
                     if q:
-                        self.space.add(c, self.intervals(c, q), at_c)
-                    at_b = self.space.fit(b, pl.intervals(), self.offset[b])
+                        self._add(c, self.intervals(c, q), at_c)
+                    at_b = self.fit(b, pl.intervals(), self.offset[b])
                     if q:
-                        self.space.remove(c, self.intervals(c, q))
+                        self.mem.remove(self.size[c], self.intervals(c, q), c)
                     if at_b is None:
                         continue
-                    t = self._time([(b, i), (c, q)])
-                    if t < best[1] * (1 - 1e-9):
+                    t = self.time([(b, i), (c, q)])
+                    if t < best[1] * (1 - MIN_GAIN):
                         best = ((i, at_b, c, q, at_c), t)
-                self._drop(c)
+                self.drop(c)
         if best[0] is None:
-            self._drop(b)
+            self.drop(b)
             return False
         i, at_b, c, q, at_c = best[0]
-        self._lift(c)
-        self._set(c, q, at_c)
-        self._set(b, i, at_b)
+        self.lift(c)
+        self.set(c, q, at_c)
+        self.set(b, i, at_b)
         self.best = best[1]
         return True
 
-    def compact(self) -> None:
-        """Placement: every fast buffer re-placed at the lowest free offset,
-        in the order of their offsets (a compaction downwards). Each buffer
-        lands at or below its old offset (the ones placed before it lie at
-        or below theirs, so its old place is still free), so it always fits;
-        the plans, and so the time, stay as they are: only the free space
-        is gathered at the top, where a blocked change may now fit."""
-        fast = sorted((b for b in range(self.inst.num_buffers) if self.choice[b]),
-                      key=lambda b: (self.offset[b], b))
-        for b in fast:
-            self._lift(b)
-        for b in fast:
-            at = self.space.fit(b, self.intervals(b))
-            if at is None or at > self.offset[b]:
-                raise RuntimeError(f"BUG: compaction moved buffer {b} up or out "
-                                   f"({self.offset[b]} -> {at})")
-            self.offset[b] = at
-            self._drop(b)
-
     def state(self) -> tuple:
-        """The plans and offsets now (``restore`` returns to them)."""
-        return self.choice.copy(), dict(self.offset), self.best
+        """The plans, offsets and time now (``restore`` returns to them)."""
+        return (*super().state(), self.best)
 
     def restore(self, state: tuple) -> None:
-        """Back to a ``state()``: the space and the clock rebuilt from its
-        plans and offsets (cheap at the sizes ``iterate`` runs on)."""
-        choice, offset, best = state
-        self.choice, self.offset = choice.copy(), dict(offset)
-        self.space = _Layout(self.inst) if self.inst.mode == "placement" else _Bytes(self.inst)
-        for b in range(self.inst.num_buffers):
-            self._drop(b)
-        self.current = {b: self.plan[b][self.choice[b]]
-                        for b in range(self.inst.num_buffers) if self.choice[b]}
-        self.clock = _Clock(self.inst, self.current)
-        self.best = best
+        super().restore(state)
+        self.best = state[2]
 
     def kick(self, rng: np.random.Generator, size: int) -> frozenset:
         """A random change of ``size`` buffers whose lifetimes meet a random
@@ -522,7 +179,7 @@ class _Search:
         pick = [c] + [int(b) for b in rng.permutation(near)[:size - 1]]
         changed = set()
         for b in pick:
-            self._lift(b)
+            self.lift(b)
             if self._random_plan(b, rng, other=True):
                 changed.add(b)
         self.best = self.clock.time()
@@ -542,14 +199,14 @@ class _Search:
         for i, pl in enumerate(self.plan[b]):
             if other and i == self.choice[b]:
                 continue
-            at = self.space.fit(b, pl.intervals()) if i else None
+            at = self.fit(b, pl.intervals()) if i else None
             if i == 0 or at is not None:
                 options.append((i, at))
         if not options:
-            self._drop(b)
+            self.drop(b)
             return False
         i, at = options[int(rng.integers(len(options)))]
-        self._set(b, i, at)
+        self.set(b, i, at)
         return True
 
     def layout_kick(self, rng: np.random.Generator, size: int) -> frozenset:
@@ -576,12 +233,12 @@ class _Search:
         i = fast[int(rng.integers(len(fast)))]
         ivs = self.plan[b][i].intervals()
         size, cap = self.inst.buffers[b].size, self.inst.capacity
-        self._lift(b)
-        r = self.space.rects
-        meet = self.space.meeting(ivs)
+        self.lift(b)
+        r = self.mem.rects
+        meet = self.mem.meeting(ivs)
         ys = [y for y in sorted({0} | {int(y) for y in r[meet, 3]}) if y + size <= cap]
         if not ys:
-            self._drop(b)
+            self.drop(b)
             return frozenset()
         evicted = {y: sorted({int(c) for c in r[meet & (r[:, 2] < y + size) & (y < r[:, 3]), 4]})
                    for y in ys}
@@ -591,9 +248,9 @@ class _Search:
             ys = [y for y in ys if cost[y] == least]
         y = ys[int(rng.integers(len(ys)))]
         for c in evicted[y]:
-            self._lift(c)
-            self._set(c, 0, None)
-        self._set(b, i, y)
+            self.lift(c)
+            self.set(c, 0, None)
+        self.set(b, i, y)
         self.best = self.clock.time()
         return frozenset([b, *evicted[y]])
 
@@ -610,14 +267,14 @@ class _Search:
         moved = sorted(pick | {b for b in near if self.choice[b]})
         moved = [int(b) for b in rng.permutation(moved)]
         for b in moved:
-            self._lift(b)
+            self.lift(b)
         changed = set()
         for b in moved:
             if b not in pick and self.choice[b]:
-                at = self.space.fit(b, self.intervals(b))
+                at = self.fit(b, self.intervals(b))
                 if at is not None:
                     self.offset[b] = at
-                    self._drop(b)
+                    self.drop(b)
                     continue
             if self._random_plan(b, rng, other=b in pick):
                 changed.add(b)
@@ -630,58 +287,37 @@ class _Search:
         the lowest free offset among the others, then they, in the order of
         their offsets or else by decreasing size, each at the lowest free
         offset): a move of one plan and several offsets."""
-        self._lift(b)
+        self.lift(b)
         cands = []
         for i, pl in enumerate(self.plan[b]):
             ivs = pl.intervals()
-            if (i == 0 or i == self.choice[b] or not self.space.fits_bytes(b, ivs)
-                    or self.space.fit(b, ivs, self.offset[b]) is not None):
+            if (i == 0 or i == self.choice[b] or not self.fits_bytes(b, ivs)
+                    or self.fit(b, ivs, self.offset[b]) is not None):
                 continue
-            t = self._time([(b, i)])
-            if t < self.best * (1 - 1e-9):
+            t = self.time([(b, i)])
+            if t < self.best * (1 - MIN_GAIN):
                 cands.append((t, i))
         for t, i in sorted(cands):
             ivs = self.plan[b][i].intervals()
-            way = sorted({int(c) for c in self.space.rects[self.space.meeting(ivs), 4]})
+            way = sorted({int(c) for c in self.mem.rects[self.mem.meeting(ivs), 4]})
             for order in (sorted(way, key=lambda c: (self.offset[c], c)),
                           sorted(way, key=lambda c: (-self.inst.buffers[c].size, c))):
-                placed = self._place_first(b, ivs, order)
-                if placed is not None:
+                for c in order:
+                    self.lift(c)
+                at = self.placed_first([(b, ivs)] + [(c, self.intervals(c)) for c in order])
+                for c in order:
+                    self.drop(c)
+                if at is not None:
+                    placed = dict(zip([b] + order, at))
                     for c in way:
-                        self._lift(c)
+                        self.lift(c)
                         self.offset[c] = placed[c]
-                        self._drop(c)
-                    self._set(b, i, placed[b])
+                        self.drop(c)
+                    self.set(b, i, placed[b])
                     self.best = t
                     return True
-        self._drop(b)
+        self.drop(b)
         return False
-
-    def _place_first(self, b: int, ivs, order: list[int]) -> dict | None:
-        """The offsets of b (lifted, over ``ivs``) and of the buffers of
-        ``order`` when they are lifted and re-placed, b first, each at the
-        lowest free offset, or None where one does not fit; the space is
-        left as it was either way."""
-        for c in order:
-            self._lift(c)
-        placed, put = {}, []
-        for c, iv in [(b, ivs)] + [(c, self.intervals(c)) for c in order]:
-            at = self.space.fit(c, iv)
-            if at is None:
-                break
-            self.space.add(c, iv, at)
-            placed[c] = at
-            put.append((c, iv))
-        for c, iv in put:
-            self.space.remove(c, iv)
-        for c in order:
-            self._drop(c)
-        return placed if len(placed) == len(order) + 1 else None
-
-    def solution(self, sol: Solution) -> Solution:
-        return Solution(self.inst.mode, sol.method,
-                        [self.menus[b][int(self.choice[b])].assignment(b, self.offset[b])
-                         for b in range(self.inst.num_buffers)], sol.notes)
 
 
 def _descend(s: _Search, passes: int, pairs: bool, compact: bool, deadline: float | None,
@@ -732,11 +368,11 @@ def improve(inst: Instance, sol: Solution, *, passes: int = 2, pairs: bool = Fal
     ``passes`` passes of best-improvement per buffer (above; ``pairs``: a
     pass that changes nothing is followed by one of pair moves, ``_Search.
     pair``; ``compact``, placement mode: then the layout is compacted
-    (``_Search.compact``, counted as a pass) and the passes go on, unless
+    (``moves.Engine.compact``, counted as a pass) and the passes go on, unless
     nothing changed since the last compaction); stops early when a pass
     changes nothing or ``time_limit`` seconds have passed (checked between
     buffers). In placement mode a moved buffer keeps its offset where it
-    still fits, else takes the lowest free one (``_Layout``). Returns the
+    still fits, else takes the lowest free one (``plans.FastMemory.fit``). Returns the
     solution and what the search did."""
     t0 = time.perf_counter()
     s = _Search(inst, sol)
@@ -816,6 +452,6 @@ def _rounds(s: _Search, best: tuple, rounds: int, kick, settle_pairs: bool, pass
         _descend(s, passes, pairs and settle_pairs, compact and settle_pairs, deadline, frozen,
                  relayout)
         _descend(s, passes, pairs, compact, deadline, relayout=relayout)
-        if s.best < best[2] * (1 - 1e-9):
+        if s.best < best[2] * (1 - MIN_GAIN):
             best = s.state()
     return best

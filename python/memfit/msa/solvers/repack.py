@@ -26,6 +26,10 @@ works on plans only and re-derives the offsets:
 3. the first change that gets offsets and that the validator (float64)
    times faster is accepted; repeat until no change helps.
 
+The state (each buffer's plan and offset, the layout they take) is the
+engine's (msa.solvers.moves, shared with the local search), and the
+placements above are its ``first_fit``.
+
 If no single change helps, pairs are tried: one of the improving changes
 that did not fit, together with a change of another buffer, resident at the
 same time, to a plan resident at fewer of those ops (the capacity the first
@@ -62,9 +66,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.instance import Instance
-from ..core.plans import FastMemory, build_menus, menu_index
+from ..core.plans import FastMemory, menu_index
 from ..core.solution import Solution
 from ..core.validator import validate
+from .moves import MIN_GAIN, Engine, OutsideMenu, first_fit
 
 #: Packer search nodes per call: bounds its time (a 40-rectangle packing
 #: takes a few hundred nodes; a proof of infeasibility may need many more)
@@ -78,7 +83,6 @@ MAX_ROUNDS = 64
 #: Pairs: the fastest improving changes that did not fit, each paired with
 #: every lighter plan of every other buffer resident at the same time.
 PAIR_FIRSTS = 16
-_REL = 1e-9          # an accepted change is faster by more than this (relative)
 #: First-fit layouts tried by ``order_layout`` for one plan set (a count,
 #: not a time: the same result on any machine and under any load).
 ORDER_EVALS = 3000
@@ -132,6 +136,11 @@ class _Timer:
 
 
 class _Search:
+    """Repack's search on the engine's state (``moves.Engine``: each
+    buffer's menu choice and offset, and the layout they take): the
+    candidate changes are timed in batches and given offsets here, and an
+    accepted one is applied to the engine."""
+
     def __init__(self, inst: Instance, sol: Solution, node_limit: int,
                  relayout: bool = True, t_valid: float = float("inf"), order_evals: int = 0):
         self.inst = inst
@@ -139,7 +148,8 @@ class _Search:
         self.node_limit = node_limit
         self.relayout_on = relayout
         self.t_valid = t_valid          # the validator's time of the current layout
-        _, self.menus = build_menus(inst)
+        self.engine = Engine(inst, sol)
+        self.menus = self.engine.menus
         n, T = inst.num_buffers, max(inst.num_ops, 1)
         self.size = np.array([b.size for b in inst.buffers], np.int64)
         # residency intervals and per-op masks of every menu plan
@@ -151,21 +161,23 @@ class _Search:
                 for lo, hi in ivs:
                     rows[q, lo:hi + 1] = True
             self.res.append(rows)
-        by_id = sol.by_id()
-        self.choice = np.zeros(n, np.int32)
-        self.offset = np.full(n, -1, np.int64)
-        for b in range(n):
-            a = by_id[b]
-            p = menu_index(self.menus[b], a)
-            if p is None:
-                raise _OutsideMenu(b)
-            self.choice[b] = p
-            if self.ivs[b][p] and self.size[b] > 0:
-                self.offset[b] = a.offset
-        self.live = np.zeros(T, np.int64)
-        for b in range(n):
-            self.live += self.res[b][self.choice[b]] * self.size[b]
         self.stats = RepackStats()
+
+    @property
+    def choice(self) -> np.ndarray:
+        return self.engine.choice
+
+    def offsets(self) -> np.ndarray:
+        """Each buffer's offset now, -1 where it takes no room (slow, or size 0)."""
+        e = self.engine
+        return np.array([e.offset[b] if e.choice[b] and self.size[b] > 0 else -1
+                         for b in range(len(self.menus))], np.int64)
+
+    def _resident(self, choice, order) -> list:
+        """``moves.first_fit``'s items: the buffers of ``order`` that take
+        room under ``choice``."""
+        return [(b, int(self.size[b]), self.ivs[b][int(choice[b])]) for b in order
+                if self.ivs[b][int(choice[b])] and self.size[b] > 0]
 
     # -- solutions ----------------------------------------------------------
     def solution(self, choice, offset, method) -> Solution:
@@ -178,10 +190,20 @@ class _Search:
             out.append(m.assignment(b, off))
         return Solution(self.inst.mode, method, out, "")
 
+    def apply(self, choice, offset) -> None:
+        """Make ``choice`` and ``offset`` (-1: no room) the engine's state."""
+        e, old = self.engine, self.offsets()
+        moved = [b for b in range(len(self.menus))
+                 if choice[b] != e.choice[b] or offset[b] != old[b]]
+        for b in moved:
+            e.lift(b)
+        for b in moved:
+            e.set(b, int(choice[b]), int(offset[b]) if offset[b] >= 0 else 0)
+
     # -- feasibility --------------------------------------------------------
     def live_after(self, changes) -> np.ndarray:
         """Bytes resident at each op once ``changes`` are made."""
-        live = self.live.copy()
+        live = self.engine.mem.live.copy()
         for b, q in changes:
             live += (self.res[b][q].astype(np.int64) - self.res[b][self.choice[b]]) * self.size[b]
         return live
@@ -190,50 +212,38 @@ class _Search:
         return bool((self.live_after(changes) <= self.inst.capacity).all())
 
     def in_place(self, changes):
-        """Offsets with every unchanged buffer where it is (None: no room)."""
-        moved = {b for b, _ in changes}
-        mem = FastMemory(self.inst)
-        for b in range(len(self.menus)):
-            if b not in moved and self.offset[b] >= 0:
-                mem.add(int(self.size[b]), self.ivs[b][self.choice[b]], int(self.offset[b]))
-        offset = self.offset.copy()
+        """Offsets with every unchanged buffer where it is, the changed ones
+        each at the lowest offset free over all its intervals (None: no
+        room)."""
+        e = self.engine
+        for b, _ in changes:
+            e.lift(b)
+        choice = self.choice.copy()
         for b, q in changes:
-            if not self._place_lowest(mem, b, q, offset):
-                return None
-        return offset
-
-    def _place_lowest(self, mem, b, q, offset) -> bool:
-        """Buffer ``b`` on plan ``q`` at the lowest offset free in ``mem``
-        over all its intervals, written to ``offset[b]`` (-1: not resident)
-        and added to ``mem``; False when it finds no room."""
-        ivs = self.ivs[b][q]
-        offset[b] = -1
-        if not ivs or self.size[b] == 0:
-            return True
-        cands = mem.lowest_offsets(int(self.size[b]), ivs, 1)
-        if not cands:
-            return False
-        offset[b] = cands[0]
-        mem.add(int(self.size[b]), ivs, cands[0])
-        return True
+            choice[b] = q
+        items = self._resident(choice, [b for b, _ in changes])
+        at = e.placed_first([(b, ivs) for b, _, ivs in items])
+        for b, _ in changes:
+            e.drop(b)
+        offset = self.offsets()
+        offset[[b for b, _ in changes]] = -1
+        return _placed(offset, items, at)
 
     def relayout(self, choice, order):
         """Every resident buffer placed in ``order`` at the lowest offset free
         over all its intervals (exact per buffer; None: one finds no room)."""
-        mem = FastMemory(self.inst)
-        offset = np.full(len(self.menus), -1, np.int64)
-        for b in order:
-            if not self._place_lowest(mem, b, int(choice[b]), offset):
-                return None
-        return offset
+        items = self._resident(choice, order)
+        return _placed(np.full(len(self.menus), -1, np.int64), items,
+                       first_fit(FastMemory(self.inst), items))
 
     def compact(self, choice, changes):
         """Greedy relayouts: the changed buffers first, then the others in
         the order of their offsets now (a compaction downwards); else all
         by decreasing size."""
         moved = [b for b, _ in changes]
+        now = self.offsets()
         rest = sorted((b for b in range(len(self.menus)) if b not in moved),
-                      key=lambda b: (self.offset[b], b))
+                      key=lambda b: (now[b], b))
         for order in (moved + rest,
                       sorted(range(len(self.menus)), key=lambda b: (-self.size[b], b))):
             offset = self.relayout(choice, order)
@@ -286,19 +296,17 @@ class _Search:
         for b in range(len(self.menus)):
             if offset[b] >= 0 and b not in torn:
                 mem.add(int(self.size[b]), self.ivs[b][int(choice[b])], int(offset[b]))
-        for b in sorted(torn, key=lambda b: (-self.size[b], b)):
-            ivs = self.ivs[b][int(choice[b])]
-            cands = mem.lowest_offsets(int(self.size[b]), ivs, 1)
-            if not cands:
-                # all buffers again, in the packer's address order (a torn
-                # buffer at its lower piece's offset)
-                low = {}
-                for buf, o in zip(bufs, offs):
-                    b2 = int(buf.id.split(".")[0])
-                    low[b2] = min(low.get(b2, o), o)
-                return self.relayout(choice, sorted(low, key=lambda x: (low[x], x)))
-            offset[b] = cands[0]
-            mem.add(int(self.size[b]), ivs, cands[0])
+        torn = sorted(torn, key=lambda b: (-self.size[b], b))
+        at = first_fit(mem, self._resident(choice, torn))
+        if at is None:
+            # all buffers again, in the packer's address order (a torn
+            # buffer at its lower piece's offset)
+            low = {}
+            for buf, o in zip(bufs, offs):
+                b2 = int(buf.id.split(".")[0])
+                low[b2] = min(low.get(b2, o), o)
+            return self.relayout(choice, sorted(low, key=lambda x: (low[x], x)))
+        offset[torn] = at
         return offset
 
     def order_layout(self, choice, evals: int = ORDER_EVALS, seed: int = 0,
@@ -330,7 +338,7 @@ class _Search:
         best = None
         for k in range(evals):
             order = starts[k] if k < len(starts) else _moved_earlier(items, *best, rng)
-            offs, height = _first_fit(items, order)
+            offs, height = _first_fit_height(items, order)
             if best is None or height <= best[1]:
                 best = (order, height, offs)
             if height <= cap:
@@ -354,7 +362,7 @@ class _Search:
         calls); apply the first that gets offsets and is faster by the
         validator. Returns whether one was applied."""
         for i in np.argsort(times, kind="stable"):
-            if times[i] >= t_now * (1 - _REL):
+            if times[i] >= t_now * (1 - MIN_GAIN):
                 break
             changes = cands[i]
             if not self.bytes_ok(changes):
@@ -383,18 +391,24 @@ class _Search:
             if not v.valid:
                 raise RuntimeError(f"BUG: repack ({where}) produced an invalid layout for "
                                    f"{self.inst.program}: {v.summary()}")
-            if v.estimated_time >= self.t_valid * (1 - _REL):
+            if v.estimated_time >= self.t_valid * (1 - MIN_GAIN):
                 continue      # the float32 model's gain is not real
-            self.live = self.live_after(changes)
-            self.choice, self.offset, self.t_valid = choice, offset, v.estimated_time
+            self.apply(choice, offset)
+            self.t_valid = v.estimated_time
             self.stats.in_place += where == "in place"
             self.stats.compact += where == "compact"
             return True
         return False
 
 
-class _OutsideMenu(Exception):
-    pass
+def _placed(offset: np.ndarray, items, at) -> np.ndarray | None:
+    """``offset`` with the buffer of each ``moves.first_fit`` item at its
+    place in ``at`` (None where ``at`` is)."""
+    if at is None:
+        return None
+    for (b, _, _), y in zip(items, at):
+        offset[b] = y
+    return offset
 
 
 def _moved_earlier(items, order, height, offs, rng) -> list[int]:
@@ -411,7 +425,7 @@ def _moved_earlier(items, order, height, offs, rng) -> list[int]:
     return out
 
 
-def _first_fit(items, order) -> tuple[list[int], int]:
+def _first_fit_height(items, order) -> tuple[list[int], int]:
     """Offsets of ``items`` (``(size, intervals)``) placed in ``order``,
     each at the lowest offset free over all its intervals among those placed
     before it (no ceiling), and the height (the highest top). Not
@@ -446,7 +460,7 @@ def lay_out(inst: Instance, sol: Solution, plans: Solution,
     is checked by the validator (an invalid layout is a bug and raises)."""
     try:
         s = _Search(inst, sol, NODE_LIMIT)
-    except _OutsideMenu:
+    except OutsideMenu:
         return None
     by_id = plans.by_id()
     picks = [menu_index(s.menus[b], by_id[b]) if b in by_id else None
@@ -483,8 +497,8 @@ def repack(inst: Instance, sol: Solution, *, node_limit: int = NODE_LIMIT,
         return sol, RepackStats(note="offload mode: nothing to repack")
     try:
         s = _Search(inst, sol, node_limit, relayout, v0.estimated_time, order_evals)
-    except _OutsideMenu as e:
-        return sol, RepackStats(note=f"buffer {e.args[0]}'s plan is outside the menus")
+    except OutsideMenu as e:
+        return sol, RepackStats(note=f"buffer {e.buffer}'s plan is outside the menus")
     s.stats.time_before = v0.estimated_time
     timer = _Timer(inst)
     n = inst.num_buffers
@@ -515,7 +529,7 @@ def repack(inst: Instance, sol: Solution, *, node_limit: int = NODE_LIMIT,
     s.stats.cpu_seconds = time.process_time() - c0
     if s.stats.rounds == 0:
         return sol, s.stats
-    out = s.solution(s.choice, s.offset, sol.method)
+    out = s.solution(s.choice, s.offsets(), sol.method)
     out.notes = sol.notes
     return out, s.stats
 
@@ -534,7 +548,7 @@ def _pairs(s: _Search, singles, times, t_now, firsts: int = PAIR_FIRSTS,
     only, unless ``any_first``) with a change of another buffer to a plan
     resident at fewer of the ops the first change newly needs."""
     order = np.argsort(times, kind="stable")[:firsts]
-    heads = [singles[i][0] for i in order if any_first or times[i] < t_now * (1 - _REL)]
+    heads = [singles[i][0] for i in order if any_first or times[i] < t_now * (1 - MIN_GAIN)]
     out = []
     for b, q in heads:
         need = s.res[b][q] & ~s.res[b][s.choice[b]]
