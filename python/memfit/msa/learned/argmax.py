@@ -59,9 +59,9 @@ def _mlp(layers, x):
 
 
 def _norm(x):
-    mu = x.mean(-1, keepdims=True)
-    xc = x - mu
-    var = (xc * xc).mean(-1, keepdims=True)
+    n = np.float32(x.shape[-1])
+    xc = x - x.sum(-1, keepdims=True) / n
+    var = np.einsum("...i,...i->...", xc, xc)[..., None] / n
     return xc / np.sqrt(var + np.float32(1e-5))
 
 
@@ -69,36 +69,42 @@ def _layers(ps):
     return [(np.asarray(p["w"], np.float32), np.asarray(p["b"], np.float32)) for p in ps]
 
 
-def _csr(keys, vals, n):
-    """(ptr [n+1], vals sorted by key): the rows of a sparse incidence."""
-    o = np.argsort(keys, kind="stable")
-    ptr = np.zeros(n + 1, np.int64)
-    np.add.at(ptr, keys + 1, 1)
-    return np.cumsum(ptr), vals[o].astype(np.int64)
+class _Adjacency:
+    """Who touches whom (ops -> their buffers, or buffers -> their ops) as a
+    padded table for gathers: ``sum(X, rows)`` sums, per row, X over its
+    neighbours (X has a zero row at index ``pad``); the few rows with more
+    neighbours than the table is wide add the rest one by one."""
 
+    def __init__(self, keys, vals, n, pad):
+        o = np.argsort(keys, kind="stable")
+        keys, vals = keys[o], vals[o].astype(np.int64)
+        deg = np.bincount(keys, minlength=n)
+        ptr = np.concatenate([[0], np.cumsum(deg)])
+        width = int(min(max(np.percentile(deg, 99), 1), deg.max(initial=1)))
+        pos = np.arange(len(keys)) - ptr[keys]
+        self.table = np.full((n, width), pad, np.int64)
+        inside = pos < width
+        self.table[keys[inside], pos[inside]] = vals[inside]
+        self.rest = {int(k): vals[ptr[k] + width:ptr[k + 1]] for k in np.nonzero(deg > width)[0]}
+        self.heavy = np.zeros(n, bool)
+        self.heavy[list(self.rest)] = True
+        self.ptr, self.vals = ptr, vals
+        self.count = np.maximum(deg, 1).astype(np.float32)[:, None]
 
-def _ranges(ptr, rows):
-    """(flat positions into the CSR's values, segment start per row, length per row)."""
-    lo, hi = ptr[rows], ptr[rows + 1]
-    lens = hi - lo
-    starts = np.cumsum(lens) - lens
-    flat = np.repeat(lo - starts, lens) + np.arange(lens.sum())
-    return flat, starts, lens
+    def sum(self, X, rows):
+        out = X[self.table[rows]].sum(1)
+        if self.rest:
+            for i in np.nonzero(self.heavy[rows])[0]:
+                out[i] += X[self.rest[int(rows[i])]].sum(0)
+        return out
 
-
-def _seg_sum(ptr, idx, X, rows):
-    """[len(rows), H]: sum of X over each row's CSR neighbours (empty: 0)."""
-    flat, starts, lens = _ranges(ptr, rows)
-    out = np.zeros((len(rows), X.shape[1]), X.dtype)
-    nz = lens > 0
-    if flat.size:
-        out[nz] = np.add.reduceat(X[idx[flat]], starts[nz], axis=0)
-    return out
-
-
-def _union(*parts):
-    parts = [np.asarray(p, np.int64).ravel() for p in parts]
-    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
+    def mark(self, mask, rows):
+        """Sets ``mask`` (one longer than the neighbours' count: the pad) at
+        the neighbours of ``rows``."""
+        mask[self.table[rows]] = True
+        if self.rest:
+            for r in rows[self.heavy[rows]]:
+                mask[self.rest[int(r)]] = True
 
 
 class Player:
@@ -137,10 +143,10 @@ class Player:
         eo, eb = s["edge_op"].astype(np.int64), s["edge_buf"].astype(np.int64)
         keep = (eo < self.T) & (eb < self.B)
         eo, eb = eo[keep], eb[keep]
-        self.op_ptr, self.op_bufs = _csr(eo, eb, self.T)
-        self.buf_ptr, self.buf_ops = _csr(eb, eo, self.B)
-        self.op_cnt = np.maximum(np.diff(self.op_ptr), 1).astype(np.float32)[:, None]
-        self.buf_cnt = np.maximum(np.diff(self.buf_ptr), 1).astype(np.float32)[:, None]
+        # each embedding array has one more row than ops or buffers, kept at
+        # zero: the pad the adjacency tables point at
+        self.op_adj = _Adjacency(eo, eb, self.T, self.B)
+        self.buf_adj = _Adjacency(eb, eo, self.B, self.T)
         # parameters
         self.buf_enc = _layers(params["buf_enc"])
         self.op_enc = _layers(params["op_enc"])
@@ -185,17 +191,21 @@ class Player:
         self.hb0_state = np.zeros(B, np.int64)
         if cur is not None:
             self.hb0_state[cur] = 1
-        self.hb0 = self.hb0_table[self.hb0_state, np.arange(B)]
+        self.hb0 = self._padded(self.hb0_table[self.hb0_state, np.arange(B)])
         self.fits = self._fits(cur)
         rows = np.arange(T)
-        self.ho0 = self._op_enc_rows(rows)
-        self.ho1 = self._op_round_rows(0, rows, self.ho0, self.hb0)
-        ho1_64 = self.ho1.astype(np.float64)
+        self.ho0 = self._padded(self._op_enc_rows(rows))
+        self.ho1 = self._padded(self._op_round_rows(0, rows, self.ho0, self.hb0))
+        ho1_64 = self.ho1[:T].astype(np.float64)
         cs = np.concatenate([np.zeros((1, self.H)), np.cumsum(ho1_64, axis=0)])
         self.life1 = cs[self.end + 1] - cs[self.start]          # float64 sums
-        self.hb1 = self._buf_round_rows(0, np.arange(B), self.hb0, self.ho1, self.life1)
-        self.ho2 = self._op_round_rows(1, rows, self.ho1, self.hb1)
-        self.hon = _norm(self.ho2)
+        self.hb1 = self._padded(
+            self._buf_round_rows(0, np.arange(B), self.hb0, self.ho1, self.life1))
+        self.ho2 = self._padded(self._op_round_rows(1, rows, self.ho1, self.hb1))
+        self.hon = _norm(self.ho2[:T])
+
+    def _padded(self, x):
+        return np.concatenate([x, np.zeros((1, x.shape[1]), x.dtype)])
 
     def current(self):
         return int(self.order[self.step]) if self.step < self.n else None
@@ -215,30 +225,32 @@ class Player:
 
     def _op_round_rows(self, r, rows, ho, hb):
         T = self.T
-        hv = ho * self.op_validf
-        from_bufs = _seg_sum(self.op_ptr, self.op_bufs, hb, rows) / self.op_cnt[rows]
-        nb = (hv[(rows - 1) % T] + hv[(rows + 1) % T]) / np.float32(2.0)
+        from_bufs = self.op_adj.sum(hb, rows) / self.op_adj.count[rows]
+        left, right = (rows - 1) % T, (rows + 1) % T
+        nb = (ho[left] * self.op_validf[left] + ho[right] * self.op_validf[right]) / np.float32(2.0)
         x = _norm(np.concatenate([ho[rows], from_bufs, nb], axis=1))
         return ho[rows] + _mlp(self.op_msg[r], x) * self.op_validf[rows]
 
     def _buf_round_rows(self, r, rows, hb, ho, life_sums):
-        from_ops = _seg_sum(self.buf_ptr, self.buf_ops, ho, rows) / self.buf_cnt[rows]
+        from_ops = self.buf_adj.sum(ho, rows) / self.buf_adj.count[rows]
         life = (life_sums[rows] / self.life_len[rows]).astype(np.float32)
         x = _norm(np.concatenate([hb[rows], from_ops, life], axis=1))
         return hb[rows] + _mlp(self.buf_msg[r], x) * self.buf_validf[rows]
 
-    def _op_neighbours(self, ops):
-        T = self.T
-        out = _union(ops, (ops - 1) % T, (ops + 1) % T)
-        return out[self.op_valid[out]]
+    def _op_mask(self):
+        return np.zeros(self.T + 1, bool)
 
-    def _ops_of(self, bufs):
-        flat, _, _ = _ranges(self.buf_ptr, np.asarray(bufs, np.int64))
-        return self.buf_ops[flat]
+    def _around(self, ops):
+        """A mask of ``ops`` and their schedule neighbours (wrapping, as
+        network._op_round's roll does)."""
+        m = self._op_mask()
+        m[ops] = True
+        m[(ops - 1) % self.T] = True
+        m[(ops + 1) % self.T] = True
+        return m
 
-    def _bufs_of(self, ops):
-        flat, _, _ = _ranges(self.op_ptr, np.asarray(ops, np.int64))
-        return self.op_bufs[flat]
+    def _ops(self, mask):
+        return np.nonzero(mask[:self.T] & self.op_valid)[0]
 
     # -- the game ---------------------------------------------------------------
 
@@ -328,7 +340,7 @@ class Player:
         H = self.H
         # the current buffer's last round (network._buf_round, one row)
         rows = np.array([b])
-        from_ops = _seg_sum(self.buf_ptr, self.buf_ops, self.ho2, rows) / self.buf_cnt[rows]
+        from_ops = self.buf_adj.sum(self.ho2, rows) / self.buf_adj.count[rows]
         life = (self.ho2[self.start[b]:self.end[b] + 1].astype(np.float64).sum(0)
                 / self.life_len[b]).astype(np.float32)[None, :]
         x = _norm(np.concatenate([self.hb1[rows], from_ops, life], axis=1))
@@ -394,22 +406,24 @@ class Player:
         c = self.current()
         # round 0
         fits = self._fits(c)
-        d0 = _union(changed_live, np.nonzero(fits != self.fits)[0])
+        m0 = self._op_mask()
+        m0[changed_live] = True
+        m0[:self.T] |= fits != self.fits
         self.fits = fits
-        d0 = d0[self.op_valid[d0]]
+        d0 = self._ops(m0)
         if len(d0):
             self.ho0[d0] = self._op_enc_rows(d0)
-        bufs0 = [b] + ([c] if c is not None else [])
         self.hb0_state[b] = 2 + self.plan_kind[b, p]
-        if c is not None:
-            self.hb0_state[c] = 1
-        bufs0 = np.array(bufs0, np.int64)
-        self.hb0[bufs0] = self.hb0_table[self.hb0_state[bufs0], bufs0]
         if c is None:
+            self.hb0[b] = self.hb0_table[self.hb0_state[b], b]
             return
-        # round 1, ops
-        d1 = _union(self._op_neighbours(d0) if len(d0) else d0, self._ops_of(bufs0))
-        d1 = d1[self.op_valid[d1]]
+        self.hb0_state[c] = 1
+        bufs0 = np.array([b, c], np.int64)
+        self.hb0[bufs0] = self.hb0_table[self.hb0_state[bufs0], bufs0]
+        # round 1, ops: the changed ops, their neighbours, the ops of the two buffers
+        m1 = self._around(d0)
+        self.buf_adj.mark(m1, bufs0)
+        d1 = self._ops(m1)
         new1 = self._op_round_rows(0, d1, self.ho0, self.hb0)
         delta = new1.astype(np.float64) - self.ho1[d1]
         self.ho1[d1] = new1
@@ -417,15 +431,19 @@ class Player:
         cd = np.concatenate([np.zeros((1, self.H)), np.cumsum(delta, axis=0)])
         i0 = np.searchsorted(d1, self.start, side="left")
         i1 = np.searchsorted(d1, self.end, side="right")
-        across = np.nonzero((i1 > i0) & self.buf_valid)[0]
+        across = (i1 > i0) & self.buf_valid
         self.life1[across] += cd[i1[across]] - cd[i0[across]]
-        # round 1, buffers
-        b1 = _union(bufs0, across, self._bufs_of(d1))
-        b1 = b1[self.buf_valid[b1]]
+        # round 1, buffers: those, the two, and the buffers of the changed ops
+        mb = np.zeros(self.B + 1, bool)
+        mb[:self.B] = across
+        mb[bufs0] = True
+        self.op_adj.mark(mb, d1)
+        b1 = np.nonzero(mb[:self.B] & self.buf_valid)[0]
         self.hb1[b1] = self._buf_round_rows(0, b1, self.hb0, self.ho1, self.life1)
-        # round 2, ops
-        d2 = _union(self._op_neighbours(d1), self._ops_of(b1))
-        d2 = d2[self.op_valid[d2]]
+        # round 2, ops: neighbours of round 1's, and the ops of the changed buffers
+        m2 = self._around(d1)
+        self.buf_adj.mark(m2, b1)
+        d2 = self._ops(m2)
         self.ho2[d2] = self._op_round_rows(1, d2, self.ho1, self.hb1)
         self.hon[d2] = _norm(self.ho2[d2])
 
