@@ -4,69 +4,61 @@
 The reference plays each move with a whole ``network.apply``: the encoders
 and both rounds of message passing over every buffer and op, the value head,
 and the game's candidate offsets twice (once in ``apply``, once in
-``game.advance``), inside one jitted loop. But a move changes little: the
-decided buffer's residency changes the resident bytes on its ops, two
-buffers change their dynamic features (the one decided, the next one), and
-the argmax needs neither the value head nor any buffer's last-round
-embedding but the next buffer's. This module keeps every intermediate of
-the network (per-op and per-buffer embeddings of each round, the sums the
-rounds aggregate) in numpy and recomputes after each move only the rows
-whose inputs changed:
+``game.advance``). But a move changes little: the decided buffer's residency
+changes the resident bytes on its ops, two buffers change their dynamic
+features (the one decided, the next one), and the argmax needs neither the
+value head nor any buffer's last-round embedding but the next buffer's.
+``Player`` keeps every intermediate of the network (per-op and per-buffer
+embeddings of each round, the lifetime sums) and recomputes after each move
+only the rows whose inputs changed:
 
 * round 0: the ops whose resident bytes or "the next buffer fits" flag
-  changed; the two buffers' encodings come from tables computed once per
+  changed; the two buffers' encodings come from a table computed once per
   instance (a buffer's dynamic features take six values);
 * round 1 ops: those, their schedule neighbours, the ops accessing the two
   buffers; round 1 buffers: the buffers accessing a changed op or living
-  across one (the lifetime mean; its sums are updated by the changes'
-  prefix sums, in float64);
-* round 2 ops: the changed ops' neighbours and every op accessing a changed
+  across one (their lifetime sums are updated by the prefix sums of the
+  changes);
+* round 2 ops: the neighbours of round 1's and every op accessing a changed
   buffer; round 2 buffers: the next buffer's row only (the policy reads no
   other);
 * the attention, the plans' residency means and the plan head on the next
   buffer, as ``network.apply`` does.
 
-The game's state is kept in numpy too (choices, offsets, resident bytes, the
-sorted tops of placed buffers), and ``candidates`` computes the candidate
-offsets as ``game._candidates`` does, from the free gaps left by the
-rectangles that conflict with each plan. Float32 like the reference (sums
-that are updated rather than recomputed are float64), so the logits agree
-to rounding; ``test_msa_learned`` checks that the moves are the same.
+Which rows change depends only on the game (which ops the move's residency
+covers, the access lists, the lifetimes), so the host works the sets out in
+numpy, with the game itself (choices, offsets, resident bytes, the sorted
+tops of placed buffers; ``candidates`` finds the candidate offsets as
+``game._candidates`` does, from the free gaps the conflicting rectangles
+leave), and each move is three jitted row updates and one jitted head,
+whose row counts are padded to powers of two (a few compiles per bucket).
+Float32 as the reference, so the logits agree to rounding;
+``test_msa_learned`` checks that the moves are the same.
 """
 from __future__ import annotations
 
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
 import numpy as np
 
 from ..core import game
 from . import features as F
 from . import network
 
-_SQRT_2_OVER_PI = np.float32(np.sqrt(2.0 / np.pi))
+_MIN_ROWS = 16
 
 
-def _gelu(x):
-    # jax.nn.gelu's default (tanh) form
-    return x * (np.float32(0.5) * (np.float32(1.0) + np.tanh(
-        _SQRT_2_OVER_PI * (x + np.float32(0.044715) * (x * x * x)))))
+def _bucket(n: int) -> int:
+    return max(_MIN_ROWS, 1 << max(int(n) - 1, 0).bit_length())
 
 
-def _mlp(layers, x):
-    for i, (w, b) in enumerate(layers):
-        x = x @ w + b
-        if i < len(layers) - 1:
-            x = _gelu(x)
-    return x
-
-
-def _norm(x):
-    n = np.float32(x.shape[-1])
-    xc = x - x.sum(-1, keepdims=True) / n
-    var = np.einsum("...i,...i->...", xc, xc)[..., None] / n
-    return xc / np.sqrt(var + np.float32(1e-5))
-
-
-def _layers(ps):
-    return [(np.asarray(p["w"], np.float32), np.asarray(p["b"], np.float32)) for p in ps]
+def _pad(x, n, value):
+    out = np.full((n,) + x.shape[1:], value, np.int32 if x.dtype.kind in "iu" else x.dtype)
+    out[:len(x)] = x
+    return out
 
 
 class _Adjacency:
@@ -88,15 +80,27 @@ class _Adjacency:
         self.rest = {int(k): vals[ptr[k] + width:ptr[k + 1]] for k in np.nonzero(deg > width)[0]}
         self.heavy = np.zeros(n, bool)
         self.heavy[list(self.rest)] = True
-        self.ptr, self.vals = ptr, vals
+        self.pad = pad
         self.count = np.maximum(deg, 1).astype(np.float32)[:, None]
 
-    def sum(self, X, rows):
-        out = X[self.table[rows]].sum(1)
-        if self.rest:
-            for i in np.nonzero(self.heavy[rows])[0]:
-                out[i] += X[self.rest[int(rows[i])]].sum(0)
-        return out
+    def table_padded(self):
+        """The table with one more row, all pad (the pad row's neighbours)."""
+        return np.concatenate([self.table, np.full((1, self.table.shape[1]), self.pad)])
+
+    def neighbours(self, r):
+        out = self.table[r][self.table[r] != self.pad]
+        return np.concatenate([out, self.rest[int(r)]]) if self.heavy[r] else out
+
+    def heavy_index(self):
+        """([n + 1] each row's index among the rows wider than the table,
+        their number where none; [2, E] their extra edges)."""
+        heavy = sorted(self.rest)
+        idx = np.full(self.table.shape[0] + 1, len(heavy), np.int32)
+        idx[heavy] = np.arange(len(heavy))
+        rows = np.concatenate([np.full(len(self.rest[h]), i) for i, h in enumerate(heavy)]
+                              + [np.zeros(0)]).astype(np.int32)
+        nbrs = np.concatenate([self.rest[h] for h in heavy] + [np.zeros(0)]).astype(np.int32)
+        return idx, np.stack([rows, nbrs]), len(heavy)
 
     def mark(self, mask, rows):
         """Sets ``mask`` (one longer than the neighbours' count: the pad) at
@@ -107,13 +111,211 @@ class _Adjacency:
                 mask[self.rest[int(r)]] = True
 
 
+class _Consts(NamedTuple):
+    op_static: jax.Array     # [T, OP_STATIC]
+    op_tbl: jax.Array        # [T + 1, W]: each op's buffers (B: none)
+    op_heavy: jax.Array      # [T + 1]: an op's row in the extra sums (the last: none)
+    op_rest: jax.Array       # [2, E]: extra edges (heavy row, buffer) of ops wider than W
+    op_heavy_rows: jax.Array  # [number of such ops] (its shape is what counts)
+    op_cnt: jax.Array        # [T + 1, 1]
+    op_validf: jax.Array     # [T + 1, 1]
+    buf_tbl: jax.Array       # [B + 1, W]: each buffer's ops (T: none)
+    buf_heavy: jax.Array     # [B + 1]
+    buf_rest: jax.Array      # [2, E]
+    buf_heavy_rows: jax.Array  # [number of such buffers]
+    buf_cnt: jax.Array       # [B + 1, 1]
+    buf_validf: jax.Array    # [B + 1, 1]
+    life_len: jax.Array      # [B + 1, 1]
+    start: jax.Array         # [B]
+    end: jax.Array           # [B]
+    hb0_table: jax.Array     # [6, B, H]
+    plan_static: jax.Array   # [B, P, PLAN_STATIC]
+    capacity: jax.Array      # float32 scalar
+
+
+class _State(NamedTuple):
+    """The network's intermediates; embedding arrays have a zero last row."""
+    ho0: jax.Array     # [T + 1, H]
+    hb0: jax.Array     # [B + 1, H]
+    ho1: jax.Array     # [T + 1, H]
+    cd: jax.Array      # [L + 1, H]: prefix sums of round 1's last changes
+    life1: jax.Array   # [B, H]: sums of ho1 over each lifetime
+    hb1: jax.Array     # [B + 1, H]
+    ho2: jax.Array     # [T + 1, H]
+    hon: jax.Array     # [T, H]: normalised ho2
+
+
+#: Rows are updated CHUNK at a time in a loop whose trip count is the
+#: number of changed rows: one compile per bucket, whatever a move changes.
+CHUNK = 128
+
+
+def _loop(n, body, carry):
+    return jax.lax.fori_loop(0, (n + CHUNK - 1) // CHUNK, body, carry)
+
+
+def _chunk(idx, i):
+    return jax.lax.dynamic_slice(idx, (i * CHUNK,), (CHUNK,))
+
+
+def _rest_sums(X, rest, heavy):
+    """[heavy rows + 1, H]: X summed over the extra edges of each row wider
+    than its table (the last row, zero, for the others)."""
+    n = heavy.shape[0]
+    return jax.ops.segment_sum(X[rest[1]], rest[0], num_segments=n + 1) if rest.shape[1] \
+        else jnp.zeros((n + 1, X.shape[1]), X.dtype)
+
+
+def _op_round(layers, ho, hb, C, rows, rest):
+    """network._op_round on ``rows`` (pad: T + 1); ``rest``: _rest_sums of hb."""
+    T = C.op_static.shape[0]
+    left = jnp.where(rows < T, (rows - 1) % T, T)
+    right = jnp.where(rows < T, (rows + 1) % T, T)
+    from_bufs = (hb[C.op_tbl[rows]].sum(1) + rest[C.op_heavy[rows]]) / C.op_cnt[rows]
+    nb = (ho[left] * C.op_validf[left] + ho[right] * C.op_validf[right]) / 2.0
+    x = network._norm(jnp.concatenate([ho[rows], from_bufs, nb], axis=1))
+    return ho[rows] + network._mlp(layers, x) * C.op_validf[rows]
+
+
+def _buf_round(layers, hb, ho, life_sums, C, rows, rest):
+    """network._buf_round on ``rows``, the lifetime means from ``life_sums``."""
+    from_ops = (ho[C.buf_tbl[rows]].sum(1) + rest[C.buf_heavy[rows]]) / C.buf_cnt[rows]
+    life = life_sums / C.life_len[rows]
+    x = network._norm(jnp.concatenate([hb[rows], from_ops, life], axis=1))
+    return hb[rows] + network._mlp(layers, x) * C.buf_validf[rows]
+
+
+@functools.partial(jax.jit, static_argnames=("chunks",))
+def _init(net, C: _Consts, live_f, fits_f, hb0_state, chunks: int):
+    """The full forward pass of the first state (network.apply's rounds)."""
+    T, B = C.op_static.shape[0], C.start.shape[0]
+    H = C.hb0_table.shape[2]
+    zero = jnp.zeros((1, H), jnp.float32)
+    ops, bufs = jnp.arange(T), jnp.arange(B)
+    hb0 = jnp.concatenate([C.hb0_table[hb0_state, bufs], zero])
+    x = jnp.concatenate([C.op_static, live_f[:, None], fits_f[:, None]], axis=1)
+    ho0 = jnp.concatenate([network._mlp(net["op_enc"], x), zero])
+    ho1 = jnp.concatenate([_op_round(net["op_msg"][0], ho0, hb0, C, ops,
+                                     _rest_sums(hb0, C.op_rest, C.op_heavy_rows)), zero])
+    cs = jnp.concatenate([zero, jnp.cumsum(ho1[:T], axis=0)])
+    life1 = cs[C.end + 1] - cs[C.start]
+    hb1 = jnp.concatenate([_buf_round(net["buf_msg"][0], hb0, ho1, life1, C, bufs,
+                                      _rest_sums(ho1, C.buf_rest, C.buf_heavy_rows)), zero])
+    ho2 = jnp.concatenate([_op_round(net["op_msg"][1], ho1, hb1, C, ops,
+                                     _rest_sums(hb1, C.op_rest, C.op_heavy_rows)), zero])
+    cd = jnp.zeros((chunks * CHUNK + 1, H), jnp.float32)
+    return _State(ho0, hb0, ho1, cd, life1, hb1, ho2, network._norm(ho2[:T]))
+
+
+@functools.partial(jax.jit, donate_argnums=(1,))
+def _round1(net, S: _State, C: _Consts, n0, d0, live0, fits0, bufs0, states0, n1, d1):
+    """Round 0 on the ``n0`` ops ``d0`` and the two buffers, round 1 on the
+    ``n1`` ops ``d1`` (sorted); ``cd`` gets the prefix sums of its changes."""
+    def enc(i, ho0):
+        r = _chunk(d0, i)
+        x = jnp.concatenate([C.op_static[r], _chunk(live0, i)[:, None],
+                             _chunk(fits0, i)[:, None]], axis=1)
+        return ho0.at[r].set(network._mlp(net["op_enc"], x), mode="drop")
+
+    ho0 = _loop(n0, enc, S.ho0)
+    hb0 = S.hb0.at[bufs0].set(C.hb0_table[states0, bufs0])
+    rest = _rest_sums(hb0, C.op_rest, C.op_heavy_rows)
+
+    def round1(i, carry):
+        ho1, cd, run = carry
+        r = _chunk(d1, i)
+        new = _op_round(net["op_msg"][0], ho0, hb0, C, r, rest)
+        cs = run + jnp.cumsum(new - ho1[r], axis=0)
+        cd = jax.lax.dynamic_update_slice(cd, cs, (i * CHUNK + 1, 0))
+        return ho1.at[r].set(new, mode="drop"), cd, cs[-1]
+
+    H = S.ho1.shape[1]
+    ho1, cd, _ = _loop(n1, round1, (S.ho1, S.cd, jnp.zeros((H,), jnp.float32)))
+    return S._replace(ho0=ho0, hb0=hb0, ho1=ho1, cd=cd)
+
+
+@functools.partial(jax.jit, donate_argnums=(1,))
+def _round1_bufs(net, S: _State, C: _Consts, na, across, i0, i1, nb, b1):
+    """The lifetime sums of the ``na`` buffers ``across`` changed ops (the
+    changes summed between positions ``i0`` and ``i1`` of round 1's rows),
+    then round 1 on the ``nb`` buffers ``b1``."""
+    def life(i, life1):
+        lo, hi = _chunk(i0, i), _chunk(i1, i)
+        return life1.at[_chunk(across, i)].add(S.cd[hi] - S.cd[lo], mode="drop")
+
+    life1 = _loop(na, life, S.life1)
+    rest = _rest_sums(S.ho1, C.buf_rest, C.buf_heavy_rows)
+    last = life1.shape[0] - 1
+
+    def round1(i, hb1):
+        r = _chunk(b1, i)
+        new = _buf_round(net["buf_msg"][0], S.hb0, S.ho1, life1[jnp.minimum(r, last)], C, r,
+                         rest)
+        return hb1.at[r].set(new, mode="drop")
+
+    return S._replace(life1=life1, hb1=_loop(nb, round1, S.hb1))
+
+
+@functools.partial(jax.jit, donate_argnums=(1,))
+def _round2(net, S: _State, C: _Consts, n2, d2):
+    """Round 2 on the ``n2`` ops ``d2``."""
+    rest = _rest_sums(S.hb1, C.op_rest, C.op_heavy_rows)
+
+    def round2(i, carry):
+        ho2, hon = carry
+        r = _chunk(d2, i)
+        new = _op_round(net["op_msg"][1], S.ho1, S.hb1, C, r, rest)
+        return ho2.at[r].set(new, mode="drop"), hon.at[r].set(network._norm(new), mode="drop")
+
+    ho2, hon = _loop(n2, round2, (S.ho2, S.hon))
+    return S._replace(ho2=ho2, hon=hon)
+
+
+@jax.jit
+def _head(net, S: _State, C: _Consts, cur, uses, iv, dyn, offs, legal):
+    """The current buffer's round 2 and the policy head (network.apply's
+    logits): ``uses`` [T] marks the ops that access it, ``iv`` [P, 4] its
+    plans' home and window intervals, ``dyn`` [P, 3] the plans' dynamic
+    features, ``offs``/``legal`` the game's candidate offsets and legal actions."""
+    T = C.op_static.shape[0]
+    H = S.hb1.shape[1]
+    t = jnp.arange(T)
+    ho2 = S.ho2[:T]
+    from_ops = (uses @ ho2) / jnp.maximum(uses.sum(), 1.0)
+    in_life = ((C.start[cur] <= t) & (t <= C.end[cur])).astype(jnp.float32)
+    life = (in_life @ ho2) / C.life_len[cur]
+    x = network._norm(jnp.concatenate([S.hb1[cur], from_ops, life])[None])
+    q = network._norm(S.hb1[cur] + network._mlp(net["buf_msg"][1], x)[0] * C.buf_validf[cur])
+    qq = q @ net["query"]["w"] + net["query"]["b"]
+    ctx_o = network._attend(qq[:H], S.hon, C.op_validf[:T, 0] > 0)
+    res = (((iv[:, 0:1] <= t) & (t <= iv[:, 1:2])) | ((iv[:, 2:3] <= t) & (t <= iv[:, 3:4])))
+    rf = res.astype(jnp.float32)
+    res_mean = rf @ S.hon / jnp.maximum(rf.sum(1, keepdims=True), 1.0)
+    P = iv.shape[0]
+    plan_in = jnp.concatenate([jnp.broadcast_to(q, (P, H)), jnp.broadcast_to(ctx_o, (P, H)),
+                               res_mean, C.plan_static[cur], dyn], axis=1)
+    e = network._mlp(net["plan"], plan_in)
+    plan_logit = (e @ net["plan_logit"]["w"] + net["plan_logit"]["b"])[:, 0]
+    cap = _Capacity(C.capacity)
+    logits = jnp.concatenate([plan_logit[:1],
+                              network._offset_logits(net, e, plan_logit, offs, cap)])
+    logits = jnp.where(legal, logits, network.NEG)
+    return jnp.argmax(logits), logits
+
+
+class _Capacity(NamedTuple):
+    capacity: jax.Array
+
+
 class Player:
-    """One instance's argmax game (``play`` plays it; ``logits`` gives the
-    current state's logits, the same as ``network.apply``'s up to rounding)."""
+    """One instance's argmax game: ``play()`` plays it from the start;
+    ``logits()`` and ``move(action, offsets)`` step through it (the logits
+    are network.apply's, up to rounding)."""
 
     def __init__(self, params, g: game.GameArrays, sf: F.Static):
         a = {k: np.asarray(v) for k, v in g._asdict().items()}
         s = {k: np.asarray(v) for k, v in sf._asdict().items()}
+        self.net = jax.tree.map(jnp.asarray, params)
         self.B, self.P = a["plan_valid"].shape
         self.T = a["op_valid"].shape[0]
         self.K = game.NUM_OFFSETS
@@ -129,52 +331,49 @@ class Player:
         self.win_lo = np.where(self.has_pf, a["win_s"], 1).astype(np.int64)
         self.win_hi = np.where(self.has_pf, a["win_hi"], 0).astype(np.int64)
         self.op_valid = a["op_valid"]
-        self.op_validf = self.op_valid.astype(np.float32)[:, None]
-        self.real_ops = np.nonzero(self.op_valid)[0]
         self.buf_valid = s["buf_valid"]
-        self.buf_validf = self.buf_valid.astype(np.float32)[:, None]
         self.start, self.end = s["start"].astype(np.int64), s["end"].astype(np.int64)
-        self.life_len = np.maximum(self.end - self.start + 1, 1).astype(np.float32)[:, None]
-        self.op_static = s["op"].astype(np.float32)
-        self.plan_static = s["plan"].astype(np.float32)
         self.plan_kind = s["plan_kind"].astype(np.int64)
         # the access list, both ways (padding edges dropped, as the network's
         # segment sums drop them)
         eo, eb = s["edge_op"].astype(np.int64), s["edge_buf"].astype(np.int64)
         keep = (eo < self.T) & (eb < self.B)
         eo, eb = eo[keep], eb[keep]
-        # each embedding array has one more row than ops or buffers, kept at
-        # zero: the pad the adjacency tables point at
         self.op_adj = _Adjacency(eo, eb, self.T, self.B)
         self.buf_adj = _Adjacency(eb, eo, self.B, self.T)
-        # parameters
-        self.buf_enc = _layers(params["buf_enc"])
-        self.op_enc = _layers(params["op_enc"])
-        self.op_msg = [_layers(r) for r in params["op_msg"]]
-        self.buf_msg = [_layers(r) for r in params["buf_msg"]]
-        self.wq = np.asarray(params["query"]["w"], np.float32)
-        self.bq = np.asarray(params["query"]["b"], np.float32)
-        self.plan_mlp = _layers(params["plan"])
-        self.wp = np.asarray(params["plan_logit"]["w"], np.float32)
-        self.bp = np.asarray(params["plan_logit"]["b"], np.float32)
-        self.wo = np.asarray(params["offset_logit"]["w"], np.float32)
-        self.bo = np.asarray(params["offset_logit"]["b"], np.float32)
-        self.H = self.wq.shape[0]
-        self._encode_tables(s["buf"].astype(np.float32))
-        self.reset()
-
-    # -- set-up ---------------------------------------------------------------
-
-    def _encode_tables(self, buf_static):
-        """hb0 for every buffer in each of its six dynamic states: undecided,
-        current, decided with each of the four plan kinds."""
-        B = self.B
-        rows = []
+        T, B = self.T, self.B
+        buf_static = s["buf"].astype(np.float32)
+        tables = []
         for dyn in ([0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 1]) + tuple(
                 [1] + list(np.eye(F.PLAN_KINDS)[k]) + [0] for k in range(F.PLAN_KINDS)):
             d = np.broadcast_to(np.asarray(dyn, np.float32), (B, F.BUF_DYNAMIC))
-            rows.append(_mlp(self.buf_enc, np.concatenate([buf_static, d], axis=1)))
-        self.hb0_table = np.stack(rows)              # [6, B, H]
+            tables.append(np.concatenate([buf_static, d], axis=1))
+        # hb0 of every buffer in each of its six dynamic states: undecided,
+        # current, decided with each of the four plan kinds
+        hb0_table = network._mlp(self.net["buf_enc"], jnp.asarray(np.stack(tables)))
+        col = lambda x: jnp.asarray(np.asarray(x, np.float32)[:, None])
+        op_heavy, op_rest, n_op_heavy = self.op_adj.heavy_index()
+        buf_heavy, buf_rest, n_buf_heavy = self.buf_adj.heavy_index()
+        self.C = _Consts(
+            op_static=jnp.asarray(s["op"], jnp.float32),
+            op_tbl=jnp.asarray(self.op_adj.table_padded(), jnp.int32),
+            op_heavy=jnp.asarray(op_heavy), op_rest=jnp.asarray(op_rest),
+            op_heavy_rows=jnp.zeros(n_op_heavy, jnp.int32),
+            op_cnt=col(np.append(self.op_adj.count[:, 0], 1.0)),
+            op_validf=col(np.append(self.op_valid, False)),
+            buf_tbl=jnp.asarray(self.buf_adj.table_padded(), jnp.int32),
+            buf_heavy=jnp.asarray(buf_heavy), buf_rest=jnp.asarray(buf_rest),
+            buf_heavy_rows=jnp.zeros(n_buf_heavy, jnp.int32),
+            buf_cnt=col(np.append(self.buf_adj.count[:, 0], 1.0)),
+            buf_validf=col(np.append(self.buf_valid, False)),
+            life_len=col(np.append(np.maximum(self.end - self.start + 1, 1), 1)),
+            start=jnp.asarray(self.start, jnp.int32), end=jnp.asarray(self.end, jnp.int32),
+            hb0_table=hb0_table, plan_static=jnp.asarray(s["plan"], jnp.float32),
+            capacity=jnp.float32(self.cap))
+        # index arrays handed to the row updates: whole chunks, padded
+        self.op_len = -(-T // CHUNK) * CHUNK
+        self.buf_len = -(-B // CHUNK) * CHUNK
+        self.reset()
 
     def reset(self):
         B, T = self.B, self.T
@@ -191,51 +390,20 @@ class Player:
         self.hb0_state = np.zeros(B, np.int64)
         if cur is not None:
             self.hb0_state[cur] = 1
-        self.hb0 = self._padded(self.hb0_table[self.hb0_state, np.arange(B)])
         self.fits = self._fits(cur)
-        rows = np.arange(T)
-        self.ho0 = self._padded(self._op_enc_rows(rows))
-        self.ho1 = self._padded(self._op_round_rows(0, rows, self.ho0, self.hb0))
-        ho1_64 = self.ho1[:T].astype(np.float64)
-        cs = np.concatenate([np.zeros((1, self.H)), np.cumsum(ho1_64, axis=0)])
-        self.life1 = cs[self.end + 1] - cs[self.start]          # float64 sums
-        self.hb1 = self._padded(
-            self._buf_round_rows(0, np.arange(B), self.hb0, self.ho1, self.life1))
-        self.ho2 = self._padded(self._op_round_rows(1, rows, self.ho1, self.hb1))
-        self.hon = _norm(self.ho2[:T])
-
-    def _padded(self, x):
-        return np.concatenate([x, np.zeros((1, x.shape[1]), x.dtype)])
+        self.S = _init(self.net, self.C, jnp.asarray(self._live_f(np.arange(T))),
+                       jnp.asarray(self.fits.astype(np.float32)),
+                       jnp.asarray(self.hb0_state, jnp.int32), chunks=self.op_len // CHUNK)
 
     def current(self):
         return int(self.order[self.step]) if self.step < self.n else None
 
-    # -- the network's rows -----------------------------------------------------
+    def _live_f(self, rows):
+        return self.live[rows].astype(np.float32) / self.cap
 
     def _fits(self, cur):
-        livef = self.live.astype(np.float32) / self.cap
-        size = np.float32(self.size[cur] if cur is not None else self.size[self.order[-1]]) / self.cap
-        return (livef + size <= np.float32(1.0))
-
-    def _op_enc_rows(self, rows):
-        livef = self.live[rows].astype(np.float32) / self.cap
-        x = np.concatenate([self.op_static[rows], livef[:, None],
-                            self.fits[rows].astype(np.float32)[:, None]], axis=1)
-        return _mlp(self.op_enc, x)
-
-    def _op_round_rows(self, r, rows, ho, hb):
-        T = self.T
-        from_bufs = self.op_adj.sum(hb, rows) / self.op_adj.count[rows]
-        left, right = (rows - 1) % T, (rows + 1) % T
-        nb = (ho[left] * self.op_validf[left] + ho[right] * self.op_validf[right]) / np.float32(2.0)
-        x = _norm(np.concatenate([ho[rows], from_bufs, nb], axis=1))
-        return ho[rows] + _mlp(self.op_msg[r], x) * self.op_validf[rows]
-
-    def _buf_round_rows(self, r, rows, hb, ho, life_sums):
-        from_ops = self.buf_adj.sum(ho, rows) / self.buf_adj.count[rows]
-        life = (life_sums[rows] / self.life_len[rows]).astype(np.float32)
-        x = _norm(np.concatenate([hb[rows], from_ops, life], axis=1))
-        return hb[rows] + _mlp(self.buf_msg[r], x) * self.buf_validf[rows]
+        size = np.float32(self.size[cur] if cur is not None else 0) / self.cap
+        return self._live_f(slice(None)) + size <= np.float32(1.0)
 
     def _op_mask(self):
         return np.zeros(self.T + 1, bool)
@@ -334,53 +502,29 @@ class Player:
     # -- one move ---------------------------------------------------------------
 
     def logits(self):
-        """(logits [A] with illegal actions at network.NEG, legal [A],
+        """(argmax, logits [A] with illegal actions at network.NEG, the
         candidate offsets) of the current state."""
         b = self.current()
-        H = self.H
-        # the current buffer's last round (network._buf_round, one row)
-        rows = np.array([b])
-        from_ops = self.buf_adj.sum(self.ho2, rows) / self.buf_adj.count[rows]
-        life = (self.ho2[self.start[b]:self.end[b] + 1].astype(np.float64).sum(0)
-                / self.life_len[b]).astype(np.float32)[None, :]
-        x = _norm(np.concatenate([self.hb1[rows], from_ops, life], axis=1))
-        hb2 = self.hb1[rows] + _mlp(self.buf_msg[1], x) * self.buf_validf[rows]
-        q = _norm(hb2)[0]
-        qq = q @ self.wq + self.bq
-        keys = self.hon[self.real_ops]
-        z = keys @ qq[:H] / np.float32(np.sqrt(H))
-        w = np.exp(z - z.max())
-        ctx_o = (w / w.sum()) @ keys
+        iv = self._plan_intervals(b)
         lo, res = self._residency(b)
         offs, cap_ok, fill = self.candidates(b, lo, res)
         legal = self.legal(offs, cap_ok)
-        rf = res.astype(np.float32)
-        res_mean = rf @ self.hon[lo:lo + res.shape[1]] / np.maximum(rf.sum(1, keepdims=True), 1.0)
         legal_plan = np.concatenate([[True], legal[1:].reshape(self.P - 1, -1).any(1)])
         size = np.float32(self.size[b])
         fillf = fill.astype(np.float32)
         head = (self.cap - fillf - size) / self.cap
         dyn = np.stack([legal_plan.astype(np.float32), np.clip(head, -2.0, 1.0),
                         fillf / self.cap], axis=1)
-        P = self.P
-        plan_in = np.concatenate([np.broadcast_to(q, (P, H)), np.broadcast_to(ctx_o, (P, H)),
-                                  res_mean, self.plan_static[b], dyn], axis=1)
-        e = _mlp(self.plan_mlp, plan_in)
-        plan_logit = (e @ self.wp + self.bp)[:, 0]
-        K, P1 = self.K, P - 1
-        off = np.where(offs >= 0, offs.astype(np.float32) / self.cap, np.float32(-1.0))
-        xo = np.concatenate([np.broadcast_to(e[1:, None, :], (P1, K, H)), off[..., None],
-                             (offs >= 0).astype(np.float32)[..., None],
-                             np.broadcast_to(np.eye(K, dtype=np.float32)[None], (P1, K, K))],
-                            axis=2)
-        o = (xo @ self.wo + self.bo)[..., 0]
-        logits = np.concatenate([plan_logit[:1], (plan_logit[1:, None] + o).reshape(P1 * K)])
-        return np.where(legal, logits, np.float32(network.NEG)), legal, offs
+        uses = np.zeros(self.T, np.float32)
+        uses[self.buf_adj.neighbours(b)] = 1.0
+        a, logits = _head(self.net, self.S, self.C, b, uses, iv.astype(np.int32), dyn,
+                          offs.astype(np.int32), legal)
+        return int(a), logits, offs
 
     def move(self, action: int, offs):
         """Plays a legal ``action`` and updates the network's rows."""
         b = self.current()
-        K = self.K
+        K, T, B = self.K, self.T, self.B
         p = 0 if action == 0 else 1 + (action - 1) // K
         k = 0 if action == 0 else (action - 1) % K
         self.choice[b] = p
@@ -391,69 +535,67 @@ class Player:
             iv = self._plan_intervals(b)[p]
             self.p_ids = np.append(self.p_ids, b)
             self.p_iv = np.vstack([self.p_iv, iv[None]])
-            span = (min(iv[0] if iv[0] <= iv[1] else self.T, iv[2] if iv[2] <= iv[3] else self.T),
+            span = (min(iv[0] if iv[0] <= iv[1] else T, iv[2] if iv[2] <= iv[3] else T),
                     max(iv[1], iv[3]))
             self.p_span = np.vstack([self.p_span, np.array(span)[None]])
             top = off + int(self.size[b])
             i = np.searchsorted(self.tops, top)
             if i == len(self.tops) or self.tops[i] != top:
                 self.tops = np.insert(self.tops, i, top)
-            t = np.arange(self.T)
-            res = ((iv[0] <= t) & (t <= iv[1])) | ((iv[2] <= t) & (t <= iv[3]))
-            changed_live = np.nonzero(res)[0]
+            t = np.arange(T)
+            changed_live = np.nonzero(((iv[0] <= t) & (t <= iv[1]))
+                                      | ((iv[2] <= t) & (t <= iv[3])))[0]
             self.live[changed_live] += self.size[b]
         self.step += 1
         c = self.current()
-        # round 0
-        fits = self._fits(c)
-        m0 = self._op_mask()
-        m0[changed_live] = True
-        m0[:self.T] |= fits != self.fits
-        self.fits = fits
-        d0 = self._ops(m0)
-        if len(d0):
-            self.ho0[d0] = self._op_enc_rows(d0)
         self.hb0_state[b] = 2 + self.plan_kind[b, p]
         if c is None:
-            self.hb0[b] = self.hb0_table[self.hb0_state[b], b]
             return
         self.hb0_state[c] = 1
         bufs0 = np.array([b, c], np.int64)
-        self.hb0[bufs0] = self.hb0_table[self.hb0_state[bufs0], bufs0]
-        # round 1, ops: the changed ops, their neighbours, the ops of the two buffers
+        # round 0: the ops whose resident bytes or fits flag changed
+        fits = self._fits(c)
+        m0 = self._op_mask()
+        m0[changed_live] = True
+        m0[:T] |= fits != self.fits
+        self.fits = fits
+        d0 = self._ops(m0)
+        # round 1, ops: those, their neighbours, the ops of the two buffers
         m1 = self._around(d0)
         self.buf_adj.mark(m1, bufs0)
         d1 = self._ops(m1)
-        new1 = self._op_round_rows(0, d1, self.ho0, self.hb0)
-        delta = new1.astype(np.float64) - self.ho1[d1]
-        self.ho1[d1] = new1
-        # the lifetime sums of every buffer living across a changed op
-        cd = np.concatenate([np.zeros((1, self.H)), np.cumsum(delta, axis=0)])
+        L = self.op_len
+        self.S = _round1(
+            self.net, self.S, self.C, len(d0), _pad(d0, L, T + 1),
+            _pad(self._live_f(d0), L, 0.0), _pad(fits[d0].astype(np.float32), L, 0.0),
+            bufs0.astype(np.int32), self.hb0_state[bufs0].astype(np.int32), len(d1),
+            _pad(d1, L, T + 1))
+        # round 1, buffers: those living across a changed op (their lifetime
+        # sums), the two, and the buffers of the changed ops
         i0 = np.searchsorted(d1, self.start, side="left")
         i1 = np.searchsorted(d1, self.end, side="right")
-        across = (i1 > i0) & self.buf_valid
-        self.life1[across] += cd[i1[across]] - cd[i0[across]]
-        # round 1, buffers: those, the two, and the buffers of the changed ops
-        mb = np.zeros(self.B + 1, bool)
-        mb[:self.B] = across
+        mb = np.zeros(B + 1, bool)
+        mb[:B] = (i1 > i0) & self.buf_valid
+        across = np.nonzero(mb[:B])[0]
         mb[bufs0] = True
         self.op_adj.mark(mb, d1)
-        b1 = np.nonzero(mb[:self.B] & self.buf_valid)[0]
-        self.hb1[b1] = self._buf_round_rows(0, b1, self.hb0, self.ho1, self.life1)
-        # round 2, ops: neighbours of round 1's, and the ops of the changed buffers
+        b1 = np.nonzero(mb[:B] & self.buf_valid)[0]
+        LB = self.buf_len
+        self.S = _round1_bufs(self.net, self.S, self.C, len(across), _pad(across, LB, B),
+                              _pad(i0[across], LB, 0), _pad(i1[across], LB, 0), len(b1),
+                              _pad(b1, LB, B + 1))
+        # round 2, ops: round 1's and their neighbours, the ops of the changed buffers
         m2 = self._around(d1)
         self.buf_adj.mark(m2, b1)
         d2 = self._ops(m2)
-        self.ho2[d2] = self._op_round_rows(1, d2, self.ho1, self.hb1)
-        self.hon[d2] = _norm(self.ho2[d2])
+        self.S = _round2(self.net, self.S, self.C, len(d2), _pad(d2, L, T + 1))
 
     def play(self):
         """The argmax game from the start: the actions [B] (0 after the end)."""
         self.reset()
         actions = np.zeros(self.B, np.int32)
         while self.step < self.n:
-            logits, _, offs = self.logits()
-            a = int(np.argmax(logits))
+            a, _, offs = self.logits()
             actions[self.step] = a
             self.move(a, offs)
         return actions
