@@ -48,11 +48,8 @@ from ..core import game
 from . import features as F
 from . import network
 
-_MIN_ROWS = 16
-
-
-def _bucket(n: int) -> int:
-    return max(_MIN_ROWS, 1 << max(int(n) - 1, 0).bit_length())
+def _pow2(n) -> int:
+    return 1 << max(int(np.ceil(n)) - 1, 0).bit_length()
 
 
 def _pad(x, n, value):
@@ -72,7 +69,9 @@ class _Adjacency:
         keys, vals = keys[o], vals[o].astype(np.int64)
         deg = np.bincount(keys, minlength=n)
         ptr = np.concatenate([[0], np.cumsum(deg)])
-        width = int(min(max(np.percentile(deg, 99), 1), deg.max(initial=1)))
+        # a power of two (few compiled shapes across instances) that holds
+        # 99% of the rows
+        width = _pow2(min(max(np.percentile(deg, 99), 1), deg.max(initial=1)))
         pos = np.arange(len(keys)) - ptr[keys]
         self.table = np.full((n, width), pad, np.int64)
         inside = pos < width
@@ -95,12 +94,16 @@ class _Adjacency:
         """([n + 1] each row's index among the rows wider than the table,
         their number where none; [2, E] their extra edges)."""
         heavy = sorted(self.rest)
-        idx = np.full(self.table.shape[0] + 1, len(heavy), np.int32)
+        n = _pow2(len(heavy)) if heavy else 0
+        idx = np.full(self.table.shape[0] + 1, n, np.int32)
         idx[heavy] = np.arange(len(heavy))
         rows = np.concatenate([np.full(len(self.rest[h]), i) for i, h in enumerate(heavy)]
                               + [np.zeros(0)]).astype(np.int32)
         nbrs = np.concatenate([self.rest[h] for h in heavy] + [np.zeros(0)]).astype(np.int32)
-        return idx, np.stack([rows, nbrs]), len(heavy)
+        m = _pow2(len(rows)) if len(rows) else 0
+        # padding edges go to the dropped segment n
+        edges = np.stack([_pad(rows, m, n), _pad(nbrs, m, self.pad)])
+        return idx, edges, n
 
     def mark(self, mask, rows):
         """Sets ``mask`` (one longer than the neighbours' count: the pad) at
@@ -599,3 +602,27 @@ class Player:
             actions[self.step] = a
             self.move(a, offs)
         return actions
+
+
+_times = jax.jit(jax.vmap(game.estimated_time))
+
+
+def play_batch(net, arrays, static):
+    """The policy's argmax game of every instance of the batch, one at a
+    time: ``(final states, None, actions [N, M], None)``, as
+    ``play.play_batch(net, arrays, static, key)`` returns them (the final
+    states' time estimated once, at the end)."""
+    N, M = arrays.order.shape
+    played = np.zeros((N, M), np.int32)
+    states = []
+    for i in range(N):
+        g = jax.tree.map(lambda x: x[i], arrays)
+        pl = Player(net, g, jax.tree.map(lambda x: x[i], static))
+        played[i] = pl.play()
+        states.append(game.State(inst=g, step=jnp.int32(pl.step),
+                                 choice=jnp.asarray(pl.choice, jnp.int32),
+                                 offset=jnp.asarray(pl.offset, jnp.int32),
+                                 live=jnp.asarray(pl.live, jnp.int32), time=jnp.float32(0.0),
+                                 done=jnp.bool_(True)))
+    final = jax.tree.map(lambda *xs: jnp.stack(xs), *states)
+    return final._replace(time=_times(arrays, final.choice)), None, jnp.asarray(played), None
