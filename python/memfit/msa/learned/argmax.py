@@ -148,17 +148,21 @@ class _State(NamedTuple):
     hon: jax.Array     # [T, H]: normalised ho2
 
 
-#: Rows are updated CHUNK at a time in a loop whose trip count is the
-#: number of changed rows: one compile per bucket, whatever a move changes.
-CHUNK = 128
+def _chunks(n: int) -> tuple:
+    """Rows are updated a chunk at a time, in loops whose trip count is the
+    number of changed rows (one compile per bucket, whatever a move changes):
+    (round 0 and round 1 ops' chunk, the others') for a bucket of ``n``:
+    round 1 changes a few percent of the ops, the others a quarter to a half
+    of the buffers and ops."""
+    return max(16, n // 32), max(64, min(512, n // 8))
 
 
-def _loop(n, body, carry):
-    return jax.lax.fori_loop(0, (n + CHUNK - 1) // CHUNK, body, carry)
+def _loop(n, body, carry, chunk):
+    return jax.lax.fori_loop(0, (n + chunk - 1) // chunk, body, carry)
 
 
-def _chunk(idx, i):
-    return jax.lax.dynamic_slice(idx, (i * CHUNK,), (CHUNK,))
+def _chunk(idx, i, chunk):
+    return jax.lax.dynamic_slice(idx, (i * chunk,), (chunk,))
 
 
 def _rest_sums(X, rest, heavy):
@@ -188,8 +192,8 @@ def _buf_round(layers, hb, ho, life_sums, C, rows, rest):
     return hb[rows] + network._mlp(layers, x) * C.buf_validf[rows]
 
 
-@functools.partial(jax.jit, static_argnames=("chunks",))
-def _init(net, C: _Consts, live_f, fits_f, hb0_state, chunks: int):
+@jax.jit
+def _init(net, C: _Consts, live_f, fits_f, hb0_state):
     """The full forward pass of the first state (network.apply's rounds)."""
     T, B = C.op_static.shape[0], C.start.shape[0]
     H = C.hb0_table.shape[2]
@@ -206,71 +210,72 @@ def _init(net, C: _Consts, live_f, fits_f, hb0_state, chunks: int):
                                       _rest_sums(ho1, C.buf_rest, C.buf_heavy_rows)), zero])
     ho2 = jnp.concatenate([_op_round(net["op_msg"][1], ho1, hb1, C, ops,
                                      _rest_sums(hb1, C.op_rest, C.op_heavy_rows)), zero])
-    cd = jnp.zeros((chunks * CHUNK + 1, H), jnp.float32)
+    cd = jnp.zeros((T + 1, H), jnp.float32)
     return _State(ho0, hb0, ho1, cd, life1, hb1, ho2, network._norm(ho2[:T]))
 
 
-@functools.partial(jax.jit, donate_argnums=(1,))
-def _round1(net, S: _State, C: _Consts, n0, d0, live0, fits0, bufs0, states0, n1, d1):
+@functools.partial(jax.jit, donate_argnums=(1,), static_argnames=("chunk",))
+def _round1(net, S: _State, C: _Consts, n0, d0, live0, fits0, bufs0, states0, n1, d1,
+            chunk: int):
     """Round 0 on the ``n0`` ops ``d0`` and the two buffers, round 1 on the
     ``n1`` ops ``d1`` (sorted); ``cd`` gets the prefix sums of its changes."""
     def enc(i, ho0):
-        r = _chunk(d0, i)
-        x = jnp.concatenate([C.op_static[r], _chunk(live0, i)[:, None],
-                             _chunk(fits0, i)[:, None]], axis=1)
+        r = _chunk(d0, i, chunk)
+        x = jnp.concatenate([C.op_static[r], _chunk(live0, i, chunk)[:, None],
+                             _chunk(fits0, i, chunk)[:, None]], axis=1)
         return ho0.at[r].set(network._mlp(net["op_enc"], x), mode="drop")
 
-    ho0 = _loop(n0, enc, S.ho0)
+    ho0 = _loop(n0, enc, S.ho0, chunk)
     hb0 = S.hb0.at[bufs0].set(C.hb0_table[states0, bufs0])
     rest = _rest_sums(hb0, C.op_rest, C.op_heavy_rows)
 
     def round1(i, carry):
         ho1, cd, run = carry
-        r = _chunk(d1, i)
+        r = _chunk(d1, i, chunk)
         new = _op_round(net["op_msg"][0], ho0, hb0, C, r, rest)
         cs = run + jnp.cumsum(new - ho1[r], axis=0)
-        cd = jax.lax.dynamic_update_slice(cd, cs, (i * CHUNK + 1, 0))
+        cd = jax.lax.dynamic_update_slice(cd, cs, (i * chunk + 1, 0))
         return ho1.at[r].set(new, mode="drop"), cd, cs[-1]
 
     H = S.ho1.shape[1]
-    ho1, cd, _ = _loop(n1, round1, (S.ho1, S.cd, jnp.zeros((H,), jnp.float32)))
+    ho1, cd, _ = _loop(n1, round1, (S.ho1, S.cd, jnp.zeros((H,), jnp.float32)), chunk)
     return S._replace(ho0=ho0, hb0=hb0, ho1=ho1, cd=cd)
 
 
-@functools.partial(jax.jit, donate_argnums=(1,))
-def _round1_bufs(net, S: _State, C: _Consts, na, across, i0, i1, nb, b1):
+@functools.partial(jax.jit, donate_argnums=(1,), static_argnames=("chunk",))
+def _round1_bufs(net, S: _State, C: _Consts, na, across, i0, i1, nb, b1, chunk: int):
     """The lifetime sums of the ``na`` buffers ``across`` changed ops (the
     changes summed between positions ``i0`` and ``i1`` of round 1's rows),
     then round 1 on the ``nb`` buffers ``b1``."""
     def life(i, life1):
-        lo, hi = _chunk(i0, i), _chunk(i1, i)
-        return life1.at[_chunk(across, i)].add(S.cd[hi] - S.cd[lo], mode="drop")
+        lo, hi = _chunk(i0, i, chunk), _chunk(i1, i, chunk)
+        return life1.at[_chunk(across, i, chunk)].add(S.cd[hi] - S.cd[lo], mode="drop")
 
-    life1 = _loop(na, life, S.life1)
+    life1 = _loop(na, life, S.life1, chunk)
     rest = _rest_sums(S.ho1, C.buf_rest, C.buf_heavy_rows)
     last = life1.shape[0] - 1
 
     def round1(i, hb1):
-        r = _chunk(b1, i)
+        r = _chunk(b1, i, chunk)
         new = _buf_round(net["buf_msg"][0], S.hb0, S.ho1, life1[jnp.minimum(r, last)], C, r,
                          rest)
         return hb1.at[r].set(new, mode="drop")
 
-    return S._replace(life1=life1, hb1=_loop(nb, round1, S.hb1))
+    return S._replace(life1=life1, hb1=_loop(nb, round1, S.hb1, chunk))
 
 
-@functools.partial(jax.jit, donate_argnums=(1,))
-def _round2(net, S: _State, C: _Consts, n2, d2):
+@functools.partial(jax.jit, donate_argnums=(1,), static_argnames=("chunk",))
+def _round2(net, S: _State, C: _Consts, n2, d2, chunk: int):
     """Round 2 on the ``n2`` ops ``d2``."""
     rest = _rest_sums(S.hb1, C.op_rest, C.op_heavy_rows)
 
     def round2(i, carry):
         ho2, hon = carry
-        r = _chunk(d2, i)
+        r = _chunk(d2, i, chunk)
         new = _op_round(net["op_msg"][1], S.ho1, S.hb1, C, r, rest)
         return ho2.at[r].set(new, mode="drop"), hon.at[r].set(network._norm(new), mode="drop")
 
-    ho2, hon = _loop(n2, round2, (S.ho2, S.hon))
+    ho2, hon = _loop(n2, round2, (S.ho2, S.hon), chunk)
     return S._replace(ho2=ho2, hon=hon)
 
 
@@ -373,9 +378,10 @@ class Player:
             start=jnp.asarray(self.start, jnp.int32), end=jnp.asarray(self.end, jnp.int32),
             hb0_table=hb0_table, plan_static=jnp.asarray(s["plan"], jnp.float32),
             capacity=jnp.float32(self.cap))
-        # index arrays handed to the row updates: whole chunks, padded
-        self.op_len = -(-T // CHUNK) * CHUNK
-        self.buf_len = -(-B // CHUNK) * CHUNK
+        # index arrays handed to the row updates are padded to the bucket, a
+        # whole number of chunks (buckets and chunks are powers of two)
+        self.op_len, self.buf_len = T, B
+        self.small_chunk, self.chunk = _chunks(T)
         self.reset()
 
     def reset(self):
@@ -396,7 +402,7 @@ class Player:
         self.fits = self._fits(cur)
         self.S = _init(self.net, self.C, jnp.asarray(self._live_f(np.arange(T))),
                        jnp.asarray(self.fits.astype(np.float32)),
-                       jnp.asarray(self.hb0_state, jnp.int32), chunks=self.op_len // CHUNK)
+                       jnp.asarray(self.hb0_state, jnp.int32))
 
     def current(self):
         return int(self.order[self.step]) if self.step < self.n else None
@@ -572,7 +578,7 @@ class Player:
             self.net, self.S, self.C, len(d0), _pad(d0, L, T + 1),
             _pad(self._live_f(d0), L, 0.0), _pad(fits[d0].astype(np.float32), L, 0.0),
             bufs0.astype(np.int32), self.hb0_state[bufs0].astype(np.int32), len(d1),
-            _pad(d1, L, T + 1))
+            _pad(d1, L, T + 1), chunk=self.small_chunk)
         # round 1, buffers: those living across a changed op (their lifetime
         # sums), the two, and the buffers of the changed ops
         i0 = np.searchsorted(d1, self.start, side="left")
@@ -586,12 +592,12 @@ class Player:
         LB = self.buf_len
         self.S = _round1_bufs(self.net, self.S, self.C, len(across), _pad(across, LB, B),
                               _pad(i0[across], LB, 0), _pad(i1[across], LB, 0), len(b1),
-                              _pad(b1, LB, B + 1))
+                              _pad(b1, LB, B + 1), chunk=min(self.chunk, B))
         # round 2, ops: round 1's and their neighbours, the ops of the changed buffers
         m2 = self._around(d1)
         self.buf_adj.mark(m2, b1)
         d2 = self._ops(m2)
-        self.S = _round2(self.net, self.S, self.C, len(d2), _pad(d2, L, T + 1))
+        self.S = _round2(self.net, self.S, self.C, len(d2), _pad(d2, L, T + 1), chunk=self.chunk)
 
     def play(self):
         """The argmax game from the start: the actions [B] (0 after the end)."""
