@@ -243,25 +243,23 @@ def _round1(net, S: _State, C: _Consts, n0, d0, live0, fits0, bufs0, states0, n1
 
 
 @functools.partial(jax.jit, donate_argnums=(1,), static_argnames=("chunk",))
-def _round1_bufs(net, S: _State, C: _Consts, na, across, i0, i1, nb, b1, chunk: int):
-    """The lifetime sums of the ``na`` buffers ``across`` changed ops (the
-    changes summed between positions ``i0`` and ``i1`` of round 1's rows),
-    then round 1 on the ``nb`` buffers ``b1``."""
-    def life(i, life1):
-        lo, hi = _chunk(i0, i, chunk), _chunk(i1, i, chunk)
-        return life1.at[_chunk(across, i, chunk)].add(S.cd[hi] - S.cd[lo], mode="drop")
-
-    life1 = _loop(na, life, S.life1, chunk)
+def _round1_bufs(net, S: _State, C: _Consts, nb, b1, i0, i1, chunk: int):
+    """Round 1 on the ``nb`` buffers ``b1``: their lifetime sums first gain
+    round 1's changes between positions ``i0`` and ``i1`` of its rows
+    (nothing where the lifetime holds none of them)."""
     rest = _rest_sums(S.ho1, C.buf_rest, C.buf_heavy_rows)
-    last = life1.shape[0] - 1
+    last = S.life1.shape[0] - 1
 
-    def round1(i, hb1):
+    def round1(i, carry):
+        hb1, life1 = carry
         r = _chunk(b1, i, chunk)
-        new = _buf_round(net["buf_msg"][0], S.hb0, S.ho1, life1[jnp.minimum(r, last)], C, r,
-                         rest)
-        return hb1.at[r].set(new, mode="drop")
+        sums = life1[jnp.minimum(r, last)] + S.cd[_chunk(i1, i, chunk)] \
+            - S.cd[_chunk(i0, i, chunk)]
+        new = _buf_round(net["buf_msg"][0], S.hb0, S.ho1, sums, C, r, rest)
+        return hb1.at[r].set(new, mode="drop"), life1.at[r].set(sums, mode="drop")
 
-    return S._replace(life1=life1, hb1=_loop(nb, round1, S.hb1, chunk))
+    hb1, life1 = _loop(nb, round1, (S.hb1, S.life1), chunk)
+    return S._replace(life1=life1, hb1=hb1)
 
 
 @functools.partial(jax.jit, donate_argnums=(1,), static_argnames=("chunk",))
@@ -585,14 +583,13 @@ class Player:
         i1 = np.searchsorted(d1, self.end, side="right")
         mb = np.zeros(B + 1, bool)
         mb[:B] = (i1 > i0) & self.buf_valid
-        across = np.nonzero(mb[:B])[0]
         mb[bufs0] = True
         self.op_adj.mark(mb, d1)
         b1 = np.nonzero(mb[:B] & self.buf_valid)[0]
         LB = self.buf_len
-        self.S = _round1_bufs(self.net, self.S, self.C, len(across), _pad(across, LB, B),
-                              _pad(i0[across], LB, 0), _pad(i1[across], LB, 0), len(b1),
-                              _pad(b1, LB, B + 1), chunk=min(self.chunk, B))
+        self.S = _round1_bufs(self.net, self.S, self.C, len(b1), _pad(b1, LB, B + 1),
+                              _pad(i0[b1], LB, 0), _pad(i1[b1], LB, 0),
+                              chunk=min(self.chunk, B))
         # round 2, ops: round 1's and their neighbours, the ops of the changed buffers
         m2 = self._around(d1)
         self.buf_adj.mark(m2, b1)
