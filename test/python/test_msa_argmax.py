@@ -60,9 +60,10 @@ def test_logits_and_legal_actions_equal_the_networks_at_every_move(mode):
 def test_fast_argmax_games_are_the_reference_games(mode):
     """play.play_batch's argmax (the fast path by default) plays the same
     moves, to the same final state and time, as its jitted reference loop
-    (fast=False), on a batch of two instances, one above the 256-move
-    bucket (the big checkpoint's)."""
-    small = [random_instance(s, num_ops=50, num_args=3, mode=mode) for s in (11, 12)]
+    (fast=False): on a batch of two instances whose ops fill their bucket
+    (the schedule neighbours wrap around, as network._op_round's roll does),
+    and on one above the 256-move bucket (the big checkpoint's)."""
+    small = [random_instance(s, num_ops=64, num_args=3, mode=mode) for s in (11, 12)]
     big = [random_instance(13, num_ops=296, num_args=4, mode=mode)]
     for insts in (small, big):
         batch = agent.encode_batch(insts)
