@@ -58,18 +58,19 @@ def test_logits_and_legal_actions_equal_the_networks_at_every_move(mode):
 
 @pytest.mark.parametrize("mode", ["offload", "placement"])
 def test_fast_argmax_games_are_the_reference_games(mode):
-    """play.play_batch's argmax (the fast path by default) plays the same
-    moves, to the same final state and time, as its jitted reference loop
-    (fast=False): on a batch of two instances whose ops fill their bucket
-    (the schedule neighbours wrap around, as network._op_round's roll does),
-    and on one above the 256-move bucket (the big checkpoint's)."""
+    """argmax.play_batch plays the same moves, to the same final state and
+    time, as play.play_batch's jitted reference loop (fast=False): on a
+    batch of two instances whose ops fill their bucket (the schedule
+    neighbours wrap around, as network._op_round's roll does), and on one in
+    the 1,024-move bucket (the big checkpoint's), which play.play_batch
+    plays by the fast path by default."""
     small = [random_instance(s, num_ops=64, num_args=3, mode=mode) for s in (11, 12)]
     big = [random_instance(13, num_ops=296, num_args=4, mode=mode)]
     for insts in (small, big):
         batch = agent.encode_batch(insts)
         params = agent.default_params(batch)
         key = jax.random.PRNGKey(0)
-        fast, _, fast_acts, _ = play.play_batch(params, batch.arrays, batch.static, key)
+        fast, _, fast_acts, _ = argmax.play_batch(params, batch.arrays, batch.static)
         ref, _, ref_acts, _ = play.play_batch(params, batch.arrays, batch.static, key,
                                               fast=False)
         np.testing.assert_array_equal(np.asarray(fast_acts), np.asarray(ref_acts))
@@ -79,9 +80,10 @@ def test_fast_argmax_games_are_the_reference_games(mode):
         np.testing.assert_allclose(np.asarray(fast.time), np.asarray(ref.time), rtol=1e-6)
 
 
-def test_agent_plays_the_argmax_by_the_fast_path(monkeypatch):
+def test_agent_plays_the_argmax_by_the_fast_path_from_its_bucket(monkeypatch):
     """agent.play_batch's argmax (simulations=0) goes through
-    argmax.play_batch."""
+    argmax.play_batch on games of argmax.FAST_MIN_MOVES moves or more, and
+    through the reference loop below."""
     calls = []
     real = argmax.play_batch
 
@@ -91,5 +93,11 @@ def test_agent_plays_the_argmax_by_the_fast_path(monkeypatch):
 
     monkeypatch.setattr(argmax, "play_batch", spy)
     batch = agent.encode_batch([random_instance(3, num_ops=20, num_args=2, mode="offload")])
-    (sol,), _ = agent.play_batch(batch, agent.AgentConfig(simulations=0, local_search=False))
-    assert calls and sol.method == "learned-policy"
+    cfg = agent.AgentConfig(simulations=0, local_search=False)
+    assert batch.arrays.order.shape[1] < argmax.FAST_MIN_MOVES
+    (slow,), _ = agent.play_batch(batch, cfg)
+    assert not calls
+    monkeypatch.setattr(argmax, "FAST_MIN_MOVES", batch.arrays.order.shape[1])
+    (sol,), _ = agent.play_batch(batch, cfg)
+    assert calls and sol.method == slow.method == "learned-policy"
+    assert sol.to_dict() == slow.to_dict()

@@ -614,8 +614,9 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
                hint_root: bool = False, best: bool = False,
                root_rule: str = "mean", seed_games=None, fast: bool = True):
     """Plays every game of the batch to the end. ``num_simulations=0`` plays
-    the network's argmax (without ``record``: by ``argmax.play_batch``, the
-    same moves incrementally, unless ``fast=False``). ``best`` (a search with the rollout value): also keep, beside the game
+    the network's argmax (without ``record``, on games of at least
+    ``argmax.FAST_MIN_MOVES`` moves: by ``argmax.play_batch``, the same moves
+    incrementally, unless ``fast=False``). ``best`` (a search with the rollout value): also keep, beside the game
     played, the fastest complete game seen: the heuristic's game, and every
     game a search evaluated (``tree_best_game``: the searches' trees and
     the rollouts from their nodes; the last search's tree holds the played
@@ -635,7 +636,8 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
     all of them (bench and tests compare the rules)."""
     if num_simulations == 0 and not record and fast:
         from . import argmax
-        return argmax.play_batch(net, arrays, static)
+        if arrays.order.shape[1] >= argmax.FAST_MIN_MOVES:
+            return argmax.play_batch(net, arrays, static)
     if root_rule not in ROOT_RULES:
         raise ValueError(f"root_rule {root_rule!r}: expected one of {ROOT_RULES}")
     by_max = root_rule != "mean"
