@@ -607,8 +607,6 @@ class Player:
         return actions
 
 
-_times = jax.jit(jax.vmap(game.estimated_time))
-
 #: play.play_batch plays the argmax here from this game bucket up. Below it
 #: the reference's one jitted loop (vmapped over the batch) costs less than
 #: a Python step and four device calls per move: warm, one offload instance
@@ -630,10 +628,11 @@ def play_batch(net, arrays, static):
         g = jax.tree.map(lambda x: x[i], arrays)
         pl = Player(net, g, jax.tree.map(lambda x: x[i], static))
         played[i] = pl.play()
-        states.append(game.State(inst=g, step=jnp.int32(pl.step),
-                                 choice=jnp.asarray(pl.choice, jnp.int32),
+        choice = jnp.asarray(pl.choice, jnp.int32)
+        # the cost model as encoding compiled it for this bucket (T0)
+        states.append(game.State(inst=g, step=jnp.int32(pl.step), choice=choice,
                                  offset=jnp.asarray(pl.offset, jnp.int32),
-                                 live=jnp.asarray(pl.live, jnp.int32), time=jnp.float32(0.0),
-                                 done=jnp.bool_(True)))
+                                 live=jnp.asarray(pl.live, jnp.int32),
+                                 time=F._estimated_time(g, choice), done=jnp.bool_(True)))
     final = jax.tree.map(lambda *xs: jnp.stack(xs), *states)
-    return final._replace(time=_times(arrays, final.choice)), None, jnp.asarray(played), None
+    return final, None, jnp.asarray(played), None
