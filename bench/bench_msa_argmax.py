@@ -10,8 +10,9 @@ with its compiles (the persistent compilation cache is off), then warm; the
 estimated time of the argmax game's solution over the heuristic's (the
 validator's). ``--reference SIZES`` also plays, at those sizes, the
 reference jitted loop (``play.play_batch(..., fast=False)``) twice, first
-with its compile, then warm, and checks that the moves are the same. The CPU model and load are in the header (``--write``)
-and printed before and after.
+with its compile, then warm, and checks that the moves are the same. The
+CPU model and load are in the header (``--write``) and printed before and
+after.
 
     .venv/bin/python bench/bench_msa_argmax.py --write
     .venv/bin/python bench/bench_msa_argmax.py --sizes 1000 --reference 1000

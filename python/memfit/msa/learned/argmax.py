@@ -48,6 +48,7 @@ from ..core import game
 from . import features as F
 from . import network
 
+
 def _pow2(n) -> int:
     return 1 << max(int(np.ceil(n)) - 1, 0).bit_length()
 
@@ -60,9 +61,10 @@ def _pad(x, n, value):
 
 class _Adjacency:
     """Who touches whom (ops -> their buffers, or buffers -> their ops) as a
-    padded table for gathers: ``sum(X, rows)`` sums, per row, X over its
-    neighbours (X has a zero row at index ``pad``); the few rows with more
-    neighbours than the table is wide add the rest one by one."""
+    table padded with ``pad`` (the index of a zero row in the arrays it
+    gathers from): the device sums a row's neighbours by one gather; the few
+    rows with more neighbours than the table is wide keep the rest apart
+    (``heavy_index``: extra edges summed once per call)."""
 
     def __init__(self, keys, vals, n, pad):
         o = np.argsort(keys, kind="stable")
@@ -523,7 +525,7 @@ class Player:
         dyn = np.stack([legal_plan.astype(np.float32), np.clip(head, -2.0, 1.0),
                         fillf / self.cap], axis=1)
         uses = np.zeros(self.T, np.float32)
-        uses[self.buf_adj.neighbours(b)] = 1.0
+        np.add.at(uses, self.buf_adj.neighbours(b), 1.0)    # an access list's repeats count
         a, logits = _head(self.net, self.S, self.C, b, uses, iv.astype(np.int32), dyn,
                           offs.astype(np.int32), legal)
         return int(a), logits, offs
