@@ -618,9 +618,9 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
     ``argmax.FAST_MIN_MOVES`` moves: by ``argmax.play_batch``, the same moves
     incrementally, unless ``fast=False``). ``best`` (a search with the
     rollout value): also keep, beside the game played, the fastest complete
-    game seen: the heuristic's game, and every game a search evaluated (``tree_best_game``: the searches' trees and
-    the rollouts from their nodes; the last search's tree holds the played
-    game itself). ``root_rule`` (``ROOT_RULES``): how a search's move is
+    game seen: the heuristic's game, and every game a search evaluated
+    (``tree_best_game``: the searches' trees and the rollouts from their
+    nodes; the last search's tree holds the played game itself). ``root_rule`` (``ROOT_RULES``): how a search's move is
     chosen; "max_kept" implies ``best`` (the best games are its memory).
     ``seed_games`` (with ``best``): complete games ``(estimated time [N],
     actions [N, M])`` known before the search (the policy's argmax games),
