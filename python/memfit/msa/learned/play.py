@@ -620,8 +620,9 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
     rollout value): also keep, beside the game played, the fastest complete
     game seen: the heuristic's game, and every game a search evaluated
     (``tree_best_game``: the searches' trees and the rollouts from their
-    nodes; the last search's tree holds the played game itself). ``root_rule`` (``ROOT_RULES``): how a search's move is
-    chosen; "max_kept" implies ``best`` (the best games are its memory).
+    nodes; the last search's tree holds the played game itself).
+    ``root_rule`` (``ROOT_RULES``): how a search's move is chosen;
+    "max_kept" implies ``best`` (the best games are its memory).
     ``seed_games`` (with ``best``): complete games ``(estimated time [N],
     actions [N, M])`` known before the search (the policy's argmax games),
     kept from the start beside the heuristic's; with "max_kept" the search
