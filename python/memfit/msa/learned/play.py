@@ -612,14 +612,17 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
                record: bool = False, gumbel_scale: float = 1.0, max_considered: int = 16,
                value_mode: str = "zero", value_scale: float = 0.1,
                hint_root: bool = False, best: bool = False,
-               root_rule: str = "mean", seed_games=None):
+               root_rule: str = "mean", seed_games=None, fast: bool = True):
     """Plays every game of the batch to the end. ``num_simulations=0`` plays
-    the network's argmax. ``best`` (a search with the rollout value): also keep, beside the game
-    played, the fastest complete game seen: the heuristic's game, and every
-    game a search evaluated (``tree_best_game``: the searches' trees and
-    the rollouts from their nodes; the last search's tree holds the played
-    game itself). ``root_rule`` (``ROOT_RULES``): how a search's move is
-    chosen; "max_kept" implies ``best`` (the best games are its memory).
+    the network's argmax (without ``record``, on games of at least
+    ``argmax.FAST_MIN_MOVES`` moves: by ``argmax.play_batch``, the same moves
+    incrementally, unless ``fast=False``). ``best`` (a search with the
+    rollout value): also keep, beside the game played, the fastest complete
+    game seen: the heuristic's game, and every game a search evaluated
+    (``tree_best_game``: the searches' trees and the rollouts from their
+    nodes; the last search's tree holds the played game itself).
+    ``root_rule`` (``ROOT_RULES``): how a search's move is chosen;
+    "max_kept" implies ``best`` (the best games are its memory).
     ``seed_games`` (with ``best``): complete games ``(estimated time [N],
     actions [N, M])`` known before the search (the policy's argmax games),
     kept from the start beside the heuristic's; with "max_kept" the search
@@ -632,6 +635,10 @@ def play_batch(net, arrays, static, key, *, num_simulations: int = 0, uniform: b
     ``best``, ``root_rule`` and whether seed games are given are traced,
     not compile-time, choices (``_play_batch``): a search compiles once for
     all of them (bench and tests compare the rules)."""
+    if num_simulations == 0 and not record and fast:
+        from . import argmax
+        if arrays.order.shape[1] >= argmax.FAST_MIN_MOVES:
+            return argmax.play_batch(net, arrays, static)
     if root_rule not in ROOT_RULES:
         raise ValueError(f"root_rule {root_rule!r}: expected one of {ROOT_RULES}")
     by_max = root_rule != "mean"

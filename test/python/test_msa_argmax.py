@@ -1,0 +1,103 @@
+"""The policy's incremental argmax game (msa/learned/argmax.py) against the
+reference: network.apply on every state, the whole game played in
+play.play_batch's jitted loop."""
+from pathlib import Path
+
+import jax
+import numpy as np
+import pytest
+
+pytest.importorskip("mctx")
+
+from memfit.msa.core import game  # noqa: E402
+from memfit.msa.core.instance import Instance  # noqa: E402
+from memfit.msa.io.synthetic import random_instance  # noqa: E402
+from memfit.msa.learned import agent, argmax, network, play  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "msa"
+_apply = jax.jit(network.apply)
+_advance = jax.jit(game.advance)
+_offsets = jax.jit(lambda s: game.legal_and_offsets(s)[1])
+
+
+def _one(inst):
+    batch = agent.encode_batch([inst])
+    return batch, play.unstack(batch.arrays, 0), play.unstack(batch.static, 0)
+
+
+@pytest.mark.parametrize("mode", ["offload", "placement"])
+def test_logits_and_legal_actions_equal_the_networks_at_every_move(mode):
+    """Stepping through a game, the Player's legal actions and candidate
+    offsets are the game's and its logits network.apply's (float32 rounding:
+    the rows it keeps were computed in other batches); ops that touch more
+    buffers than its tables are wide (a transformer's) included."""
+    for inst in (random_instance(5, num_ops=70, num_args=4, mode=mode),
+                 Instance.load(DATA / "instances" / f"transformer_small-{mode}-50.json")):
+        batch, g, sf = _one(inst)
+        params = agent.default_params(batch)
+        pl = argmax.Player(params, g, sf)
+        assert pl.op_adj.rest or pl.buf_adj.rest or inst.program.startswith("synthetic")
+        s = game.init(g)
+        for i in range(inst.num_buffers):
+            want, _, legal = _apply(params, sf, s)
+            offs_want = np.asarray(_offsets(s))
+            a, got, offs = pl.logits()
+            np.testing.assert_array_equal(np.asarray(got) > network.NEG / 2, np.asarray(legal))
+            np.testing.assert_array_equal(offs, offs_want)
+            legal = np.asarray(legal)
+            np.testing.assert_allclose(np.asarray(got)[legal], np.asarray(want)[legal],
+                                       atol=2e-3, rtol=1e-4)
+            assert a == int(np.argmax(np.asarray(want))), f"move {i}"
+            pl.move(a, offs)
+            s = _advance(s, a)
+        assert pl.step == inst.num_buffers
+        np.testing.assert_array_equal(pl.choice, np.asarray(s.choice))
+        np.testing.assert_array_equal(pl.offset, np.asarray(s.offset))
+        np.testing.assert_array_equal(pl.live, np.asarray(s.live))
+
+
+@pytest.mark.parametrize("mode", ["offload", "placement"])
+def test_fast_argmax_games_are_the_reference_games(mode):
+    """argmax.play_batch plays the same moves, to the same final state and
+    time, as play.play_batch's jitted reference loop (fast=False): on a
+    batch of two instances whose ops fill their bucket (the schedule
+    neighbours wrap around, as network._op_round's roll does), and on one in
+    the 1,024-move bucket (the big checkpoint's), which play.play_batch
+    plays by the fast path by default."""
+    small = [random_instance(s, num_ops=64, num_args=3, mode=mode) for s in (11, 12)]
+    big = [random_instance(13, num_ops=296, num_args=4, mode=mode)]
+    for insts in (small, big):
+        batch = agent.encode_batch(insts)
+        params = agent.default_params(batch)
+        key = jax.random.PRNGKey(0)
+        fast, _, fast_acts, _ = argmax.play_batch(params, batch.arrays, batch.static)
+        ref, _, ref_acts, _ = play.play_batch(params, batch.arrays, batch.static, key,
+                                              fast=False)
+        np.testing.assert_array_equal(np.asarray(fast_acts), np.asarray(ref_acts))
+        for f in ("step", "choice", "offset", "live", "done"):
+            np.testing.assert_array_equal(np.asarray(getattr(fast, f)),
+                                          np.asarray(getattr(ref, f)), err_msg=f)
+        np.testing.assert_allclose(np.asarray(fast.time), np.asarray(ref.time), rtol=1e-6)
+
+
+def test_agent_plays_the_argmax_by_the_fast_path_from_its_bucket(monkeypatch):
+    """agent.play_batch's argmax (simulations=0) goes through
+    argmax.play_batch on games of argmax.FAST_MIN_MOVES moves or more, and
+    through the reference loop below."""
+    calls = []
+    real = argmax.play_batch
+
+    def spy(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(argmax, "play_batch", spy)
+    batch = agent.encode_batch([random_instance(3, num_ops=20, num_args=2, mode="offload")])
+    cfg = agent.AgentConfig(simulations=0, local_search=False)
+    assert batch.arrays.order.shape[1] < argmax.FAST_MIN_MOVES
+    (slow,), _ = agent.play_batch(batch, cfg)
+    assert not calls
+    monkeypatch.setattr(argmax, "FAST_MIN_MOVES", batch.arrays.order.shape[1])
+    (sol,), _ = agent.play_batch(batch, cfg)
+    assert calls and sol.method == slow.method == "learned-policy"
+    assert sol.to_dict() == slow.to_dict()
