@@ -165,8 +165,11 @@ static void settleChunk(const Plan &plan, int64_t c, Choice &ch,
   }
 }
 
-Choice chooseChunk(func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixed,
-                   double margin) {
+/// The largest chunk whose margined peak, less the smallest chunk's peak
+/// when `overSmallest`, is at most `bound`; infeasible, with the smallest
+/// chunk's peak, when none is.
+static Choice largestChunkWithin(func::FuncOp f, const Plan &plan, int64_t fixed, double margin,
+                                 int64_t bound, bool overSmallest) {
   Choice ch;
   int64_t lo = plan.minChunk, hi = plan.size - 1;
   if (lo > hi)
@@ -174,12 +177,24 @@ Choice chooseChunk(func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixe
   auto peakAt = [&](int64_t c) { return marginedPeak(f, plan, c, fixed, margin, ch); };
   ch.chunk = lo;
   ch.peak = peakAt(lo);
-  if (ch.peak > limit)
+  if (ch.peak == kInfeasible)
     return ch;
-  lo = largestFeasible(lo, ch.peak, hi, limit, peakAt);
+  int64_t relief = overSmallest ? ch.peak : 0;
+  if (ch.peak - relief > bound)
+    return ch;
+  auto measured = [&](int64_t c) {
+    int64_t p = peakAt(c);
+    return p == kInfeasible ? kInfeasible : p - relief;
+  };
+  lo = largestFeasible(lo, ch.peak - relief, hi, bound, measured);
   ch.feasible = true;
-  settleChunk(plan, lo, ch, peakAt, [&](int64_t p) { return p <= limit; });
+  settleChunk(plan, lo, ch, peakAt, [&](int64_t p) { return p - relief <= bound; });
   return ch;
+}
+
+Choice chooseChunk(func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixed,
+                   double margin) {
+  return largestChunkWithin(f, plan, fixed, margin, limit, /*overSmallest=*/false);
 }
 
 /// A step at which no chunk fits, because values live around the loop are
@@ -189,22 +204,7 @@ Choice chooseChunk(func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixe
 /// peak exceeds the smallest chunk's by at most `budget` (margined).
 Choice chooseProjectedChunk(func::FuncOp f, const Plan &plan, int64_t budget, int64_t fixed,
                             double margin) {
-  Choice ch;
-  int64_t lo = plan.minChunk, hi = plan.size - 1;
-  if (lo > hi)
-    return ch;
-  auto peakAt = [&](int64_t c) { return marginedPeak(f, plan, c, fixed, margin, ch); };
-  int64_t floorPeak = peakAt(lo);
-  if (floorPeak == kInfeasible)
-    return ch;
-  auto growth = [&](int64_t c) {
-    int64_t p = peakAt(c);
-    return p == kInfeasible ? kInfeasible : p - floorPeak;
-  };
-  lo = largestFeasible(lo, 0, hi, budget, growth);
-  ch.feasible = true;
-  settleChunk(plan, lo, ch, peakAt, [&](int64_t p) { return p - floorPeak <= budget; });
-  return ch;
+  return largestChunkWithin(f, plan, fixed, margin, budget, /*overSmallest=*/true);
 }
 
 } // namespace memfit::split
