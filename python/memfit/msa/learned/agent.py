@@ -778,28 +778,88 @@ def assign(inst, config: AgentConfig | None = None, *, checkpoint=None, seed: in
     the config's value); ``checkpoint``: the network's file (default: the
     packaged checkpoints).
 
-    ``budget`` (msa.solvers.budget.Budget, bounded): the heuristic first
-    (stopped at the deadline), then the game if time is left, its later
-    stages only while time is left (``play_batch``), and the faster of the
-    two returned. The game, once started, runs to its end (one compiled
-    call), so the budget can be overrun by one game."""
+    ``budget`` (msa.solvers.budget.Budget, bounded): see ``_budgeted``."""
     from ..core.validator import validate
-    from ..solvers import heuristic
     check_size(inst)
     cfg = _config(config).replace(**{k: v for k, v in changes.items() if v is not None})
-    fallback = None
     if budget is not None and budget.deadline is not None:
-        fallback = heuristic.assign(inst, deadline=budget.deadline)
-        if budget.expired():
-            return fallback
+        return _budgeted(inst, cfg, checkpoint, seed, budget)
     params = load_params(checkpoint) if checkpoint is not None else None
-    (sol,), _ = play_instances([inst], cfg, params=params, seed=seed,
-                               budget=budget or UNBOUNDED)
+    (sol,), _ = play_instances([inst], cfg, params=params, seed=seed)
     sol.method = "learned"
     v = validate(inst, sol)
     if not v.valid:
         raise MemfitError(f"BUG: the learned agent produced an invalid solution for "
                           f"{inst.program}: {v.summary()}")
-    if fallback is not None and validate(inst, fallback).estimated_time < v.estimated_time:
-        return fallback
     return sol
+
+
+# seconds the child stops before the parent's deadline, for sending its
+# solution back and the parent's validation
+CHILD_MARGIN = 0.25
+
+
+def _budgeted(inst, cfg: AgentConfig, checkpoint, seed: int, budget: Budget):
+    """The agent within ``budget``: its game is one compiled call that cannot
+    stop part-way (a searched game at the 256 bucket takes about a minute with
+    its compilation), so it is played in a child process (spawned: jax does
+    not survive a fork) that is ended at the deadline, its later stages
+    stopped by the same deadline; meanwhile this process runs the heuristic
+    (stopped at the deadline too). The faster of the two valid solutions is
+    returned: the heuristic's (or its partial pass) when the game did not
+    finish in time. The child's start (a python with jax) counts against
+    the budget."""
+    import multiprocessing as mp
+    from ..core.solution import Solution
+    from ..core.validator import validate
+    from ..solvers import heuristic
+    ctx = mp.get_context("spawn")
+    recv, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_play_in_child, daemon=True,
+                        args=(send, inst.dumps(), cfg, checkpoint, seed,
+                              time.time() + budget.left() - CHILD_MARGIN))
+    child.start()
+    send.close()
+    try:
+        best = heuristic.assign(inst, deadline=budget.deadline)
+        got = recv.recv() if recv.poll(budget.left()) else None
+    except EOFError:
+        child.join()
+        got = ("error", f"the learned agent's game process ended without an answer "
+                        f"(exit code {child.exitcode})")
+    finally:
+        if child.is_alive():
+            child.terminate()
+        child.join()
+        recv.close()
+    if got is not None and got[0] == "error":
+        raise MemfitError(got[1])
+    if got is not None:
+        sol = Solution.loads(got[1])
+        v = validate(inst, sol)
+        if not v.valid:
+            raise MemfitError(f"BUG: the learned agent produced an invalid solution for "
+                              f"{inst.program}: {v.summary()}")
+        if v.estimated_time <= validate(inst, best).estimated_time:
+            return sol
+    return best
+
+
+def _play_in_child(conn, inst_text: str, cfg: AgentConfig, checkpoint, seed: int,
+                   deadline: float) -> None:
+    """``_budgeted``'s child: the game and the stages after it, stopped at
+    ``deadline`` (a ``time.time()`` value: the processes share no
+    ``perf_counter``), its solution sent back as JSON (or ("error", text))."""
+    from ..core.instance import Instance
+    try:
+        budget = Budget(max(deadline - time.time(), 1e-3))
+        use_compilation_cache()
+        inst = Instance.loads(inst_text)
+        params = load_params(checkpoint) if checkpoint is not None else None
+        (sol,), _ = play_instances([inst], cfg, params=params, seed=seed, budget=budget)
+        sol.method = "learned"
+        conn.send(("ok", sol.dumps()))
+    except Exception as e:      # noqa: BLE001  (reported to the parent, which raises it)
+        conn.send(("error", f"{type(e).__name__}: {e}"))
+    finally:
+        conn.close()
