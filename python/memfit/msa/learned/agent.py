@@ -797,22 +797,28 @@ def assign(inst, config: AgentConfig | None = None, *, checkpoint=None, seed: in
 # seconds the child stops before the parent's deadline, for sending its
 # solution back and the parent's validation
 CHILD_MARGIN = 0.25
+# a game is tried only with this many seconds left after the heuristic: the
+# child's python, jax's import and the checkpoint's load take about that
+MIN_GAME_SECONDS = 1.5
 
 
 def _budgeted(inst, cfg: AgentConfig, checkpoint, seed: int, budget: Budget):
-    """The agent within ``budget``: its game is one compiled call that cannot
-    stop part-way (a searched game at the 256 bucket takes about a minute with
-    its compilation), so it is played in a child process (spawned: jax does
-    not survive a fork) that is ended at the deadline, its later stages
-    stopped by the same deadline; meanwhile this process runs the heuristic
-    (stopped at the deadline too). The faster of the two valid solutions is
-    returned: the heuristic's (or its partial pass) when the game did not
-    finish in time. The child's start (a python with jax) counts against
-    the budget."""
+    """The agent within ``budget``: the heuristic first (stopped at the
+    deadline), then, where at least ``MIN_GAME_SECONDS`` are left, the game
+    and its later stages in a child process (spawned: jax does not survive a
+    fork) that is ended at the deadline, its stages stopped by the same
+    deadline. Why a process: a game is one compiled call that cannot stop
+    part-way (a searched game at the 256 bucket takes about a minute with
+    its compilation). The faster of the two valid solutions is returned:
+    the heuristic's (or its partial pass) when the game did not finish in
+    time. The child's start (a python with jax) counts against the budget."""
     import multiprocessing as mp
     from ..core.solution import Solution
     from ..core.validator import validate
     from ..solvers import heuristic
+    best = heuristic.assign(inst, deadline=budget.deadline)
+    if budget.left() < MIN_GAME_SECONDS:
+        return best
     ctx = mp.get_context("spawn")
     recv, send = ctx.Pipe(duplex=False)
     child = ctx.Process(target=_play_in_child, daemon=True,
@@ -821,7 +827,6 @@ def _budgeted(inst, cfg: AgentConfig, checkpoint, seed: int, budget: Budget):
     child.start()
     send.close()
     try:
-        best = heuristic.assign(inst, deadline=budget.deadline)
         got = recv.recv() if recv.poll(budget.left()) else None
     except EOFError:
         child.join()
@@ -829,7 +834,7 @@ def _budgeted(inst, cfg: AgentConfig, checkpoint, seed: int, budget: Budget):
                         f"(exit code {child.exitcode})")
     finally:
         if child.is_alive():
-            child.terminate()
+            child.kill()
         child.join()
         recv.close()
     if got is not None and got[0] == "error":
