@@ -797,46 +797,30 @@ def assign(inst, config: AgentConfig | None = None, *, checkpoint=None, seed: in
 # seconds the child stops before the parent's deadline, for sending its
 # solution back and the parent's validation
 CHILD_MARGIN = 0.25
-# a game is tried only with this many seconds left after the heuristic: the
-# child's python, jax's import and the checkpoint's load take about that
-MIN_GAME_SECONDS = 1.5
+# a game is tried only with this many seconds left after the heuristic
+MIN_GAME_SECONDS = 1.0
 
 
 def _budgeted(inst, cfg: AgentConfig, checkpoint, seed: int, budget: Budget):
     """The agent within ``budget``: the heuristic first (stopped at the
     deadline), then, where at least ``MIN_GAME_SECONDS`` are left, the game
-    and its later stages in a child process (spawned: jax does not survive a
-    fork) that is ended at the deadline, its stages stopped by the same
-    deadline. Why a process: a game is one compiled call that cannot stop
-    part-way (a searched game at the 256 bucket takes about a minute with
-    its compilation). The faster of the two valid solutions is returned:
-    the heuristic's (or its partial pass) when the game did not finish in
-    time. The child's start (a python with jax) counts against the budget."""
-    import multiprocessing as mp
+    and its later stages in a worker process (``_Worker``) that is killed at
+    the deadline, its stages stopped by the same deadline. Why a process: a
+    game is one compiled call that cannot stop part-way (a searched game at
+    the 256 bucket takes about a minute with its compilation). The faster of
+    the two valid solutions is returned: the heuristic's (or its partial
+    pass) when the game did not finish in time. The worker is kept for the
+    next call (jax imported, the checkpoint loaded, the games compiled) until
+    a deadline kills it; its start counts against the budget of the call
+    that starts it."""
     from ..core.solution import Solution
     from ..core.validator import validate
     from ..solvers import heuristic
     best = heuristic.assign(inst, deadline=budget.deadline)
     if budget.left() < MIN_GAME_SECONDS:
         return best
-    ctx = mp.get_context("spawn")
-    recv, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_play_in_child, daemon=True,
-                        args=(send, inst.dumps(), cfg, checkpoint, seed,
-                              time.time() + budget.left() - CHILD_MARGIN))
-    child.start()
-    send.close()
-    try:
-        got = recv.recv() if recv.poll(budget.left()) else None
-    except EOFError:
-        child.join()
-        got = ("error", f"the learned agent's game process ended without an answer "
-                        f"(exit code {child.exitcode})")
-    finally:
-        if child.is_alive():
-            child.kill()
-        child.join()
-        recv.close()
+    got = _Worker.ask((inst.dumps(), cfg, checkpoint, seed,
+                       time.time() + budget.left() - CHILD_MARGIN), budget)
     if got is not None and got[0] == "error":
         raise MemfitError(got[1])
     if got is not None:
@@ -850,21 +834,64 @@ def _budgeted(inst, cfg: AgentConfig, checkpoint, seed: int, budget: Budget):
     return best
 
 
-def _play_in_child(conn, inst_text: str, cfg: AgentConfig, checkpoint, seed: int,
-                   deadline: float) -> None:
-    """``_budgeted``'s child: the game and the stages after it, stopped at
-    ``deadline`` (a ``time.time()`` value: the processes share no
-    ``perf_counter``), its solution sent back as JSON (or ("error", text))."""
+class _Worker:
+    """One spawned process (jax does not survive a fork) that plays the
+    games of ``_budgeted``, one request at a time, kept between calls."""
+    process = None
+    conn = None
+
+    @classmethod
+    def ask(cls, request, budget: Budget):
+        """The worker's answer to ``request`` by ``budget``'s deadline, or
+        None (then the worker is killed: its game cannot be stopped)."""
+        import multiprocessing as mp
+        if cls.process is None or not cls.process.is_alive():
+            ctx = mp.get_context("spawn")
+            cls.conn, theirs = ctx.Pipe()
+            cls.process = ctx.Process(target=_worker_loop, args=(theirs,), daemon=True)
+            cls.process.start()
+            theirs.close()
+        try:
+            cls.conn.send(request)
+            if cls.conn.poll(budget.left()):
+                return cls.conn.recv()
+        except (EOFError, BrokenPipeError, ConnectionResetError):
+            cls.process.join(timeout=1)
+            code = cls.process.exitcode
+            cls.stop()
+            return ("error", f"the learned agent's game process ended without an answer "
+                             f"(exit code {code})")
+        cls.stop()
+        return None
+
+    @classmethod
+    def stop(cls):
+        if cls.process is not None:
+            if cls.process.is_alive():
+                cls.process.kill()
+            cls.process.join()
+            cls.conn.close()
+        cls.process = cls.conn = None
+
+
+def _worker_loop(conn) -> None:
+    """``_Worker``'s process: plays each request (instance JSON, config,
+    checkpoint, seed, deadline as a ``time.time()`` value: the processes
+    share no ``perf_counter``) with its stages stopped at the deadline and
+    sends back ("ok", solution JSON) or ("error", text)."""
     from ..core.instance import Instance
-    try:
-        budget = Budget(max(deadline - time.time(), 1e-3))
-        use_compilation_cache()
-        inst = Instance.loads(inst_text)
-        params = load_params(checkpoint) if checkpoint is not None else None
-        (sol,), _ = play_instances([inst], cfg, params=params, seed=seed, budget=budget)
-        sol.method = "learned"
-        conn.send(("ok", sol.dumps()))
-    except Exception as e:      # noqa: BLE001  (reported to the parent, which raises it)
-        conn.send(("error", f"{type(e).__name__}: {e}"))
-    finally:
-        conn.close()
+    use_compilation_cache()
+    while True:
+        try:
+            inst_text, cfg, checkpoint, seed, deadline = conn.recv()
+        except EOFError:
+            return
+        try:
+            budget = Budget(max(deadline - time.time(), 1e-3))
+            inst = Instance.loads(inst_text)
+            params = load_params(checkpoint) if checkpoint is not None else None
+            (sol,), _ = play_instances([inst], cfg, params=params, seed=seed, budget=budget)
+            sol.method = "learned"
+            conn.send(("ok", sol.dumps()))
+        except Exception as e:      # noqa: BLE001  (reported to the parent, which raises it)
+            conn.send(("error", f"{type(e).__name__}: {e}"))
