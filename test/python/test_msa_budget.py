@@ -106,3 +106,19 @@ def test_cli_time_budget_and_its_alias(tmp_path, capsys):
         assert validate(_load(MEDIUM), Solution.load(sp)).valid
     assert main(["assign", str(ip), "--time-budget", "0", "-o", str(sp)]) == 2
     assert "--time-budget" in capsys.readouterr().err
+
+
+def test_learned_worker_is_kept_until_a_deadline_kills_it():
+    """The budgeted agent's worker process is reused by the next call (jax,
+    checkpoint and compiled games kept) and killed when a game runs past the
+    deadline."""
+    from memfit.msa.learned import agent
+    small, argmax = _load(SMALL), {"simulations": 0, "local_search": False, "iterate": 0}
+    h = validate(small, heuristic.assign(small)).estimated_time
+    assert _timed(small, "learned", 30.0, **argmax)[0] < h      # the game, not the fallback
+    first = agent._Worker.process
+    assert first is not None and first.is_alive()
+    assert _timed(small, "learned", 30.0, **argmax)[0] < h
+    assert agent._Worker.process is first
+    _timed(_load(MEDIUM), "learned", 2.0)       # its searched game takes far longer
+    assert agent._Worker.process is None and not first.is_alive()
