@@ -173,9 +173,10 @@ def add_subcommands(sub) -> None:
                         "is printed (at least the heuristic's, or its partial pass if even "
                         "that did not finish). Checked between buffers (heuristic, local "
                         "search), as CP-SAT's limit (exact; its model's encoding is not "
-                        "interruptible) and between stages (learned: a game, one compiled "
-                        "call, runs to its end once started). Default: none, except 10 s "
-                        "for exact. --time-limit is the same option")
+                        "interruptible) and between stages (learned: the heuristic, then "
+                        "the game in a worker process killed at the deadline, the faster "
+                        "kept). Default: none, except 10 s for exact. --time-limit is the "
+                        "same option")
     a.add_argument("--num-workers", type=int, default=8, help="CP-SAT workers (exact)")
     a.add_argument("--simulations", type=int, default=None,
                    help="search simulations per move (learned; default 16 up to 256 buffers, "
