@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .solvers.budget import Budget
+
 METHODS = ("heuristic", "exact", "learned", "greedy", "random", "slow")
 
 
@@ -15,40 +17,54 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
                simulations: int | None = None, polish: int | None = None,
                polish_pairs: bool | None = None, repack: bool | None = None,
                relax: bool | str | None = None, local_search: bool | None = None,
-               iterate: int | None = None):
+               iterate: int | None = None, time_budget=None):
     """``method``'s solution; ``repack`` (placement mode): then msa.solvers.repack,
     ``local_search``: then msa.solvers.localsearch (None: the learned agent's
     default, off for the other methods); ``iterate``: then that many rounds
     of msa.solvers.localsearch.iterate (None: the learned agent's default, off for
-    the other methods)."""
+    the other methods).
+
+    ``time_budget`` (seconds, or a msa.solvers.budget.Budget shared with the
+    caller): wall time for the whole method, its stages after it included,
+    from this call on; each stage gets what the ones before it left, and the
+    best valid solution found by then is returned (see ``_budgeted``).
+    ``time_limit``: CP-SAT's own limit where no budget is given."""
+    budget = time_budget if isinstance(time_budget, Budget) else Budget(time_budget)
+    kw = dict(time_limit=time_limit, num_workers=num_workers, seed=seed, simulations=simulations,
+              polish=polish, time_budget=budget)
     if method != "learned" and iterate:
         from .learned.agent import iterated_search
-        sol = run_method(inst, method, time_limit=time_limit, num_workers=num_workers,
-                         seed=seed, simulations=simulations, polish=polish, repack=repack,
-                         local_search=local_search)
-        return iterated_search(inst, sol, rounds=iterate, seed=seed)[0]
+        sol = run_method(inst, method, repack=repack, local_search=local_search, **kw)
+        if budget.expired():
+            return sol
+        return iterated_search(inst, sol, rounds=iterate, seed=seed, time_limit=budget.left())[0]
     if method != "learned" and local_search:
         from .learned.agent import local_search as agents_local_search
-        sol = run_method(inst, method, time_limit=time_limit, num_workers=num_workers,
-                         seed=seed, simulations=simulations, polish=polish, repack=repack)
-        return agents_local_search(inst, sol)[0]
+        sol = run_method(inst, method, repack=repack, **kw)
+        if budget.expired():
+            return sol
+        return agents_local_search(inst, sol, time_limit=budget.left())[0]
     if method != "learned" and repack and inst.mode == "placement":
         from .solvers.repack import repack as run_repack
-        sol = run_method(inst, method, time_limit=time_limit, num_workers=num_workers,
-                         seed=seed, simulations=simulations, polish=polish)
+        sol = run_method(inst, method, **kw)
+        if budget.expired():
+            return sol
         return run_repack(inst, sol)[0]
     from .solvers import baselines, exact, heuristic
     if method == "heuristic":
-        return heuristic.assign(inst)
+        return heuristic.assign(inst, deadline=budget.deadline)
     if method == "learned":
         from . import learned
         from .learned.agent import use_compilation_cache
         use_compilation_cache()
         return learned.assign(inst, simulations=simulations, seed=seed, polish=polish,
                               polish_pairs=polish_pairs, repack=repack, relax=relax,
-                              local_search=local_search, iterate=iterate)
+                              local_search=local_search, iterate=iterate, budget=budget)
     if method == "exact":
-        return exact.solve(inst, time_limit=time_limit, num_workers=num_workers, seed=seed).solution
+        if budget.deadline is None:
+            return exact.solve(inst, time_limit=time_limit, num_workers=num_workers,
+                               seed=seed).solution
+        return _budgeted_exact(inst, budget, num_workers, seed)
     if method == "greedy":
         return baselines.greedy_by_size(inst)
     if method == "random":
@@ -56,6 +72,24 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
     if method == "slow":
         return baselines.all_slow(inst)
     raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+
+
+def _budgeted_exact(inst, budget: Budget, num_workers: int, seed: int):
+    """CP-SAT within ``budget``: the heuristic (its hint) stopped at the
+    deadline, then CP-SAT with the time left as its limit (its model's
+    encoding is not interruptible and counts against the budget), the faster
+    of the two by the validator."""
+    from .core.validator import validate
+    from .solvers import exact, heuristic
+    hint = heuristic.assign(inst, deadline=budget.deadline)
+    if budget.expired():
+        return hint
+    sol = exact.solve(inst, time_limit=max(budget.left(), 0.01), num_workers=num_workers,
+                      seed=seed, hint=hint).solution
+    v = validate(inst, sol)
+    if not v.valid or validate(inst, hint).estimated_time < v.estimated_time:
+        return hint
+    return sol
 
 
 def _rounds(text: str) -> int:
@@ -75,19 +109,23 @@ def cmd_assign(args) -> int:
     from .core.validator import validate
     inst = Instance.load(args.instance)
     try:
-        sol = run_method(inst, args.method, time_limit=args.time_limit,
-                         num_workers=args.num_workers, seed=args.seed,
+        budget = Budget(args.time_budget)
+    except ValueError as e:
+        print(f"memfit assign: --time-budget: {e}", file=sys.stderr)
+        return 2
+    try:
+        sol = run_method(inst, args.method, num_workers=args.num_workers, seed=args.seed,
                          simulations=args.simulations, polish=args.polish,
                          polish_pairs=args.polish_pairs, repack=args.repack,
                          relax=args.relax, local_search=args.local_search,
-                         iterate=args.iterate)
+                         iterate=args.iterate, time_budget=budget)
     except MemfitError as e:
         print(f"memfit assign: {e}", file=sys.stderr)
         return 2
-    if args.layout_rounds and inst.mode == "placement":
+    if args.layout_rounds and inst.mode == "placement" and not budget.expired():
         from .learned.agent import iterated_search
         sol = iterated_search(inst, sol, rounds=0, seed=args.seed,
-                              layout_rounds=args.layout_rounds)[0]
+                              layout_rounds=args.layout_rounds, time_limit=budget.left())[0]
     v = validate(inst, sol)
     text = sol.dumps()
     if args.output in (None, "-"):
@@ -126,7 +164,19 @@ def add_subcommands(sub) -> None:
     a = sub.add_parser("assign", help="memory-space assignment of an exported instance (JSON)")
     a.add_argument("instance", help="instance JSON (memfit-export-buffers)")
     a.add_argument("--method", choices=METHODS, default="heuristic")
-    a.add_argument("--time-limit", type=float, default=10.0, help="seconds (exact)")
+    a.add_argument("--time-budget", "--time-limit", dest="time_budget", type=float, default=None,
+                   metavar="S",
+                   help="wall-clock seconds for the whole method, counted once the instance "
+                        "is loaded: the heuristic, encoding, jax compilation, the search and "
+                        "every stage after it (--local-search, --iterate, --repack, "
+                        "--layout-rounds) included; the best valid solution found by then "
+                        "is printed (at least the heuristic's, or its partial pass if even "
+                        "that did not finish). Checked between buffers (heuristic, local "
+                        "search), as CP-SAT's limit (exact; its model's encoding is not "
+                        "interruptible) and between stages (learned: the heuristic, then "
+                        "the game in a worker process killed at the deadline, the faster "
+                        "kept). Default: none, except 10 s for exact. --time-limit is the "
+                        "same option")
     a.add_argument("--num-workers", type=int, default=8, help="CP-SAT workers (exact)")
     a.add_argument("--simulations", type=int, default=None,
                    help="search simulations per move (learned; default 16 up to 256 buffers, "

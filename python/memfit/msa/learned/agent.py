@@ -28,6 +28,7 @@ import numpy as np
 from ..._optional import require
 from ...errors import MemfitError
 from ..core import game
+from ..solvers.budget import UNBOUNDED, Budget
 
 
 class PerMode(NamedTuple):
@@ -263,30 +264,34 @@ def local_search_rows(batch: Batch, config: AgentConfig | None = None) -> list:
     return [big and s.inst.mode in cfg.local_search_modes for s in batch.specs]
 
 
-def local_search(inst, sol, config: AgentConfig | None = None):
+def local_search(inst, sol, config: AgentConfig | None = None, time_limit: float | None = None):
     """``(solution, stats)``: msa.solvers.localsearch.improve of ``sol`` with
-    the config's local-search settings; the one place the big default's
-    search, its expert games and its benches share."""
+    the config's local-search settings (stopped after ``time_limit`` seconds);
+    the one place the big default's search, its expert games and its benches
+    share."""
     from ..solvers.localsearch import improve
     cfg = _config(config)
     return improve(inst, sol, passes=cfg.local_search_passes, pairs=cfg.local_search_pairs,
-                   compact=cfg.local_search_compact)
+                   compact=cfg.local_search_compact, time_limit=time_limit)
 
 
-def local_searched(batch: Batch, sols, rows: list, config: AgentConfig | None = None) -> list:
+def local_searched(batch: Batch, sols, rows: list, config: AgentConfig | None = None,
+                   budget: Budget = UNBOUNDED) -> list:
     """``sols`` with each row that ``rows`` admits improved by
     msa.solvers.localsearch (never slower: a change is kept only where the
     cost model times it faster); with ``local_search_from_heuristic``, the
-    faster of that and the heuristic's solution searched the same way."""
+    faster of that and the heuristic's solution searched the same way. Each
+    search stops at ``budget``'s deadline; none starts after it."""
     from ..solvers import heuristic
     cfg = _config(config)
     out = list(sols)
     for i, spec in enumerate(batch.specs):
-        if not rows[i]:
+        if not rows[i] or budget.expired():
             continue
-        out[i], st = local_search(spec.inst, sols[i], cfg)
-        if cfg.local_search_from_heuristic:
-            other, other_st = local_search(spec.inst, heuristic.assign(spec.inst), cfg)
+        out[i], st = local_search(spec.inst, sols[i], cfg, budget.left())
+        if cfg.local_search_from_heuristic and not budget.expired():
+            start = heuristic.assign(spec.inst, deadline=budget.deadline)
+            other, other_st = local_search(spec.inst, start, cfg, budget.left())
             if other_st.final_time < st.final_time:     # both the cost model's time
                 other.method, other.notes = out[i].method, out[i].notes
                 out[i] = other
@@ -304,30 +309,36 @@ def iterate_rounds(batch: Batch, config: AgentConfig | None = None) -> int:
 
 
 def iterated_search(inst, sol, rounds: int | None = None, kick: tuple | None = None,
-                    seed: int = 0, layout_rounds: int = 0, config: AgentConfig | None = None):
+                    seed: int = 0, layout_rounds: int = 0, config: AgentConfig | None = None,
+                    time_limit: float | None = None):
     """``(solution, stats)``: msa.solvers.localsearch.iterate of ``sol`` with
     the config's settings (``rounds`` default ``iterate_rounds``, kicks of
     ``kick`` buffers default ``iterate_kick``, the descents as
     ``local_search``'s; in placement mode then ``layout_rounds`` layout
     rounds); the one place the agent's stage and ``memfit assign --iterate``
-    and ``--layout-rounds`` share."""
+    and ``--layout-rounds`` share. ``time_limit``: seconds, then it stops
+    (between buffers) with the best found."""
     from ..solvers.localsearch import iterate
     cfg = _config(config)
     return iterate(inst, sol, seed=seed, rounds=cfg.iterate_rounds if rounds is None else rounds,
                    kick=cfg.iterate_kick if kick is None else kick,
                    passes=cfg.local_search_passes, pairs=cfg.local_search_pairs,
-                   compact=cfg.local_search_compact, layout_rounds=layout_rounds)
+                   compact=cfg.local_search_compact, layout_rounds=layout_rounds,
+                   time_limit=time_limit)
 
 
 def iterated(batch: Batch, sols, rows: list, rounds: int,
-             config: AgentConfig | None = None, seed: int = 0) -> list:
+             config: AgentConfig | None = None, seed: int = 0,
+             budget: Budget = UNBOUNDED) -> list:
     """``sols`` with each row that ``rows`` admits improved by
     ``iterated_search`` (never slower: only a faster solution replaces the
-    best), each keeping its game's method and notes."""
+    best), each keeping its game's method and notes; none starts after
+    ``budget``'s deadline, and each stops at it."""
     out = list(sols)
     for i, spec in enumerate(batch.specs):
-        if rows[i]:
-            sol, _ = iterated_search(spec.inst, sols[i], rounds, seed=seed, config=config)
+        if rows[i] and not budget.expired():
+            sol, _ = iterated_search(spec.inst, sols[i], rounds, seed=seed, config=config,
+                                     time_limit=budget.left())
             sol.method, sol.notes = sols[i].method, sols[i].notes
             out[i] = sol
     return out
@@ -363,13 +374,17 @@ def default_simulations(inst, config: AgentConfig | None = None) -> int:
 
 
 def play_batch(batch: Batch, config: AgentConfig | None = None, *, params=None, seed: int = 0,
-               return_actions: bool = False, return_raw: bool = False):
+               return_actions: bool = False, return_raw: bool = False,
+               budget: Budget = UNBOUNDED):
     """Plays every game of the batch with ``config`` (default
     ``DEFAULT_CONFIG``); ``(solutions, wall seconds of the play)`` (with
     ``return_actions``, also the games' moves [N, M], the polished game's,
     not a repacked or relaxed layout's; with ``return_raw``, also the played
     game's own solutions, before the best-game choice and the stages after
-    the search). ``params``: the network's (default: ``default_params``)."""
+    the search). ``params``: the network's (default: ``default_params``).
+    ``budget``: the stages after the search stop at its deadline
+    (``after_search``); the games themselves are single compiled calls, so
+    a game started in time runs to its end."""
     from . import play
     cfg = _config(config)
     simulations = batch_simulations(batch, cfg)
@@ -386,7 +401,8 @@ def play_batch(batch: Batch, config: AgentConfig | None = None, *, params=None, 
     if polish is None:
         polish = default_polish(batch, cfg) if searched else 0
         only = polish_rows(batch, cfg)
-    seeding = (best or root_rule == "max_kept") and not cfg.uniform and cfg.policy_seed
+    seeding = ((best or root_rule == "max_kept") and not cfg.uniform and cfg.policy_seed
+               and not budget.expired())
     seed_games = None
     if seeding:
         pol, _, pol_actions, _ = play.play_batch(net, batch.arrays, batch.static,
@@ -404,14 +420,14 @@ def play_batch(batch: Batch, config: AgentConfig | None = None, *, params=None, 
         kept_sols = _solutions(batch, play.replay_batch(batch.arrays, kept[1]), method)
         sols, actions = _fastest(batch, [(raw, actions), (kept_sols, kept[1])])
     sols, actions = after_search(batch, sols, actions, polish, method, cfg, only=only,
-                                 params=net, seed=seed)
+                                 params=net, seed=seed, budget=budget)
     wall = time.perf_counter() - t0
     return (sols, wall) + ((actions,) if return_actions else ()) + ((raw,) if return_raw else ())
 
 
 def after_search(batch: Batch, sols, actions, polish: int, method: str,
                  config: AgentConfig | None = None, *, only: list | None = None,
-                 params=None, seed: int = 0):
+                 params=None, seed: int = 0, budget: Budget = UNBOUNDED):
     """The stages after the search (``play_batch``'s; one place for their
     order): ``polish`` passes (``_polish_stages``), then msa.solvers.repack
     (``repack``), then the offload relaxation (``relax``; "play" plays it
@@ -422,17 +438,18 @@ def after_search(batch: Batch, sols, actions, polish: int, method: str,
     ``only``: per instance, whether these stages run on it (default: all;
     ``polish_rows`` for the agent's default). Returns ``(solutions,
     actions)`` (the actions are the polished game's, not the repacked or
-    relaxed layout's)."""
+    relaxed layout's). ``budget``: a stage starts only before its deadline,
+    and the local searches stop at it."""
     cfg = _config(config)
     rows = [True] * len(batch.specs) if only is None else list(only)
-    if polish > 0 and any(rows):
+    if polish > 0 and any(rows) and not budget.expired():
         final, actions = _polish_stages(batch, actions, polish, cfg, only=rows)
         sols = _solutions(batch, final, method)
     repack = (polish > 0) if cfg.repack is None else cfg.repack
-    if repack:
+    if repack and not budget.expired():
         sols = repacked(batch, sols, only=rows)
     how = relax_mode(cfg.relax)
-    if polish > 0 and how:
+    if polish > 0 and how and not budget.expired():
         if how == "polish":
             plans = relaxation_polish_plans(batch, sols, polish, cfg.polish_pairs, only=rows,
                                             config=cfg)
@@ -442,11 +459,11 @@ def after_search(batch: Batch, sols, actions, polish: int, method: str,
         sols = relaxed(batch, sols, plans, repack=repack)
     ls_rows = local_search_rows(batch, cfg)
     if any(ls_rows):
-        sols = local_searched(batch, sols, ls_rows, cfg)
+        sols = local_searched(batch, sols, ls_rows, cfg, budget)
     # the default's rounds only where it polishes; a given count anywhere
     rounds = iterate_rounds(batch, cfg) if cfg.iterate is not None or polish > 0 else 0
     if rounds and any(rows):
-        sols = iterated(batch, sols, rows, rounds, cfg)
+        sols = iterated(batch, sols, rows, rounds, cfg, budget=budget)
     return sols, actions
 
 
@@ -754,15 +771,19 @@ def play_instances(insts, config: AgentConfig | None = None, **kwargs):
 
 
 def assign(inst, config: AgentConfig | None = None, *, checkpoint=None, seed: int = 0,
-           **changes):
+           budget: Budget | None = None, **changes):
     """A validated Solution for ``inst`` (an Instance) by the learned agent
     with ``config`` (default ``DEFAULT_CONFIG``) and ``changes`` to its
     fields (``assign(inst, simulations=16)``; a change that is None keeps
     the config's value); ``checkpoint``: the network's file (default: the
-    packaged checkpoints)."""
+    packaged checkpoints).
+
+    ``budget`` (msa.solvers.budget.Budget, bounded): see ``_budgeted``."""
     from ..core.validator import validate
     check_size(inst)
     cfg = _config(config).replace(**{k: v for k, v in changes.items() if v is not None})
+    if budget is not None and budget.deadline is not None:
+        return _budgeted(inst, cfg, checkpoint, seed, budget)
     params = load_params(checkpoint) if checkpoint is not None else None
     (sol,), _ = play_instances([inst], cfg, params=params, seed=seed)
     sol.method = "learned"
@@ -771,3 +792,106 @@ def assign(inst, config: AgentConfig | None = None, *, checkpoint=None, seed: in
         raise MemfitError(f"BUG: the learned agent produced an invalid solution for "
                           f"{inst.program}: {v.summary()}")
     return sol
+
+
+# seconds the child stops before the parent's deadline, for sending its
+# solution back and the parent's validation
+CHILD_MARGIN = 0.25
+# a game is tried only with this many seconds left after the heuristic
+MIN_GAME_SECONDS = 1.0
+
+
+def _budgeted(inst, cfg: AgentConfig, checkpoint, seed: int, budget: Budget):
+    """The agent within ``budget``: the heuristic first (stopped at the
+    deadline), then, where at least ``MIN_GAME_SECONDS`` are left, the game
+    and its later stages in a worker process (``_Worker``) that is killed at
+    the deadline, its stages stopped by the same deadline. Why a process: a
+    game is one compiled call that cannot stop part-way (a searched game at
+    the 256 bucket takes about a minute with its compilation). The faster of
+    the two valid solutions is returned: the heuristic's (or its partial
+    pass) when the game did not finish in time. The worker is kept for the
+    next call (jax imported, the checkpoint loaded, the games compiled) until
+    a deadline kills it; its start counts against the budget of the call
+    that starts it."""
+    from ..core.solution import Solution
+    from ..core.validator import validate
+    from ..solvers import heuristic
+    best = heuristic.assign(inst, deadline=budget.deadline)
+    if budget.left() < MIN_GAME_SECONDS:
+        return best
+    got = _Worker.ask((inst.dumps(), cfg, checkpoint, seed,
+                       time.time() + budget.left() - CHILD_MARGIN), budget)
+    if got is not None and got[0] == "error":
+        raise MemfitError(got[1])
+    if got is not None:
+        sol = Solution.loads(got[1])
+        v = validate(inst, sol)
+        if not v.valid:
+            raise MemfitError(f"BUG: the learned agent produced an invalid solution for "
+                              f"{inst.program}: {v.summary()}")
+        if v.estimated_time <= validate(inst, best).estimated_time:
+            return sol
+    return best
+
+
+class _Worker:
+    """One spawned process (jax does not survive a fork) that plays the
+    games of ``_budgeted``, one request at a time, kept between calls."""
+    process = None
+    conn = None
+
+    @classmethod
+    def ask(cls, request, budget: Budget):
+        """The worker's answer to ``request`` by ``budget``'s deadline, or
+        None (then the worker is killed: its game cannot be stopped)."""
+        import multiprocessing as mp
+        if cls.process is None or not cls.process.is_alive():
+            ctx = mp.get_context("spawn")
+            cls.conn, theirs = ctx.Pipe()
+            cls.process = ctx.Process(target=_worker_loop, args=(theirs,), daemon=True)
+            cls.process.start()
+            theirs.close()
+        try:
+            cls.conn.send(request)
+            if cls.conn.poll(budget.left()):
+                return cls.conn.recv()
+        except (EOFError, BrokenPipeError, ConnectionResetError):
+            cls.process.join(timeout=1)
+            code = cls.process.exitcode
+            cls.stop()
+            return ("error", f"the learned agent's game process ended without an answer "
+                             f"(exit code {code})")
+        cls.stop()
+        return None
+
+    @classmethod
+    def stop(cls):
+        if cls.process is not None:
+            if cls.process.is_alive():
+                cls.process.kill()
+            cls.process.join()
+            cls.conn.close()
+        cls.process = cls.conn = None
+
+
+def _worker_loop(conn) -> None:
+    """``_Worker``'s process: plays each request (instance JSON, config,
+    checkpoint, seed, deadline as a ``time.time()`` value: the processes
+    share no ``perf_counter``) with its stages stopped at the deadline and
+    sends back ("ok", solution JSON) or ("error", text)."""
+    from ..core.instance import Instance
+    use_compilation_cache()
+    while True:
+        try:
+            inst_text, cfg, checkpoint, seed, deadline = conn.recv()
+        except EOFError:
+            return
+        try:
+            budget = Budget(max(deadline - time.time(), 1e-3))
+            inst = Instance.loads(inst_text)
+            params = load_params(checkpoint) if checkpoint is not None else None
+            (sol,), _ = play_instances([inst], cfg, params=params, seed=seed, budget=budget)
+            sol.method = "learned"
+            conn.send(("ok", sol.dumps()))
+        except Exception as e:      # noqa: BLE001  (reported to the parent, which raises it)
+            conn.send(("error", f"{type(e).__name__}: {e}"))

@@ -179,10 +179,19 @@ def solve(inst: Instance, *, time_limit: float = 10.0, num_workers: int = 8,
         if inst.buffers[b].size > inst.capacity:
             m.Add(x[b][0] == 1)
 
-    # capacity per op
+    # capacity per op; the (buffer, plan) pairs resident at each op gathered
+    # from the plans' intervals, in (buffer, plan) order: asking every plan
+    # about every op took seconds above 1,000 buffers
+    resident_at = [[] for _ in range(T)]
+    for b in range(n):
+        for p in range(1, len(menus[b])):
+            ops = set()
+            for lo, hi in plans[b][p].intervals():
+                ops.update(range(max(lo, 0), min(hi, T - 1) + 1))
+            for t in sorted(ops):
+                resident_at[t].append((b, p))
     for t in range(T):
-        terms = [inst.buffers[b].size * x[b][p] for b in range(n) for p in range(1, len(menus[b]))
-                 if plans[b][p].resident(t)]
+        terms = [inst.buffers[b].size * x[b][p] for b, p in resident_at[t]]
         if terms:
             m.Add(sum(terms) <= inst.capacity)
 

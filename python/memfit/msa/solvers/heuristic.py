@@ -70,6 +70,8 @@ Left out (and why):
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..core.instance import Instance
@@ -116,16 +118,23 @@ CONFIGS = tuple((order, copies) for copies in (True, False)
 
 
 def assign(inst: Instance, *, configs=CONFIGS, max_gaps: int = 2,
-           max_repacks: int = 32, return_menu: bool = False):
+           max_repacks: int = 32, return_menu: bool = False, deadline: float | None = None):
     """Run the XLA-style pass under each configuration (sort order, copies
-    on/off); keep the fastest valid result (scored by the validator)."""
+    on/off); keep the fastest valid result (scored by the validator).
+
+    ``deadline`` (a ``time.perf_counter()`` value, msa.solvers.budget): checked
+    per buffer; once it has passed, the configuration under way stops with the
+    buffers placed so far (the others slow: still a valid solution, as every
+    placement was checked against capacity) and no further one starts."""
     from ..core.validator import validate
     best = None
     for order, copies in configs:
-        sol, menus, choice = _assign_once(inst, order, max_gaps, max_repacks, copies)
+        sol, menus, choice = _assign_once(inst, order, max_gaps, max_repacks, copies, deadline)
         v = validate(inst, sol)
         if v.valid and (best is None or v.estimated_time < best[0]):
             best = (v.estimated_time, sol, menus, choice)
+        if deadline is not None and time.perf_counter() > deadline:
+            break
     _, sol, menus, choice = best
     sol.method = "heuristic"
     if return_menu:
@@ -134,7 +143,7 @@ def assign(inst: Instance, *, configs=CONFIGS, max_gaps: int = 2,
 
 
 def _assign_once(inst: Instance, order: str, max_gaps: int, max_repacks: int,
-                 copies: bool = True):
+                 copies: bool = True, deadline: float | None = None):
     picker, menus = build_menus(inst, max_gaps)
     overlap = inst.device.copy_overlaps_compute
     mem = FastMemory(inst)
@@ -157,6 +166,8 @@ def _assign_once(inst: Instance, order: str, max_gaps: int, max_repacks: int,
         return gain
 
     for b in (buffer_order(inst) if order == "memory-boundedness" else size_order(inst)):
+        if deadline is not None and time.perf_counter() > deadline:
+            break
         buf = inst.buffers[b]
         menu = menus[b]
         keep = [i for i, m in enumerate(menu)
