@@ -185,7 +185,7 @@ class MemfitJitted:
     def __init__(self, fun: Callable, *, passes: str | None, memory_limit,
                  rewrite: bool = True, offload: str | None = None,
                  calibrate: bool = True, isolate: bool = False, cache: bool = True,
-                 **jit_kwargs):
+                 time_budget: float | None = None, **jit_kwargs):
         self._fun = fun
         self._transform = functools.partial(transform, isolate=isolate)
         if offload is not None:
@@ -194,7 +194,15 @@ class MemfitJitted:
                                  f"not {offload!r}")
             if memory_limit is None:
                 raise ValueError("offload= needs memory_limit= (the device capacity)")
+        if time_budget is not None:
+            if offload is None:
+                raise ValueError("time_budget= is the offload placement's wall time: "
+                                 "it needs offload=")
+            if not (isinstance(time_budget, (int, float)) and time_budget > 0):
+                raise ValueError(f"time_budget must be a positive number of seconds, "
+                                 f"not {time_budget!r}")
         self.offload = offload
+        self.time_budget = time_budget
         self._passes, self._rewrite = passes, rewrite
         self.memory_limit = memory_limit
         self.pipeline = self._pipeline()
@@ -231,7 +239,8 @@ class MemfitJitted:
                                   lambda: self._transform(base, self.pipeline))
             if self.offload:
                 from .msa.offload import offload_pipeline
-                text = offload_pipeline(text, self.memory_limit, self.offload)
+                text = offload_pipeline(text, self.memory_limit, self.offload,
+                                        time_budget=self.time_budget)
             return handover.replace_module(lowered, text), None
         options = _accounting_options()
         lowered_for = lambda text: handover.replace_module(lowered, text)  # noqa: E731
@@ -448,7 +457,7 @@ class MemfitJitted:
 def jit(fun: Callable | None = None, *, passes: str | None = None,
         memory_limit: int | str | None = None, rewrite: bool = True,
         offload: str | None = None, calibrate: bool = True, isolate: bool = False,
-        cache: bool = True, **jit_kwargs):
+        cache: bool = True, time_budget: float | None = None, **jit_kwargs):
     """Like ``jax.jit``, with memfit's passes between lowering and XLA.
 
     ``memory_limit`` (bytes, or "256MiB", "1GB") makes memfit split what does
@@ -458,7 +467,9 @@ def jit(fun: Callable | None = None, *, passes: str | None = None,
     trained player of memfit.msa.learned) instead keeps the program whole and
     moves buffers to host memory so that device memory stays within
     ``memory_limit`` (jax's ``annotate_device_placement``; honoured by XLA on
-    GPUs). With a ``memory_limit``, memfit checks the compiled program
+    GPUs); ``time_budget`` (seconds) bounds the placement's wall time, the
+    best valid placement found by then kept (``memfit assign --time-budget``;
+    None: each method's own length, minutes for "learned"). With a ``memory_limit``, memfit checks the compiled program
     against XLA's memory analysis and re-splits with calibrated chunk sizes
     when XLA holds much less than the limit (bigger chunks are faster) or
     more (see memfit.calibrate; up to 3 margins, ``calibrate=False`` for
@@ -501,10 +512,10 @@ def jit(fun: Callable | None = None, *, passes: str | None = None,
         return lambda f: MemfitJitted(f, passes=passes, memory_limit=memory_limit,
                                       rewrite=rewrite, offload=offload,
                                       calibrate=calibrate, isolate=isolate, cache=cache,
-                                      **jit_kwargs)
+                                      time_budget=time_budget, **jit_kwargs)
     return MemfitJitted(fun, passes=passes, memory_limit=memory_limit, rewrite=rewrite,
                         offload=offload, calibrate=calibrate, isolate=isolate, cache=cache,
-                        **jit_kwargs)
+                        time_budget=time_budget, **jit_kwargs)
 
 
 def profile(fun: Callable, *, top: int = 5, **jit_kwargs):

@@ -50,3 +50,29 @@ def test_offload_needs_a_limit_and_a_known_method():
         memfit.jit(chain, offload="heuristic")
     with pytest.raises(ValueError, match="heuristic"):
         memfit.jit(chain, memory_limit="1MiB", offload="magic")
+
+
+def test_offload_time_budget_bounds_the_learned_placement():
+    # The learned player's search compiles for tens of seconds on this chain
+    # (26 s with the smaller search of the test above); with a budget it
+    # returns by the deadline the best valid placement found, at worst the
+    # heuristic's, and the program carries the host-offload annotations and
+    # jax's results.
+    import time
+    args = _args()
+    need = xla_bytes(jax.jit(chain).lower(*args).compile())
+    f = memfit.jit(chain, memory_limit=need // 2, offload="learned", time_budget=2.0)
+    t0 = time.perf_counter()
+    text = f.lower(*args).as_text()
+    placement = time.perf_counter() - t0
+    assert placement < 2.0 + 10.0, placement   # lowering, export and the budget's slack
+    assert '"pinned_host"' in text
+    for g, w in zip(f(*args), jax.jit(chain)(*args)):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+def test_time_budget_needs_offload_and_a_positive_number():
+    with pytest.raises(ValueError, match="needs offload"):
+        memfit.jit(chain, memory_limit="1MiB", time_budget=1.0)
+    with pytest.raises(ValueError, match="positive"):
+        memfit.jit(chain, memory_limit="1MiB", offload="heuristic", time_budget=0)

@@ -28,19 +28,25 @@ from ..errors import MemfitError
 METHODS = ("heuristic", "exact", "learned")
 
 
-def solve_instance(inst, method: str, *, time_limit: float = 10.0):
+def solve_instance(inst, method: str, *, time_limit: float = 10.0,
+                   time_budget: float | None = None):
     """A Solution for an Instance by ``method`` ("heuristic", "exact" or
-    "learned": the trained player with search, memfit.msa.learned)."""
+    "learned": the trained player with search, memfit.msa.learned), within
+    ``time_budget`` seconds when given (the best valid solution by then:
+    msa.cli.run_method)."""
+    if method not in METHODS:
+        raise MemfitError(f"unknown offload method {method!r}; choose one of {', '.join(METHODS)}")
+    if time_budget is not None:
+        from .cli import run_method
+        return run_method(inst, method, time_limit=time_limit, time_budget=time_budget)
     if method == "heuristic":
         from .solvers.heuristic import assign
         return assign(inst)
     if method == "exact":
         from .solvers.exact import solve
         return solve(inst, time_limit=time_limit).solution
-    if method == "learned":
-        from .learned import assign
-        return assign(inst)
-    raise MemfitError(f"unknown offload method {method!r}; choose one of {', '.join(METHODS)}")
+    from .learned import assign
+    return assign(inst)
 
 
 def assign_memory_space(text: str, solution_path: str, *, function: str | None = None) -> str:
@@ -56,10 +62,12 @@ def assign_memory_space(text: str, solution_path: str, *, function: str | None =
 
 def offload_pipeline(text: str, memory_limit: int | str, method: str = "heuristic", *,
                      device: str = "h200", function: str | None = None,
-                     time_limit: float = 10.0, return_details: bool = False):
+                     time_limit: float = 10.0, time_budget: float | None = None,
+                     return_details: bool = False):
     """``text`` with host-offload annotations so that the buffers kept in
     device memory fit ``memory_limit`` (bytes, "2GiB", or "50%" of the
-    program's fusion-aware peak), chosen by ``method``.
+    program's fusion-aware peak), chosen by ``method`` (within
+    ``time_budget`` seconds when given).
 
     With ``return_details=True`` returns ``(text, instance, solution)``.
     """
@@ -71,7 +79,7 @@ def offload_pipeline(text: str, memory_limit: int | str, method: str = "heuristi
     inlined = transform(text, "memfit-inline", record_pipeline=False)
     inst_dict = export_buffers(inlined, device, memory_limit, "offload", function=function)
     inst = Instance.from_dict(inst_dict)
-    sol = solve_instance(inst, method, time_limit=time_limit)
+    sol = solve_instance(inst, method, time_limit=time_limit, time_budget=time_budget)
     fd, path = tempfile.mkstemp(prefix="memfit-solution-", suffix=".json")
     os.close(fd)
     try:
