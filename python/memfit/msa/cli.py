@@ -64,7 +64,7 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
         if budget.deadline is None:
             return exact.solve(inst, time_limit=time_limit, num_workers=num_workers,
                                seed=seed).solution
-        return _budgeted_exact(inst, budget, num_workers, seed)
+        return exact.solve_within(inst, budget, num_workers=num_workers, seed=seed)
     if method == "greedy":
         return baselines.greedy_by_size(inst)
     if method == "random":
@@ -72,24 +72,6 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
     if method == "slow":
         return baselines.all_slow(inst)
     raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
-
-
-def _budgeted_exact(inst, budget: Budget, num_workers: int, seed: int):
-    """CP-SAT within ``budget``: the heuristic (its hint) stopped at the
-    deadline, then CP-SAT with the time left as its limit (its model's
-    encoding is not interruptible and counts against the budget), the faster
-    of the two by the validator."""
-    from .core.validator import validate
-    from .solvers import exact, heuristic
-    hint = heuristic.assign(inst, deadline=budget.deadline)
-    if budget.expired():
-        return hint
-    sol = exact.solve(inst, time_limit=max(budget.left(), 0.01), num_workers=num_workers,
-                      seed=seed, hint=hint).solution
-    v = validate(inst, sol)
-    if not v.valid or validate(inst, hint).estimated_time < v.estimated_time:
-        return hint
-    return sol
 
 
 def _rounds(text: str) -> int:

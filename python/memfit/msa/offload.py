@@ -32,21 +32,22 @@ def solve_instance(inst, method: str, *, time_limit: float = 10.0,
                    time_budget: float | None = None):
     """A Solution for an Instance by ``method`` ("heuristic", "exact" or
     "learned": the trained player with search, memfit.msa.learned), within
-    ``time_budget`` seconds when given (the best valid solution by then:
-    msa.cli.run_method)."""
+    ``time_budget`` seconds when given (the best valid solution by then, as
+    ``memfit assign --time-budget``)."""
     if method not in METHODS:
         raise MemfitError(f"unknown offload method {method!r}; choose one of {', '.join(METHODS)}")
-    if time_budget is not None:
-        from .cli import run_method
-        return run_method(inst, method, time_limit=time_limit, time_budget=time_budget)
+    from .solvers.budget import Budget
+    budget = Budget(time_budget)
     if method == "heuristic":
         from .solvers.heuristic import assign
-        return assign(inst)
+        return assign(inst, deadline=budget.deadline)
     if method == "exact":
-        from .solvers.exact import solve
+        from .solvers.exact import solve, solve_within
+        if budget.deadline is not None:
+            return solve_within(inst, budget)
         return solve(inst, time_limit=time_limit).solution
     from .learned import assign
-    return assign(inst)
+    return assign(inst, budget=budget if budget.deadline is not None else None)
 
 
 def assign_memory_space(text: str, solution_path: str, *, function: str | None = None) -> str:

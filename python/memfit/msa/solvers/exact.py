@@ -351,3 +351,21 @@ def solve(inst: Instance, *, time_limit: float = 10.0, num_workers: int = 8,
     bound = max(solver.BestObjectiveBound() / scale, all_fast)
     return ExactResult(sol, v, solver.ObjectiveValue() / scale, bound, sname,
                        _time.time() - t0, hinted_time)
+
+
+def solve_within(inst: Instance, budget, *, num_workers: int = 8, seed: int = 0) -> Solution:
+    """CP-SAT within ``budget`` (msa.solvers.budget.Budget): the heuristic
+    (its hint) stopped at the deadline, then CP-SAT with the time left as
+    its limit (its model's encoding is not interruptible and counts against
+    the budget), the faster of the two by the validator."""
+    from ..core.validator import validate
+    from . import heuristic
+    hint = heuristic.assign(inst, deadline=budget.deadline)
+    if budget.expired():
+        return hint
+    sol = solve(inst, time_limit=max(budget.left(), 0.01), num_workers=num_workers,
+                seed=seed, hint=hint).solution
+    v = validate(inst, sol)
+    if not v.valid or validate(inst, hint).estimated_time < v.estimated_time:
+        return hint
+    return sol
