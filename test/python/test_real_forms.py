@@ -14,8 +14,9 @@
   dot operands) and the step splits.
 
 Each checks XLA's bytes (arguments + outputs + temporaries, ynn fusions
-off) under the limit, and the float64 contract on data that spans a wide
-range (memfit.testing.oracle's relative error).
+off) under the limit, and the float64 contract (memfit.testing.oracle's
+relative error) on hard data: logits over a wide range, and embeddings with
+a large common offset in 3 dimensions (nearly tied logits).
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ import re
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from memfit.testing import examples
 from memfit.testing.oracle import EPS32, FACTOR, FLOOR_ULPS, relative_error
@@ -57,13 +59,25 @@ def _chunks(text):
     return [int(c) for c in re.findall(r"memfit.split = \{chunk = (\d+)", text)]
 
 
-def test_clip_loss_gradient_splits_with_chunks_of_many_rows():
+def _clip_args(family, rng, b, d):
+    if family == "spread":
+        # very different norms, temperature 100: logits span about +-100,
+        # where the logsumexp's max matters
+        return ((rng.standard_normal((b, d)) * rng.uniform(0.1, 10, (b, 1))).astype(np.float32),
+                rng.standard_normal((b, d)).astype(np.float32), np.float32(np.log(100.0)))
+    # a large common offset in 3 dimensions: after normalisation every pair
+    # is nearly parallel, the logits nearly tied and the softmax flat, and
+    # the gradient a difference of nearly equal terms
+    offset = np.float32(1000.0)
+    return ((rng.standard_normal((b, d)) + offset).astype(np.float32),
+            (rng.standard_normal((b, d)) + offset).astype(np.float32), np.float32(np.log(100.0)))
+
+
+@pytest.mark.parametrize("family,d", [("spread", 64), ("offset_ties", 3)])
+def test_clip_loss_gradient_splits_with_chunks_of_many_rows(family, d):
     rng = np.random.default_rng(0)
-    b, d = 1024, 64
-    # Embeddings of very different norms and a temperature of 100: logits
-    # span about +-100, where the logsumexp's max matters.
-    args = ((rng.standard_normal((b, d)) * rng.uniform(0.1, 10, (b, 1))).astype(np.float32),
-            rng.standard_normal((b, d)).astype(np.float32), np.float32(np.log(100.0)))
+    b = 1024
+    args = _clip_args(family, rng, b, d)
     fn = jax.value_and_grad(examples.clip_loss, argnums=(0, 1, 2))
     limit = _limit(fn, args, 16)
     base, fitted, _, _ = split_within(fn, args, limit, min_ratio=4)
