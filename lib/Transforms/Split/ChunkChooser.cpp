@@ -143,8 +143,8 @@ int64_t largestFeasible(int64_t lo, int64_t pLo, int64_t hi, int64_t limit,
 /// times over what lives outside its block (at least the arguments and
 /// outputs): what lives outside (a layer loop's carried state and stacked
 /// inputs and outputs around a split of its body) is no loop temporary.
-static int64_t marginedPeak(func::FuncOp f, const Plan &plan, int64_t c, int64_t fixed, double margin,
-                     Choice &ch) {
+static int64_t marginedPeak(func::FuncOp f, const Plan &plan, int64_t c, int64_t fixed,
+                            double margin, Choice &ch) {
   LoopPeak lp = regionPeak(f, plan, c, ch.functionPeak);
   int64_t base = std::max(fixed, lp.outside);
   ch.outside = std::max<int64_t>(0, base - fixed);
@@ -155,8 +155,8 @@ static int64_t marginedPeak(func::FuncOp f, const Plan &plan, int64_t c, int64_t
 
 /// `c` aligned and balanced when that keeps `fits`, else `c` itself.
 static void settleChunk(const Plan &plan, int64_t c, Choice &ch,
-                 llvm::function_ref<int64_t(int64_t)> peakAt,
-                 llvm::function_ref<bool(int64_t)> fits) {
+                        llvm::function_ref<int64_t(int64_t)> peakAt,
+                        llvm::function_ref<bool(int64_t)> fits) {
   ch.chunk = alignAndBalance(plan, c);
   ch.peak = peakAt(ch.chunk);
   if (!fits(ch.peak)) { // alignment changed the remainder step: fall back

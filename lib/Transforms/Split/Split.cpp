@@ -468,7 +468,7 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     // The split steps are greedy (largest chunks first); when they get
     // stuck, the probe's steps (the lowest peak each time) may still fit,
     // and so may its plans with larger chunks (projected steps).
-    if (reachable <= limit && succeeded(splitProjected(f, limit, settings))) {
+    if (reachable <= limit && succeeded(splitProjected(f, limit, rr.fixedBytes, settings))) {
       probe->erase();
       work->erase();
       return success();
@@ -492,14 +492,12 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
   /// all of the limit's room for temporaries, then a quarter of it, down to
   /// 1/64 (the rest is left to what no later step removes). Replaces `f`'s
   /// body with the first that fits; the probe's smallest chunks are the
-  /// last resort.
-  LogicalResult splitProjected(func::FuncOp f, int64_t limit, const Settings &settings) {
+  /// last resort. `fixed`: the function's argument and output bytes.
+  LogicalResult splitProjected(func::FuncOp f, int64_t limit, int64_t fixed,
+                               const Settings &settings) {
     for (int64_t sixtyfourths : {64, 16, 4, 1}) {
       auto work = llvm::cast<func::FuncOp>(f->clone());
       attachMeshes(work, f->getParentOp());
-      int64_t fixed = 0;
-      if (FailureOr<FunctionProfile> prof = profileFunction(work); succeeded(prof))
-        fixed = prof->argumentBytes + prof->outputBytes;
       int64_t budget = (limit - fixed) * sixtyfourths / 64;
       RunResult rr = budget > 0 ? runSplits(work, limit, Steps::Projected, settings, budget)
                                 : RunResult{};
