@@ -120,3 +120,19 @@ def test_calibration_resplits_loops_nested_in_a_layer_loop():
     assert len(cal.attempts) >= 2, cal.summary()
     assert "several loops" not in cal.summary()
     assert cal.kept.xla_bytes <= DECODER_LIMIT, cal.summary()
+
+
+def test_error_below_the_floor_names_a_limit_that_is_met_and_tight():
+    # At the probe's smallest chunks the backward body's accumulators and
+    # partial products outweigh what the chunks save: the floor the error
+    # names is the lowest limit a split meets (bisection), not the probe's.
+    fn, args = sp.decoder(heads=2), sp.decoder_args(DECODER_S)
+    text = memfit.transform(jax.jit(fn).lower(*args).as_text(), "memfit-inline")
+    pipeline = "memfit-split{memory-limit=%d}"
+    with pytest.raises(memfit.MemfitError) as err:
+        memfit.transform(text, pipeline % (2 * MiB))
+    floor = int(re.search(r"smallest limit memfit can reach is .*?\((\d+) bytes\)",
+                          str(err.value)).group(1))
+    memfit.transform(text, pipeline % floor)
+    with pytest.raises(memfit.MemfitError):
+        memfit.transform(text, pipeline % int(0.97 * floor))

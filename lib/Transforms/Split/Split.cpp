@@ -480,6 +480,8 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
       work->erase();
       return success();
     }
+    if (reachable < kInfeasible / 2)
+      reachable = lowestGreedyLimit(f, std::max(limit, rr.fixedBytes), reachable, settings);
     reportNoFit(f, limit, rr, reachable);
     probe->erase();
     work->erase();
@@ -510,6 +512,25 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
       work->erase();
     }
     return failure();
+  }
+
+  /// The smallest limit the greedy steps meet, by bisection between `lo`
+  /// (not met) and `hi` (met by the probe). The probe takes the lowest peak
+  /// at each step, which is not the lowest limit overall: at its smallest
+  /// chunks the per-chunk accumulators and partial products of the later
+  /// loops can outweigh what the chunk saves (a checkpointed layer loop's
+  /// backward body). Every limit returned has been met by a run, so a user
+  /// who asks for it gets a program.
+  int64_t lowestGreedyLimit(func::FuncOp f, int64_t lo, int64_t hi, const Settings &settings) {
+    for (int step = 0; step < 8 && hi - lo > hi / 100; ++step) {
+      int64_t mid = lo + (hi - lo) / 2;
+      auto work = llvm::cast<func::FuncOp>(f->clone());
+      attachMeshes(work, f->getParentOp());
+      bool met = runSplits(work, mid, Steps::Greedy, settings).ok;
+      work->erase();
+      (met ? hi : lo) = mid;
+    }
+    return hi;
   }
 
   /// The error for a function left as it was: what blocks, and the smallest
