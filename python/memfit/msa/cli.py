@@ -10,7 +10,7 @@ import sys
 
 from .solvers.budget import Budget
 
-METHODS = ("heuristic", "exact", "learned", "greedy", "random", "slow")
+METHODS = ("auto", "heuristic", "exact", "learned", "greedy", "random", "slow")
 
 
 def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int = 8, seed: int = 0,
@@ -51,6 +51,10 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
             return sol
         return run_repack(inst, sol)[0]
     from .solvers import baselines, exact, heuristic
+    if method == "auto":
+        from .solvers import portfolio
+        return portfolio.assign(inst, budget if budget.deadline is not None else None,
+                                num_workers=num_workers, seed=seed)
     if method == "heuristic":
         return heuristic.assign(inst, deadline=budget.deadline)
     if method == "learned":
@@ -145,7 +149,13 @@ def cmd_plot(args) -> int:
 def add_subcommands(sub) -> None:
     a = sub.add_parser("assign", help="memory-space assignment of an exported instance (JSON)")
     a.add_argument("instance", help="instance JSON (memfit-export-buffers)")
-    a.add_argument("--method", choices=METHODS, default="heuristic")
+    a.add_argument("--method", choices=METHODS, default="auto",
+                   help="auto (the default): the heuristic, local search from it, CP-SAT "
+                        "hinted with the best so far (up to 512 buffers) and iterated local "
+                        "search, within --time-budget (default 10 s), the fastest valid "
+                        "solution kept (msa.solvers.portfolio); heuristic: XLA-style; "
+                        "exact: CP-SAT; learned: the trained player (minutes without a "
+                        "budget); greedy, random, slow: baselines")
     a.add_argument("--time-budget", "--time-limit", dest="time_budget", type=float, default=None,
                    metavar="S",
                    help="wall-clock seconds for the whole method, counted once the instance "
@@ -157,8 +167,8 @@ def add_subcommands(sub) -> None:
                         "search), as CP-SAT's limit (exact; its model's encoding is not "
                         "interruptible) and between stages (learned: the heuristic, then "
                         "the game in a worker process killed at the deadline, the faster "
-                        "kept). Default: none, except 10 s for exact. --time-limit is the "
-                        "same option")
+                        "kept; auto: each stage gets what the ones before it left). Default: none, "
+                        "except 10 s for auto and exact. --time-limit is the same option")
     a.add_argument("--num-workers", type=int, default=8, help="CP-SAT workers (exact)")
     a.add_argument("--simulations", type=int, default=None,
                    help="search simulations per move (learned; default 16 up to 256 buffers, "
