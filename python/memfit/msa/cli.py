@@ -13,7 +13,8 @@ from .solvers.budget import Budget
 METHODS = ("auto", "heuristic", "exact", "learned", "greedy", "random", "slow")
 
 
-def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int = 8, seed: int = 0,
+def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int | None = None,
+               seed: int = 0,
                simulations: int | None = None, polish: int | None = None,
                polish_pairs: bool | None = None, repack: bool | None = None,
                relax: bool | str | None = None, local_search: bool | None = None,
@@ -28,7 +29,9 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
     caller): wall time for the whole method, its stages after it included,
     from this call on; each stage gets what the ones before it left, and the
     best valid solution found by then is returned (see ``_budgeted``).
-    ``time_limit``: CP-SAT's own limit where no budget is given."""
+    ``time_limit``: CP-SAT's own limit where no budget is given.
+    ``num_workers``: CP-SAT's (None: 8 for exact, the CPU count up to 8 for
+    auto)."""
     budget = time_budget if isinstance(time_budget, Budget) else Budget(time_budget)
     kw = dict(time_limit=time_limit, num_workers=num_workers, seed=seed, simulations=simulations,
               polish=polish, time_budget=budget)
@@ -66,9 +69,9 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
                               local_search=local_search, iterate=iterate, budget=budget)
     if method == "exact":
         if budget.deadline is None:
-            return exact.solve(inst, time_limit=time_limit, num_workers=num_workers,
+            return exact.solve(inst, time_limit=time_limit, num_workers=num_workers or 8,
                                seed=seed).solution
-        return exact.solve_within(inst, budget, num_workers=num_workers, seed=seed)
+        return exact.solve_within(inst, budget, num_workers=num_workers or 8, seed=seed)
     if method == "greedy":
         return baselines.greedy_by_size(inst)
     if method == "random":
@@ -169,7 +172,8 @@ def add_subcommands(sub) -> None:
                         "the game in a worker process killed at the deadline, the faster "
                         "kept; auto: each stage gets what the ones before it left). Default: none, "
                         "except 10 s for auto and exact. --time-limit is the same option")
-    a.add_argument("--num-workers", type=int, default=8, help="CP-SAT workers (exact)")
+    a.add_argument("--num-workers", type=int, default=None,
+                   help="CP-SAT workers (exact: default 8; auto: the CPU count, at most 8)")
     a.add_argument("--simulations", type=int, default=None,
                    help="search simulations per move (learned; default 16 up to 256 buffers, "
                         "the argmax above, then --local-search: msa.learned.agent.AgentConfig; "

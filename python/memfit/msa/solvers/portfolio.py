@@ -26,6 +26,8 @@ CP-SAT proves the optimum: the budget is the time the caller gives.
 """
 from __future__ import annotations
 
+import os
+
 from ..core.solution import Solution
 from ..core.validator import validate
 from .budget import Budget
@@ -66,13 +68,15 @@ def _left(budget: Budget) -> float:
     return budget.left() if budget.deadline is not None else float("inf")
 
 
-def assign(inst, budget: Budget | float | None = None, *, num_workers: int = 2,
+def assign(inst, budget: Budget | float | None = None, *, num_workers: int | None = None,
            seed: int = 0) -> Solution:
     """The best valid solution the stages above find for ``inst`` within
     ``budget`` (a Budget, or seconds; None: ``DEFAULT_SECONDS``);
-    ``num_workers``: CP-SAT's; ``seed``: CP-SAT's and the iterated local
+    ``num_workers``: CP-SAT's (None: the CPU count, at most 8); ``seed``: CP-SAT's and the iterated local
     search's."""
     from . import exact, heuristic, localsearch
+    if num_workers is None:
+        num_workers = min(8, os.cpu_count() or 1)
     if not isinstance(budget, Budget):
         budget = Budget(DEFAULT_SECONDS if budget is None else budget)
     if budget.deadline is None:
