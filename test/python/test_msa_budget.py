@@ -165,3 +165,24 @@ def test_the_defaults_local_search_settings_are_the_agents():
                                       "pairs": c.local_search_pairs,
                                       "compact": c.local_search_compact}
     assert portfolio.ITERATE_KICK == tuple(c.iterate_kick)
+
+
+def test_the_default_runs_without_ortools(monkeypatch):
+    """Without memfit[msa] (no ortools) the default skips CP-SAT and still
+    returns a valid solution at least as fast as the local search's."""
+    from memfit import _optional
+    from memfit.msa.solvers import localsearch, portfolio
+    real = _optional.require
+
+    def no_ortools(module, *a, **k):
+        if module.startswith("ortools"):
+            raise _optional.MissingDependency(module, "msa", None)
+        return real(module, *a, **k)
+
+    monkeypatch.setattr(_optional, "require", no_ortools)
+    from memfit.msa.solvers import exact
+    monkeypatch.setattr(exact, "require", no_ortools)
+    inst = _load(SMALL)
+    ls, _ = localsearch.improve(inst, heuristic.assign(inst), **portfolio.LOCAL_SEARCH)
+    t, wall = _timed(inst, "auto", 0.5)
+    assert t <= validate(inst, ls).estimated_time * (1 + 1e-12) and wall <= 0.5 + 0.5

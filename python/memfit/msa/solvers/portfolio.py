@@ -15,8 +15,9 @@ it left of the one deadline (msa.solvers.budget), are:
 2. local search from it (the learned agent's settings: pairs, compaction);
 3. CP-SAT hinted with the best so far, for ``CPSAT_SHARE`` of the time left,
    on instances of at most ``CPSAT_MAX_BUFFERS`` buffers (above, its model
-   alone takes seconds and it found nothing in the bench); a proven optimum
-   over the plan menus ends the search there;
+   alone takes seconds and it found nothing in the bench) and where ortools
+   is installed (``memfit[msa]``); a proven optimum over the plan menus ends
+   the search there;
 4. iterated local search from the best so far until the deadline.
 
 Every stage's result is validated and only a faster one replaces the best,
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import os
 
+from ..._optional import MissingDependency
 from ..core.solution import Solution
 from ..core.validator import validate
 from .budget import Budget
@@ -86,11 +88,16 @@ def assign(inst, budget: Budget | float | None = None, *, num_workers: int | Non
         best.offer(localsearch.improve(inst, best.sol, time_limit=budget.left(),
                                        **LOCAL_SEARCH)[0])
     if inst.num_buffers <= CPSAT_MAX_BUFFERS and _left(budget) > MIN_STAGE_SECONDS:
-        res = exact.solve(inst, time_limit=CPSAT_SHARE * budget.left(), num_workers=num_workers,
-                          seed=seed, hint=best.sol, deadline=budget.deadline)
-        best.offer(res.solution)
-        if res.status == "OPTIMAL":
-            return _named(best.sol)
+        try:
+            res = exact.solve(inst, time_limit=CPSAT_SHARE * budget.left(),
+                              num_workers=num_workers, seed=seed, hint=best.sol,
+                              deadline=budget.deadline)
+        except MissingDependency:       # without memfit[msa]: the other stages only
+            res = None
+        if res is not None:
+            best.offer(res.solution)
+            if res.status == "OPTIMAL":
+                return _named(best.sol)
     if _left(budget) > MIN_STAGE_SECONDS:
         best.offer(localsearch.iterate(inst, best.sol, rounds=10**9, kick=ITERATE_KICK,
                                        seed=seed, time_limit=budget.left(),
