@@ -481,7 +481,8 @@ def jit(fun: Callable | None = None, *, passes: str | None = None,
     host memory so that device memory stays within ``memory_limit`` (jax's
     ``annotate_device_placement``; honoured by XLA on GPUs);
     ``time_budget`` (seconds, default ``OFFLOAD_SECONDS`` = 10) bounds the
-    placement's wall time, the best valid placement found by then kept
+    placement's wall time, the best valid placement found by then kept; "auto"
+    spends all of it unless CP-SAT proves its placement optimal first
     (``memfit assign --time-budget``; ``math.inf``: each method's own length,
     minutes for "learned"). With a ``memory_limit``, memfit checks the compiled program
     against XLA's memory analysis and re-splits with calibrated chunk sizes
