@@ -2,7 +2,8 @@
 
 For every method (the heuristic; local search from the heuristic; CP-SAT;
 the learned policy's argmax game alone; the learned search alone, 16
-simulations per move, no stage after it; the agent's default) and every
+simulations per move, no stage after it; the learned agent's default; the
+default method, ``auto``: msa.solvers.portfolio) and every
 budget (0.5, 2, 10 s; ``--budgets 0.5,2,10,60`` adds 60 s), each instance is
 solved by ``memfit assign``'s ``run_method`` with ``time_budget`` (the wall
 time from the call on: the heuristic, encoding, jax compilation, the search
@@ -21,7 +22,7 @@ and 75% capacity; ``--big-fresh`` adds 2,000 and 4,000. ``--quick``: one
 held-out instance per program and two fresh ones.
 
     .venv/bin/python bench/bench_msa_anytime.py [--quick] [--budgets 0.5,2,10,60]
-        [--methods heuristic,localsearch,exact,argmax,search,default] [--max-buffers 1000]
+        [--methods heuristic,localsearch,exact,argmax,search,learned,auto] [--max-buffers 1000]
         [--big-fresh] [--num-workers 2] [--write]
 """
 from __future__ import annotations
@@ -49,7 +50,8 @@ METHODS = {
     "search": ("learned search (16 sims)", "learned", {"simulations": 16, "polish": 0,
                                                        "local_search": False, "iterate": 0,
                                                        "repack": False, "relax": False}),
-    "default": ("learned default", "learned", {}),
+    "learned": ("learned default", "learned", {}),
+    "auto": ("default (auto: portfolio)", "auto", {}),
 }
 QUICK_HELDOUT = ("cnn_train-offload-50", "gru_train-placement-50", "sgpr-offload-25",
                  "transformer_medium-placement-50", "vit_block_grad-offload-75")

@@ -12,7 +12,7 @@ validator's). ``--reference SIZES`` also plays, at those sizes, the
 reference jitted loop (``play.play_batch(..., fast=False)``) twice, first
 with its compile, then warm, and checks that the moves are the same. The
 CPU model and load are in the header (``--write``) and printed before and
-after.
+after. ``--rows`` adds the rows a move recomputes (argmax.Player.rows).
 
     .venv/bin/python bench/bench_msa_argmax.py --write
     .venv/bin/python bench/bench_msa_argmax.py --sizes 1000 --reference 1000
@@ -34,7 +34,7 @@ def _machine() -> str:
             + " ".join(f"{x:.1f}" for x in os.getloadavg()))
 
 
-def run(size: int, mode: str, reference: bool) -> dict:
+def run(size: int, mode: str, reference: bool, rows: bool = False) -> dict:
     import jax
     import numpy as np
     from memfit.msa.core.validator import validate
@@ -61,6 +61,10 @@ def run(size: int, mode: str, reference: bool) -> dict:
         raise SystemExit(f"BUG: the argmax game's solution is invalid:\n{v.summary()}")
     row["quality"] = v.estimated_time / vh.estimated_time
     row["moves"] = inst.num_buffers
+    if rows:
+        counts = []
+        argmax.play_batch(net, batch.arrays, batch.static, rows=counts)
+        row["rows"] = np.asarray(counts[0], float).mean(0) / size
     if reference:
         for key in ("reference first", "reference warm"):
             t = time.perf_counter()
@@ -79,6 +83,11 @@ def main(argv=None) -> int:
     ap.add_argument("--reference", default="",
                     help="sizes at which to also play the reference loop and check that "
                          "the moves are the same")
+    ap.add_argument("--rows", action="store_true",
+                    help="then play once more counting the rows each move recomputes: "
+                         "round 0 ops, round 1 ops, round 1 buffers, round 2 ops, and the "
+                         "round 1 buffers and round 2 ops without the lifetime means' "
+                         "changes, as fractions of the buffers (mean over the moves)")
     _results.add_write_flag(ap)
     args = ap.parse_args(argv)
     print(_machine())
@@ -87,17 +96,22 @@ def main(argv=None) -> int:
     ref_sizes = {int(x) for x in args.reference.split(",") if x}
     if ref_sizes:
         cols += ("reference first s", "reference warm s", "same moves")
+    if args.rows:
+        cols += ("rows: r0 ops", "r1 ops", "r1 bufs", "r2 ops", "r1 bufs w/o life",
+                 "r2 ops w/o life")
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))
     for size in [int(s) for s in args.sizes.split(",")]:
         for mode in args.modes.split(","):
-            r = run(size, mode, size in ref_sizes)
+            r = run(size, mode, size in ref_sizes, args.rows)
             cells = [str(r["moves"]), mode, f"{r['heuristic']:.2f}", f"{r['encode']:.2f}",
                      f"{r['first']:.2f}", f"{r['warm']:.2f}",
                      f"{r['warm'] / r['moves'] * 1e3:.2f}", f"{r['quality']:.3f}"]
             if ref_sizes:
                 cells += ([f"{r['reference first']:.2f}", f"{r['reference warm']:.2f}",
                            "yes" if r["same"] else "NO"] if "same" in r else ["", "", ""])
+            if args.rows:
+                cells += [f"{x:.3f}" for x in r["rows"]]
             print("| " + " | ".join(cells) + " |", flush=True)
             if not r.get("same", True):
                 print("the fast argmax's moves differ from the reference's")

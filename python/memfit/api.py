@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import os
 import time
 from collections import Counter
@@ -13,6 +14,8 @@ import jax
 from . import _core
 from .errors import MemfitError
 from .explain.profiling import ProfileReport, profile_text  # noqa: F401 (memfit.api.profile_text)
+from .msa.offload import METHODS as OFFLOAD_METHODS
+from .msa.solvers.portfolio import DEFAULT_SECONDS as OFFLOAD_SECONDS
 from .transform import pipeline_for, transform
 
 
@@ -183,17 +186,21 @@ class MemfitJitted:
     """A function compiled by XLA after memfit's passes. Made by memfit.jit."""
 
     def __init__(self, fun: Callable, *, passes: str | None, memory_limit,
-                 rewrite: bool = True, offload: str | None = None,
+                 rewrite: bool = True, offload: str | bool | None = None,
                  calibrate: bool = True, isolate: bool = False, cache: bool = True,
                  time_budget: float | None = None, **jit_kwargs):
         self._fun = fun
         self._transform = functools.partial(transform, isolate=isolate)
-        if offload is not None:
-            if offload not in ("heuristic", "exact", "learned"):
-                raise ValueError("offload must be 'heuristic', 'exact' or 'learned', "
+        if offload is True:
+            offload = "auto"
+        if offload is not None and offload is not False:
+            if offload not in OFFLOAD_METHODS:
+                raise ValueError(f"offload must be True or one of {OFFLOAD_METHODS}, "
                                  f"not {offload!r}")
             if memory_limit is None:
                 raise ValueError("offload= needs memory_limit= (the device capacity)")
+        else:
+            offload = None
         if time_budget is not None:
             if offload is None:
                 raise ValueError("time_budget= is the offload placement's wall time: "
@@ -201,8 +208,11 @@ class MemfitJitted:
             if not (isinstance(time_budget, (int, float)) and time_budget > 0):
                 raise ValueError(f"time_budget must be a positive number of seconds, "
                                  f"not {time_budget!r}")
+        elif offload is not None:
+            time_budget = OFFLOAD_SECONDS
         self.offload = offload
-        self.time_budget = time_budget
+        # math.inf: no budget (each method's own length)
+        self.time_budget = None if time_budget == math.inf else time_budget
         self._passes, self._rewrite = passes, rewrite
         self.memory_limit = memory_limit
         self.pipeline = self._pipeline()
@@ -456,20 +466,25 @@ class MemfitJitted:
 
 def jit(fun: Callable | None = None, *, passes: str | None = None,
         memory_limit: int | str | None = None, rewrite: bool = True,
-        offload: str | None = None, calibrate: bool = True, isolate: bool = False,
+        offload: str | bool | None = None, calibrate: bool = True, isolate: bool = False,
         cache: bool = True, time_budget: float | None = None, **jit_kwargs):
     """Like ``jax.jit``, with memfit's passes between lowering and XLA.
 
     ``memory_limit`` (bytes, or "256MiB", "1GB") makes memfit split what does
     not fit, after memfit's algebraic rewrites (``rewrite=False`` skips them:
     they change rounding, see the README); ``passes`` adds an explicit pass
-    list. ``offload="heuristic"|"exact"|"learned"`` (XLA-style, CP-SAT, or the
-    trained player of memfit.msa.learned) instead keeps the program whole and
-    moves buffers to host memory so that device memory stays within
-    ``memory_limit`` (jax's ``annotate_device_placement``; honoured by XLA on
-    GPUs); ``time_budget`` (seconds) bounds the placement's wall time, the
-    best valid placement found by then kept (``memfit assign --time-budget``;
-    None: each method's own length, minutes for "learned"). With a ``memory_limit``, memfit checks the compiled program
+    list. ``offload=True`` (or "auto": heuristic, local search, CP-SAT and
+    iterated local search within the budget, the fastest valid placement
+    kept; memfit.msa.solvers.portfolio) or ``offload="heuristic"|"exact"|
+    "learned"`` (XLA-style, CP-SAT, or the trained player of
+    memfit.msa.learned) instead keeps the program whole and moves buffers to
+    host memory so that device memory stays within ``memory_limit`` (jax's
+    ``annotate_device_placement``; honoured by XLA on GPUs);
+    ``time_budget`` (seconds, default ``OFFLOAD_SECONDS`` = 10) bounds the
+    placement's wall time, the best valid placement found by then kept; "auto"
+    spends all of it unless CP-SAT proves its placement optimal first
+    (``memfit assign --time-budget``; ``math.inf``: each method's own length,
+    minutes for "learned"). With a ``memory_limit``, memfit checks the compiled program
     against XLA's memory analysis and re-splits with calibrated chunk sizes
     when XLA holds much less than the limit (bigger chunks are faster) or
     more (see memfit.calibrate; up to 3 margins, ``calibrate=False`` for

@@ -101,3 +101,20 @@ def test_agent_plays_the_argmax_by_the_fast_path_from_its_bucket(monkeypatch):
     (sol,), _ = agent.play_batch(batch, cfg)
     assert calls and sol.method == slow.method == "learned-policy"
     assert sol.to_dict() == slow.to_dict()
+
+
+def test_row_counts_leave_the_moves_as_they_are():
+    """Player(count_rows=True) records per move the rows each round
+    recomputes (bench_msa_argmax --rows) without changing a move; without
+    the lifetime means' changes a round never has more rows."""
+    inst = random_instance(5, num_ops=70, num_args=4, mode="offload")
+    batch, g, sf = _one(inst)
+    params = agent.default_params(batch)
+    counted = argmax.Player(params, g, sf, count_rows=True)
+    plain = argmax.Player(params, g, sf)
+    np.testing.assert_array_equal(counted.play(), plain.play())
+    rows = np.asarray(counted.rows)
+    assert plain.rows is None and rows.shape == (inst.num_buffers - 1, 6)
+    assert (rows[:, 4] <= rows[:, 2]).all() and (rows[:, 5] <= rows[:, 3]).all()
+    assert (rows[:, 2] > rows[:, 4]).any()      # some buffer lives across a changed op
+    assert (rows[:, :4] <= max(batch.arrays.order.shape[1], 70)).all()

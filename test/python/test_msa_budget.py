@@ -68,11 +68,14 @@ CASES = [
     ("exact", {}, MEDIUM, 1.0, 1.5),
     ("learned", {"simulations": 0, "iterate": 10**6}, SMALL, 8.0, 1.0),
     ("learned", {}, MEDIUM, 3.0, 1.0),
+    ("auto", {}, BIG, 2.0, 0.8),
+    ("auto", {}, MEDIUM, 1.0, 1.0),
 ]
 
 
 @pytest.mark.parametrize("method,options,name,budget,slack", CASES,
-                         ids=["heuristic", "local-search", "exact", "argmax+iterate", "learned"])
+                         ids=["heuristic", "local-search", "exact", "argmax+iterate", "learned",
+                              "auto-big", "auto-cpsat"])
 def test_budget_is_honoured(method, options, name, budget, slack):
     inst = _load(name)
     _, wall = _timed(inst, method, budget, **options)
@@ -80,7 +83,8 @@ def test_budget_is_honoured(method, options, name, budget, slack):
 
 
 @pytest.mark.parametrize("method,options", [
-    ("heuristic", {"local_search": True}), ("exact", {}), ("learned", {"simulations": 0})])
+    ("heuristic", {"local_search": True}), ("exact", {}), ("learned", {"simulations": 0}),
+    ("auto", {})])
 def test_a_budget_the_heuristic_fits_in_is_never_worse_than_it(method, options):
     """With time for the heuristic, a method's answer is at most the
     heuristic's time (the heuristic is its start or its fallback); local
@@ -122,3 +126,63 @@ def test_learned_worker_is_kept_until_a_deadline_kills_it():
     assert agent._Worker.process is first
     _timed(_load(MEDIUM), "learned", 2.0)       # its searched game takes far longer
     assert agent._Worker.process is None and not first.is_alive()
+
+
+@pytest.mark.parametrize("name", [SMALL, "gru_train-placement-50", "cnn_train-offload-50"])
+def test_the_default_is_never_worse_than_local_search_from_the_heuristic(name):
+    """The default method (auto, msa.solvers.portfolio) runs the heuristic and
+    the local search first and keeps only faster solutions after them: with a
+    budget they fit in, never slower than that pair (deterministic: both
+    stages are counted in passes, not time). On the CNN, CP-SAT hinted with
+    that solution proves a far faster one optimal within the budget."""
+    from memfit.msa.solvers import localsearch, portfolio
+    inst = _load(name)
+    ls, _ = localsearch.improve(inst, heuristic.assign(inst), **portfolio.LOCAL_SEARCH)
+    want = validate(inst, ls).estimated_time
+    t, wall = _timed(inst, "auto", 1.5)
+    assert t <= want * (1 + 1e-12)
+    assert wall <= 1.5 + 0.5
+    if name == "cnn_train-offload-50":
+        assert t < 0.8 * want
+
+
+def test_the_default_is_the_cli_default_with_a_budget(tmp_path, capsys):
+    """memfit assign without --method runs auto, within its default budget."""
+    from memfit.msa.solvers import portfolio
+    ip, sp = DATA / f"{MEDIUM}.json", tmp_path / "s.json"
+    t0 = time.perf_counter()
+    assert main(["assign", str(ip), "--num-workers", "2", "--time-budget", "1", "-o", str(sp)]) == 0
+    assert time.perf_counter() - t0 <= 1.0 + 1.5
+    assert capsys.readouterr().err.startswith("auto: valid")
+    assert Solution.load(sp).method == "auto"
+    assert portfolio.DEFAULT_SECONDS == 10.0
+
+
+def test_the_defaults_local_search_settings_are_the_agents():
+    from memfit.msa.learned.agent import DEFAULT_CONFIG as c
+    from memfit.msa.solvers import portfolio
+    assert portfolio.LOCAL_SEARCH == {"passes": c.local_search_passes,
+                                      "pairs": c.local_search_pairs,
+                                      "compact": c.local_search_compact}
+    assert portfolio.ITERATE_KICK == tuple(c.iterate_kick)
+
+
+def test_the_default_runs_without_ortools(monkeypatch):
+    """Without memfit[msa] (no ortools) the default skips CP-SAT and still
+    returns a valid solution at least as fast as the local search's."""
+    from memfit import _optional
+    from memfit.msa.solvers import localsearch, portfolio
+    real = _optional.require
+
+    def no_ortools(module, *a, **k):
+        if module.startswith("ortools"):
+            raise _optional.MissingDependency(module, "msa", None)
+        return real(module, *a, **k)
+
+    monkeypatch.setattr(_optional, "require", no_ortools)
+    from memfit.msa.solvers import exact
+    monkeypatch.setattr(exact, "require", no_ortools)
+    inst = _load(SMALL)
+    ls, _ = localsearch.improve(inst, heuristic.assign(inst), **portfolio.LOCAL_SEARCH)
+    t, wall = _timed(inst, "auto", 0.5)
+    assert t <= validate(inst, ls).estimated_time * (1 + 1e-12) and wall <= 0.5 + 0.5

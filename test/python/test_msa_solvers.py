@@ -129,3 +129,23 @@ def test_picker_use_reduction_is_op_seconds_with_one_access_fast(rows, monkeypat
             slow = op_seconds(inst, u, {})
             for b in acc:
                 assert p.use_reduction(b, u) == slow - op_seconds(inst, u, {b: True})
+
+
+def test_buffer_order_cache_changes_no_value():
+    """buffer_order shares each op's all-slow parts between its buffers
+    (order.alternate_memory_benefit's cache): the same memory boundedness,
+    to the bit, as computed alone, on a program whose ops touch many
+    buffers."""
+    from memfit.msa.core import order
+    inst = Instance.load(Path(__file__).resolve().parents[2]
+                         / "data/msa/instances/transformer_small-offload-50.json")
+    assert max(len(inst.accesses(t)) for t in range(inst.num_ops)) > 8
+    slow = {}
+    for b in range(inst.num_buffers):
+        assert order.memory_boundedness(inst, b, slow) == order.memory_boundedness(inst, b)
+    assert slow
+    assert order.buffer_order(inst) == sorted(
+        range(inst.num_buffers),
+        key=lambda b: (-order.memory_boundedness(inst, b), -inst.buffers[b].size,
+                       -(inst.buffers[b].end - inst.buffers[b].start),
+                       max(inst.buffers[b].uses, default=0), inst.buffers[b].start, b))

@@ -1,5 +1,7 @@
 """memfit.jit(f, memory_limit=..., offload=...): host offload written into the
 module as jax writes it, and the same results (XLA:CPU ignores placement)."""
+import math
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -22,7 +24,7 @@ def _args():
             for s in ((256, 256), (256, 256), (256, 256), (256, 256))]
 
 
-@pytest.mark.parametrize("method", ["heuristic", "learned"])
+@pytest.mark.parametrize("method", [True, "heuristic", "learned"])
 def test_offload_keeps_results_and_annotates(method, monkeypatch):
     if method == "learned":
         from memfit.msa.learned import agent
@@ -34,7 +36,10 @@ def test_offload_keeps_results_and_annotates(method, monkeypatch):
             search_simulations=4, pair_max_buffers=agent.PerMode(0, 0)))
     args = _args()
     need = xla_bytes(jax.jit(chain).lower(*args).compile())
-    f = memfit.jit(chain, memory_limit=need // 2, offload=method)
+    # the learned player without a budget: played in this process, with the
+    # search set above
+    budget = math.inf if method == "learned" else None
+    f = memfit.jit(chain, memory_limit=need // 2, offload=method, time_budget=budget)
     text = f.lower(*args).as_text()
     assert "memfit.pipeline" in text
     got = f(*args)
@@ -76,3 +81,14 @@ def test_time_budget_needs_offload_and_a_positive_number():
         memfit.jit(chain, memory_limit="1MiB", time_budget=1.0)
     with pytest.raises(ValueError, match="positive"):
         memfit.jit(chain, memory_limit="1MiB", offload="heuristic", time_budget=0)
+
+
+def test_offload_default_method_and_budget():
+    """offload=True is the default method (auto) and every offload has a
+    default budget of memfit.api.OFFLOAD_SECONDS; math.inf lifts it."""
+    f = memfit.jit(chain, memory_limit="1MiB", offload=True)
+    assert f.offload == "auto" and f.time_budget == memfit.api.OFFLOAD_SECONDS == 10.0
+    assert memfit.jit(chain, memory_limit="1MiB", offload="exact", time_budget=3).time_budget == 3
+    assert memfit.jit(chain, memory_limit="1MiB", offload="learned",
+                      time_budget=math.inf).time_budget is None
+    assert memfit.jit(chain, memory_limit="1MiB").offload is None

@@ -10,10 +10,11 @@ import sys
 
 from .solvers.budget import Budget
 
-METHODS = ("heuristic", "exact", "learned", "greedy", "random", "slow")
+METHODS = ("auto", "heuristic", "exact", "learned", "greedy", "random", "slow")
 
 
-def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int = 8, seed: int = 0,
+def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int | None = None,
+               seed: int = 0,
                simulations: int | None = None, polish: int | None = None,
                polish_pairs: bool | None = None, repack: bool | None = None,
                relax: bool | str | None = None, local_search: bool | None = None,
@@ -28,7 +29,9 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
     caller): wall time for the whole method, its stages after it included,
     from this call on; each stage gets what the ones before it left, and the
     best valid solution found by then is returned (see ``_budgeted``).
-    ``time_limit``: CP-SAT's own limit where no budget is given."""
+    ``time_limit``: CP-SAT's own limit where no budget is given.
+    ``num_workers``: CP-SAT's (None: 8 for exact, the CPU count up to 8 for
+    auto)."""
     budget = time_budget if isinstance(time_budget, Budget) else Budget(time_budget)
     kw = dict(time_limit=time_limit, num_workers=num_workers, seed=seed, simulations=simulations,
               polish=polish, time_budget=budget)
@@ -51,6 +54,10 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
             return sol
         return run_repack(inst, sol)[0]
     from .solvers import baselines, exact, heuristic
+    if method == "auto":
+        from .solvers import portfolio
+        return portfolio.assign(inst, budget if budget.deadline is not None else None,
+                                num_workers=num_workers, seed=seed)
     if method == "heuristic":
         return heuristic.assign(inst, deadline=budget.deadline)
     if method == "learned":
@@ -62,9 +69,9 @@ def run_method(inst, method: str, *, time_limit: float = 10.0, num_workers: int 
                               local_search=local_search, iterate=iterate, budget=budget)
     if method == "exact":
         if budget.deadline is None:
-            return exact.solve(inst, time_limit=time_limit, num_workers=num_workers,
+            return exact.solve(inst, time_limit=time_limit, num_workers=num_workers or 8,
                                seed=seed).solution
-        return exact.solve_within(inst, budget, num_workers=num_workers, seed=seed)
+        return exact.solve_within(inst, budget, num_workers=num_workers or 8, seed=seed)
     if method == "greedy":
         return baselines.greedy_by_size(inst)
     if method == "random":
@@ -145,7 +152,13 @@ def cmd_plot(args) -> int:
 def add_subcommands(sub) -> None:
     a = sub.add_parser("assign", help="memory-space assignment of an exported instance (JSON)")
     a.add_argument("instance", help="instance JSON (memfit-export-buffers)")
-    a.add_argument("--method", choices=METHODS, default="heuristic")
+    a.add_argument("--method", choices=METHODS, default="auto",
+                   help="auto (the default): the heuristic, local search from it, CP-SAT "
+                        "hinted with the best so far (up to 512 buffers) and iterated local "
+                        "search, within --time-budget (default 10 s), the fastest valid "
+                        "solution kept (msa.solvers.portfolio); heuristic: XLA-style; "
+                        "exact: CP-SAT; learned: the trained player (minutes without a "
+                        "budget); greedy, random, slow: baselines")
     a.add_argument("--time-budget", "--time-limit", dest="time_budget", type=float, default=None,
                    metavar="S",
                    help="wall-clock seconds for the whole method, counted once the instance "
@@ -157,9 +170,10 @@ def add_subcommands(sub) -> None:
                         "search), as CP-SAT's limit (exact; its model's encoding is not "
                         "interruptible) and between stages (learned: the heuristic, then "
                         "the game in a worker process killed at the deadline, the faster "
-                        "kept). Default: none, except 10 s for exact. --time-limit is the "
-                        "same option")
-    a.add_argument("--num-workers", type=int, default=8, help="CP-SAT workers (exact)")
+                        "kept; auto: each stage gets what the ones before it left). Default: none, "
+                        "except 10 s for auto and exact. --time-limit is the same option")
+    a.add_argument("--num-workers", type=int, default=None,
+                   help="CP-SAT workers (exact: default 8; auto: the CPU count, at most 8)")
     a.add_argument("--simulations", type=int, default=None,
                    help="search simulations per move (learned; default 16 up to 256 buffers, "
                         "the argmax above, then --local-search: msa.learned.agent.AgentConfig; "

@@ -8,8 +8,10 @@ assignment solver chose to keep in host memory:
 
 1. ``memfit-inline``, then ``memfit-export-buffers`` (the instance, with
    fast-memory capacity ``memory_limit``);
-2. the solver: :func:`memfit.msa.solvers.heuristic.assign` ("heuristic", XLA-style),
-   :func:`memfit.msa.solvers.exact.solve` ("exact", CP-SAT) or
+2. the solver: :func:`memfit.msa.solvers.portfolio.assign` ("auto", the
+   default: heuristic, local search, CP-SAT and iterated local search within
+   the budget), :func:`memfit.msa.solvers.heuristic.assign` ("heuristic",
+   XLA-style), :func:`memfit.msa.solvers.exact.solve` ("exact", CP-SAT) or
    :func:`memfit.msa.learned.assign` ("learned", the trained player);
 3. ``memfit-assign-memory-space{assignment=<solution.json>}`` on the same
    inlined module (so buffer ids agree).
@@ -25,19 +27,23 @@ from pathlib import Path
 
 from ..errors import MemfitError
 
-METHODS = ("heuristic", "exact", "learned")
+METHODS = ("auto", "heuristic", "exact", "learned")
 
 
 def solve_instance(inst, method: str, *, time_limit: float = 10.0,
                    time_budget: float | None = None):
-    """A Solution for an Instance by ``method`` ("heuristic", "exact" or
-    "learned": the trained player with search, memfit.msa.learned), within
-    ``time_budget`` seconds when given (the best valid solution by then, as
-    ``memfit assign --time-budget``)."""
+    """A Solution for an Instance by ``method`` ("auto": msa.solvers.portfolio,
+    "heuristic", "exact" or "learned": the trained player with search,
+    memfit.msa.learned), within ``time_budget`` seconds when given (the best
+    valid solution by then, as ``memfit assign --time-budget``; "auto"
+    without one: portfolio.DEFAULT_SECONDS)."""
     if method not in METHODS:
         raise MemfitError(f"unknown offload method {method!r}; choose one of {', '.join(METHODS)}")
     from .solvers.budget import Budget
     budget = Budget(time_budget)
+    if method == "auto":
+        from .solvers import portfolio
+        return portfolio.assign(inst, time_budget)
     if method == "heuristic":
         from .solvers.heuristic import assign
         return assign(inst, deadline=budget.deadline)
@@ -61,7 +67,7 @@ def assign_memory_space(text: str, solution_path: str, *, function: str | None =
     return transform(text, "memfit-assign-memory-space{" + " ".join(opts) + "}")
 
 
-def offload_pipeline(text: str, memory_limit: int | str, method: str = "heuristic", *,
+def offload_pipeline(text: str, memory_limit: int | str, method: str = "auto", *,
                      device: str = "h200", function: str | None = None,
                      time_limit: float = 10.0, time_budget: float | None = None,
                      return_details: bool = False):

@@ -17,21 +17,30 @@ def _op_parts(inst: Instance, t: int, fast: set[int]) -> tuple[float, float]:
     return op.weight * op.flops / dev.flops, op.weight * mem
 
 
-def alternate_memory_benefit(inst: Instance, t: int, b: int) -> float:
-    """CostAnalysis::GetAlternateMemoryBenefit for buffer b at op t."""
-    compute, mem = _op_parts(inst, t, set())
+def alternate_memory_benefit(inst: Instance, t: int, b: int, slow: dict | None = None) -> float:
+    """CostAnalysis::GetAlternateMemoryBenefit for buffer b at op t.
+    ``slow``: a cache of each op's all-slow parts, shared by the calls of one
+    ``buffer_order`` (an op with k accesses is asked k times: without it
+    the order costs the sum of k squared twice over)."""
+    if slow is None:
+        slow = {}
+    if t not in slow:
+        slow[t] = _op_parts(inst, t, set())
+    compute, mem = slow[t]
     if mem > compute:
         _, mem_alt = _op_parts(inst, t, {b})
         return mem - mem_alt          # weight (trip count) already in both
     return mem - compute
 
 
-def memory_boundedness(inst: Instance, b: int) -> float:
-    """CostAnalysis::GetMemoryBoundedness."""
+def memory_boundedness(inst: Instance, b: int, slow: dict | None = None) -> float:
+    """CostAnalysis::GetMemoryBoundedness (``slow``: alternate_memory_benefit's cache)."""
     buf = inst.buffers[b]
-    benefit = None if buf.kind == "argument" else alternate_memory_benefit(inst, buf.start, b)
+    slow = {} if slow is None else slow
+    benefit = None if buf.kind == "argument" else alternate_memory_benefit(inst, buf.start, b,
+                                                                           slow)
     for u in buf.uses:
-        ub = alternate_memory_benefit(inst, u, b)
+        ub = alternate_memory_benefit(inst, u, b, slow)
         if benefit is None:
             benefit = ub
         elif benefit > 0 and ub > 0:
@@ -53,8 +62,10 @@ def size_order(inst: Instance) -> list[int]:
 
 def buffer_order(inst: Instance) -> list[int]:
     """MemoryBoundednessBufferIntervalComparator's order."""
+    slow = {}
+
     def key(b):
         buf = inst.buffers[b]
-        return (-memory_boundedness(inst, b), -buf.size, -(buf.end - buf.start),
+        return (-memory_boundedness(inst, b, slow), -buf.size, -(buf.end - buf.start),
                 max(buf.uses, default=0), buf.start, b)
     return sorted(range(inst.num_buffers), key=key)

@@ -320,7 +320,12 @@ class Player:
     ``logits()`` and ``move(action, offsets)`` step through it (the logits
     are network.apply's, up to rounding)."""
 
-    def __init__(self, params, g: game.GameArrays, sf: F.Static):
+    def __init__(self, params, g: game.GameArrays, sf: F.Static, count_rows: bool = False):
+        #: with ``count_rows``, per move: the rows of round 0 ops, round 1
+        #: ops, round 1 buffers, round 2 ops, and the round 1 buffers and
+        #: round 2 ops there would be without the lifetime means (buffers
+        #: living across a changed op but not accessing one)
+        self.rows = [] if count_rows else None
         a = {k: np.asarray(v) for k, v in g._asdict().items()}
         s = {k: np.asarray(v) for k, v in sf._asdict().items()}
         self.net = jax.tree.map(jnp.asarray, params)
@@ -597,6 +602,19 @@ class Player:
         self.buf_adj.mark(m2, b1)
         d2 = self._ops(m2)
         self.S = _round2(self.net, self.S, self.C, len(d2), _pad(d2, L, T + 1), chunk=self.chunk)
+        if self.rows is not None:
+            self.rows.append((len(d0), len(d1), len(b1), len(d2)) + self._without_lifetimes(d1, bufs0))
+
+    def _without_lifetimes(self, d1, bufs0):
+        """(round 1 buffers, round 2 ops) if a buffer's lifetime mean did not
+        change with the ops it does not access."""
+        mb = np.zeros(self.B + 1, bool)
+        mb[bufs0] = True
+        self.op_adj.mark(mb, d1)
+        b1 = np.nonzero(mb[:self.B] & self.buf_valid)[0]
+        m2 = self._around(d1)
+        self.buf_adj.mark(m2, b1)
+        return len(b1), len(self._ops(m2))
 
     def play(self):
         """The argmax game from the start: the actions [B] (0 after the end)."""
@@ -618,18 +636,21 @@ class Player:
 FAST_MIN_MOVES = 1024
 
 
-def play_batch(net, arrays, static):
+def play_batch(net, arrays, static, rows: list | None = None):
     """The policy's argmax game of every instance of the batch, one at a
     time: ``(final states, None, actions [N, M], None)``, as
     ``play.play_batch(net, arrays, static, key)`` returns them (the final
-    states' time estimated once, at the end)."""
+    states' time estimated once, at the end). ``rows``: a list that gets
+    each game's ``Player.rows``."""
     N, M = arrays.order.shape
     played = np.zeros((N, M), np.int32)
     states = []
     for i in range(N):
         g = jax.tree.map(lambda x: x[i], arrays)
-        pl = Player(net, g, jax.tree.map(lambda x: x[i], static))
+        pl = Player(net, g, jax.tree.map(lambda x: x[i], static), count_rows=rows is not None)
         played[i] = pl.play()
+        if rows is not None:
+            rows.append(pl.rows)
         choice = jnp.asarray(pl.choice, jnp.int32)
         # the cost model as encoding compiled it for this bucket (T0)
         states.append(game.State(inst=g, step=jnp.int32(pl.step), choice=choice,

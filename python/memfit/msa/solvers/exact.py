@@ -143,7 +143,7 @@ def _pin(m, menus, x, y, sol: Solution) -> None:
 def solve(inst: Instance, *, time_limit: float = 10.0, num_workers: int = 8,
           hint: Solution | None = None, use_heuristic_hint: bool = True,
           seed: int = 0, log: bool = False, presolve: bool | None = None,
-          fixed: Solution | None = None) -> ExactResult:
+          fixed: Solution | None = None, deadline: float | None = None) -> ExactResult:
     """Solve with CP-SAT.
 
     ``presolve`` defaults to on up to 40 buffers only: on the exported
@@ -155,7 +155,11 @@ def solve(inst: Instance, *, time_limit: float = 10.0, num_workers: int = 8,
 
     ``fixed`` pins every buffer to that solution's menu plan (and offset):
     the objective is then the solution's time as CP-SAT encodes it, at most
-    one tick (``tick_seconds``) per duration term below the validator's."""
+    one tick (``tick_seconds``) per duration term below the validator's.
+
+    ``deadline`` (a ``time.perf_counter()`` value, msa.solvers.budget):
+    CP-SAT's limit is cut to the time left once the model is built (its
+    encoding is not interruptible)."""
     t0 = _time.time()
     cp_model = require("ortools.sat.python.cp_model", "exact memory-space assignment (CP-SAT)")
     if hint is None and use_heuristic_hint:
@@ -327,7 +331,10 @@ def solve(inst: Instance, *, time_limit: float = 10.0, num_workers: int = 8,
                                overlap)
 
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit)
+    limit = float(time_limit)
+    if deadline is not None:
+        limit = max(0.01, min(limit, deadline - _time.perf_counter()))
+    solver.parameters.max_time_in_seconds = limit
     solver.parameters.num_workers = int(num_workers)
     solver.parameters.random_seed = int(seed)
     solver.parameters.log_search_progress = bool(log)
@@ -364,7 +371,7 @@ def solve_within(inst: Instance, budget, *, num_workers: int = 8, seed: int = 0)
     if budget.expired():
         return hint
     sol = solve(inst, time_limit=max(budget.left(), 0.01), num_workers=num_workers,
-                seed=seed, hint=hint).solution
+                seed=seed, hint=hint, deadline=budget.deadline).solution
     v = validate(inst, sol)
     if not v.valid or validate(inst, hint).estimated_time < v.estimated_time:
         return hint
