@@ -204,6 +204,38 @@ def test_several_loops_still_start_at_margin_2():
     assert calls[0] == cal_mod.DEFAULT_MARGIN and cal_mod.PREDICTED_MARGIN not in calls
 
 
+def _knn_program(fixed, temps, calls):
+    """The exact kNN rewrite's loop alone (no memfit-split loop), holding
+    temps(margin)."""
+    split, comp = fake_program(fixed, temps=temps, calls=calls)
+    own = '"stablehlo.while"() {memfit.knn_loop} '
+    return lambda m: split(m).replace("{ temps", "{ " + own + "temps"), comp
+
+
+def test_the_exact_knn_alone_compiles_the_models_own_margin_first():
+    # margin 2's kNN holds 30 of the 60 MiB of room; margin 1's program,
+    # the one the search would reach after margin 2's compile, is the only
+    # one compiled (its count then points below 1: the same program)
+    calls, compiled = [], []
+    # its query chunk, and so its temporaries, follow the margin, read as 1 below 1
+    split, comp = _knn_program(40 * MiB, lambda m: int(50 * MiB / max(1.0, m)), calls)
+    cal = cal_mod.calibrate(split, lambda t: compiled.append(t) or comp(t), 100 * MiB)
+    assert calls[:2] == [cal_mod.DEFAULT_MARGIN, cal_mod.PREDICTED_MARGIN]
+    assert len(compiled) == 1 and cal.kept.margin == cal_mod.PREDICTED_MARGIN
+    assert cal.kept.xla_bytes == 90 * MiB
+    assert "the model's own margin compiled first" in cal.summary()
+
+
+def test_an_exact_knn_the_margin_does_not_change_compiles_margin_2():
+    # a kNN whose chunk the room does not limit: margin 1 gives the same
+    # program, margin 2's is compiled (a pass more, no compile more)
+    calls, compiled = [], []
+    split, comp = _knn_program(40 * MiB, lambda m: 5 * MiB, calls)
+    cal = cal_mod.calibrate(split, lambda t: compiled.append(t) or comp(t), 100 * MiB)
+    assert len(compiled) == 1 and cal.kept.margin == cal_mod.DEFAULT_MARGIN
+    assert "same program; margin 2 compiled first" in cal.summary()
+
+
 def test_a_chunk_that_leaves_a_remainder_step_is_replaced_by_a_divisor():
     # 2,048 rows, chunk 384 at margin 1 (5 chunks + 128): the remainder
     # step is a second copy of the body. The chunk of 256 divides the rows
@@ -227,6 +259,51 @@ def test_a_divisor_far_below_the_chunk_is_not_taken():
     cal = cal_mod.calibrate(split, comp, 100 * MiB)
     assert cal_mod._loop_chunks(cal.kept.text)[0][1:3] == (480, 40)
     assert not any("leaves" in why for _, why, _ in cal.skipped)
+
+
+def two_loop_program(fixed, size, rows_at_margin_1, row_bytes, *, loops=lambda m: 2):
+    """A split into ``loops(margin)`` top-level loops over ``size`` rows, each
+    with the chunk ``one_loop_program`` gives (a multiple of 8)."""
+    split1, comp = one_loop_program(fixed, size, rows_at_margin_1, row_bytes)
+
+    def split(m):
+        text = split1(m)
+        record = text[text.index('"stablehlo.while"'):text.rindex("}")]
+        return text.replace(record, record * loops(m))
+    return split, comp
+
+
+def test_several_loops_take_the_divisor_above_their_chunk():
+    # 6,144 rows, chunks of 224 (27 chunks + 96) at margin 2: the divisor
+    # above, 256, is 1.14x the chunk; margin 1.75 gives it to both loops,
+    # the only program compiled
+    compiled = []
+    split, comp = two_loop_program(40 * MiB, 6144, 448, 100 * 1024)
+    cal = cal_mod.calibrate(split, lambda t: compiled.append(t) or comp(t), 100 * MiB)
+    assert [c[1:3] for c in cal_mod._loop_chunks(cal.kept.text)] == [(256, 0), (256, 0)]
+    assert len(compiled) == 1 and cal.kept.margin == pytest.approx(1.75)
+    assert "chunks 224, 224 leave 96 of 6144, 96 of 6144" in cal.summary()
+
+
+def test_several_loops_take_the_divisor_below_when_above_changes_the_loops():
+    # bigger chunks would make the split choose a third loop: the divisor
+    # below (192) is taken instead, at margin 2.33
+    compiled = []
+    split, comp = two_loop_program(40 * MiB, 6144, 448, 100 * 1024,
+                                   loops=lambda m: 3 if m < 1.9 else 2)
+    cal = cal_mod.calibrate(split, lambda t: compiled.append(t) or comp(t), 100 * MiB)
+    assert [c[1:3] for c in cal_mod._loop_chunks(cal.kept.text)] == [(192, 0), (192, 0)]
+    assert len(compiled) == 1 and cal.kept.margin == pytest.approx(2 * 224 / 192)
+
+
+def test_several_loops_without_a_divisor_near_keep_their_chunks():
+    # 6,151 rows (a prime): no divisor within reach, margin 2's split is
+    # compiled as it is after at most DIVISOR_TRIES passes
+    calls = []
+    split0, comp = two_loop_program(40 * MiB, 6151, 448, 100 * 1024)
+    cal = cal_mod.calibrate(lambda m: calls.append(m) or split0(m), comp, 100 * MiB)
+    assert cal.kept.margin == cal_mod.DEFAULT_MARGIN and len(cal.attempts) == 1
+    assert len(calls) <= 1 + cal_mod.DIVISOR_TRIES
 
 
 def _unsplit_run_only(fixed, temps, peak, run_factor=1.0, scratch_bytes=0):
@@ -346,7 +423,9 @@ def test_knn_calibrated_chunks_are_bigger_and_fit():
     c_once, c_tuned = once.lower(q, x).compile(), tuned.lower(q, x).compile()
     assert once.last_calibration is None
     cal = tuned.last_calibration
-    assert len(cal.attempts) >= 2 and cal.kept.margin < cal_mod.DEFAULT_MARGIN
+    # the exact kNN's loop alone: the model's own margin is compiled first
+    assert cal.attempts[0].margin == cal_mod.PREDICTED_MARGIN
+    assert cal.kept.margin < cal_mod.DEFAULT_MARGIN
     assert xla_bytes(c_once) < xla_bytes(c_tuned) <= limit
     assert cal.kept.scratch_bytes is not None and cal.kept.total_bytes <= limit
     assert cal.kept.xla_bytes == xla_bytes(c_tuned)

@@ -25,7 +25,7 @@
 // CHECK-SAME: is_stable = true
 // CHECK: comparison_direction GT
 // CHECK: "stablehlo.while"
-// CHECK: "chlo.top_k"({{.*}}) <{k = 5 : i64}> : (tensor<1x64xf32>)
+// CHECK: "chlo.top_k"({{.*}}) <{k = 5 : i64}> {memfit.two_stage} : (tensor<1x64xf32>)
 // CHECK: "stablehlo.dynamic_update_slice"
 // CHECK-NOT: tensor<16x64x8xf32>
 // OFF-LABEL: func.func @knn

@@ -94,6 +94,34 @@ func.func @knn_tiled_long_rows(%arg0: tensor<200000x4xf32>, %arg1: tensor<64x4xf
   return %7#0, %7#1 : tensor<64x2xf32>, tensor<64x2xi32>
 }
 
+// The repair loop (rows the certificate fails, one at a time, against all
+// 200,000 points) keeps one top_k, marked so that the two-stage rewrite
+// leaves it: its stages would be a dozen more kernels for XLA to compile,
+// in a loop that runs only for uncertified rows.
+// CHECK-LABEL: func.func @knn_repair_one_top_k
+// CHECK: {memfit.exact_distance}
+// CHECK: "stablehlo.while"
+// CHECK: {memfit.exact_distance}
+// CHECK-NEXT: "stablehlo.negate"
+// CHECK-NEXT: "chlo.top_k"({{.*}}) <{k = 2 : i64}> {memfit.two_stage} : (tensor<1x200000xf32>)
+// CHECK-NOT: "chlo.top_k"
+// CHECK: return
+func.func @knn_repair_one_top_k(%arg0: tensor<200000x4xf32>, %arg1: tensor<64x4xf32>) -> (tensor<64x2xf32>, tensor<64x2xi32>) {
+  %0 = "stablehlo.broadcast_in_dim"(%arg1) <{broadcast_dimensions = array<i64: 0, 2>}> : (tensor<64x4xf32>) -> tensor<64x200000x4xf32>
+  %1 = "stablehlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = array<i64: 1, 2>}> : (tensor<200000x4xf32>) -> tensor<64x200000x4xf32>
+  %2 = "stablehlo.subtract"(%0, %1) : (tensor<64x200000x4xf32>, tensor<64x200000x4xf32>) -> tensor<64x200000x4xf32>
+  %3 = "stablehlo.multiply"(%2, %2) : (tensor<64x200000x4xf32>, tensor<64x200000x4xf32>) -> tensor<64x200000x4xf32>
+  %4 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+  %5 = "stablehlo.reduce"(%3, %4) <{dimensions = array<i64: 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "stablehlo.return"(%s) : (tensor<f32>) -> ()
+  }) : (tensor<64x200000x4xf32>, tensor<f32>) -> tensor<64x200000xf32>
+  %6 = "stablehlo.negate"(%5) : (tensor<64x200000xf32>) -> tensor<64x200000xf32>
+  %7:2 = "chlo.top_k"(%6) <{k = 2 : i64}> : (tensor<64x200000xf32>) -> (tensor<64x2xf32>, tensor<64x2xi32>)
+  return %7#0, %7#1 : tensor<64x2xf32>, tensor<64x2xi32>
+}
+
 // When the tile (52 blocks) does not divide the 410 blocks of 10, the last
 // tile starts at block 358; when the part (32 rows) does not divide the 60
 // queries, the last part starts at row 28: they recompute blocks and rows,
