@@ -16,7 +16,7 @@
 Each checks XLA's bytes (arguments + outputs + temporaries, ynn fusions
 off) under the limit, and the float64 contract (memfit.testing.oracle's
 relative error) on hard data: logits over a wide range, and embeddings with
-a large common offset in 3 dimensions (nearly tied logits).
+a common offset in 3 dimensions (nearly tied logits).
 """
 from __future__ import annotations
 
@@ -65,10 +65,14 @@ def _clip_args(family, rng, b, d):
         # where the logsumexp's max matters
         return ((rng.standard_normal((b, d)) * rng.uniform(0.1, 10, (b, 1))).astype(np.float32),
                 rng.standard_normal((b, d)).astype(np.float32), np.float32(np.log(100.0)))
-    # a large common offset in 3 dimensions: after normalisation every pair
-    # is nearly parallel, the logits nearly tied and the softmax flat, and
-    # the gradient a difference of nearly equal terms
-    offset = np.float32(1000.0)
+    # a common offset in 3 dimensions: after normalisation every pair is
+    # nearly parallel, the logits nearly tied and the softmax flat, and the
+    # gradient (d/d log_scale above all) a difference of nearly equal terms.
+    # At offset 10 jax's float32 gradient keeps about 6 digits; at 100 two;
+    # at 1000 none (both jax's and memfit's are rounding noise there, and no
+    # contract can tell them apart). The split's passes must read logits
+    # rounded alike (Planner.cpp, isSharedSmallValue) to keep jax's digits.
+    offset = np.float32(10.0)
     return ((rng.standard_normal((b, d)) + offset).astype(np.float32),
             (rng.standard_normal((b, d)) + offset).astype(np.float32), np.float32(np.log(100.0)))
 
@@ -83,6 +87,9 @@ def test_clip_loss_gradient_splits_with_chunks_of_many_rows(family, d):
     base, fitted, _, _ = split_within(fn, args, limit, min_ratio=4)
     chunks = _chunks(fitted.lower(*args).as_text())
     assert chunks and min(chunks) >= 8, chunks
+    # the data is hard, not hopeless: jax's own gradient has digits
+    log_scale = jax.tree_util.tree_leaves(base(*args))[-1]
+    assert relative_error(log_scale, _f64(fn, args)[-1]) < 1e-3
     _within_contract(fn, args, base, fitted)
 
 

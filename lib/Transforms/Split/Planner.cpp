@@ -72,6 +72,7 @@ private:
   void addChunked(Operation *op, const DimFactor &f, bool isBackward);
   void addSink(Operation *op, SinkKind k, const DimFactor &f);
   bool shouldPull(Value o) const;
+  bool isSharedSmallValue(Value o) const;
   void pullProducers(Operation *op);
   void pushUsers(Operation *op);
   void pushUse(OpOperand &use, Operation *from, int64_t dim);
@@ -89,6 +90,7 @@ private:
   PlanFailure &fail;
   Retry &retry;
   Operation *p0 = nullptr; // the seed's producer
+  int64_t seedBytes = 0;
   std::deque<Operation *> work;
   bool ok = true;
   llvm::DenseMap<Operation *, Operation *> reachedFrom; // forward adds
@@ -104,6 +106,7 @@ bool RegionBuilder::startAt(Value seed, int64_t dim) {
     return false;
   }
   p0 = res.getOwner();
+  seedBytes = bytesOf(seed);
   plan.block = p0->getBlock();
   plan.seedOp = p0;
   std::optional<OpDimRule> rule0 = getOpDimRule(p0);
@@ -153,8 +156,35 @@ void RegionBuilder::addSink(Operation *op, SinkKind k, const DimFactor &f) {
   work.push_back(op);
 }
 
+/// A fusible value that ops outside the region also read is sliced, not
+/// recomputed, when it is at most 1/kSharedOfLimit of the limit and
+/// 1/kSharedOfSeed of the seed (isSharedSmallValue): whole, it costs
+/// little next to what the split saves.
+constexpr int64_t kSharedOfLimit = 16;
+constexpr int64_t kSharedOfSeed = 128;
+
+/// Whether `o` is small and read outside the region. The loop then slices
+/// the one value that every reader sees instead of recomputing a copy:
+/// XLA rewrites each copy by its own users (x / sqrt(y) becomes
+/// x * rsqrt(y) when the sqrt has one user, not when it has several), so a
+/// recomputed copy can differ from the original in its last bits. A second
+/// pass (a softmax gradient's exponentials) and the first pass that summed
+/// its normaliser would then read differently rounded logits, and the
+/// normalised terms no longer sum to one, by the same sign in every row:
+/// a gradient that cancels them (a CLIP loss's d/d log_scale, logits
+/// nearly tied) loses its digits. Slicing costs no recomputation.
+bool RegionBuilder::isSharedSmallValue(Value o) const {
+  if (bytesOf(o) * kSharedOfLimit > limit || bytesOf(o) * kSharedOfSeed > seedBytes)
+    return false;
+  for (Operation *u : o.getUsers())
+    if (!plan.inPlan(u))
+      return true;
+  return false;
+}
+
 /// A producer is recomputed per chunk when that is cheap (splat constants,
-/// iota, fusible ops), when it is large, or when only the region reads it.
+/// iota, fusible ops, unless small and read outside the region), when it is
+/// large, or when only the region reads it.
 bool RegionBuilder::shouldPull(Value o) const {
   auto res = llvm::dyn_cast<OpResult>(o);
   if (!res || forcedLeaves.contains(o))
@@ -170,7 +200,7 @@ bool RegionBuilder::shouldPull(Value o) const {
   if (kind == OpKind::Iota)
     return true;
   if (FusionModel::isFusible(p))
-    return true;
+    return !isSharedSmallValue(o);
   if (bytesOf(o) * 4 >= limit)
     return true;
   for (Operation *u : o.getUsers())
