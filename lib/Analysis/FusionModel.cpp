@@ -400,6 +400,7 @@ void FusionModel::computeLiveRanges() {
       }
       if (Value donor = findReusableOperand(op, i, r, taken)) {
         taken.insert(donor);
+        donorOf[r] = donor;
         firstLiveIndex[r] = pos + 1; // takes over the operand's buffer
         if (carried.contains(donor))
           carried.insert(r);

@@ -42,8 +42,10 @@ public:
   Profiler(std::vector<TimelinePoint> *timeline, const ShardingModel *sharding)
       : timeline(timeline), sharding(sharding) {}
 
+  /// `entry`: the function's entry block, its outputs counted from the
+  /// start (profileFunction's `reserveOutputs`).
   FailureOr<BlockResult> profileBlock(Block &block, int64_t outerBytes,
-                                      unsigned depth);
+                                      unsigned depth, bool entry = false);
   FailureOr<int64_t> nestedExtra(Operation *op, int64_t outerBytes,
                                  unsigned depth, std::vector<LiveTensor> *peakSet);
 
@@ -136,8 +138,26 @@ FailureOr<int64_t> Profiler::nestedExtra(Operation *op, int64_t outerBytes,
   return extra;
 }
 
+/// The values whose buffers are the entry block's outputs: each returned
+/// value and the values whose buffer it took over in place (an accumulator,
+/// a loop's initial value), each mapped to the first op index at which its
+/// chain's buffer is written.
+llvm::DenseMap<Value, unsigned> outputBufferChains(Block &block, const FusionModel &model) {
+  llvm::DenseMap<Value, unsigned> chains;
+  for (Value v : block.getTerminator()->getOperands()) {
+    unsigned written = model.firstLive(v);
+    for (Value b = v; b && llvm::isa<OpResult>(b) && model.isMaterialised(b) &&
+                      chains.try_emplace(b, 0).second;
+         b = model.bufferDonor(b))
+      written = std::min(written, model.firstLive(b));
+    if (chains.count(v))
+      chains[v] = written;
+  }
+  return chains;
+}
+
 FailureOr<BlockResult> Profiler::profileBlock(Block &block, int64_t outerBytes,
-                                              unsigned depth) {
+                                              unsigned depth, bool entry) {
   for (Operation &op : block)
     for (Value r : op.getResults())
       if (llvm::isa<TensorType>(r.getType()) && !getTensorBytes(r.getType()))
@@ -146,10 +166,25 @@ FailureOr<BlockResult> Profiler::profileBlock(Block &block, int64_t outerBytes,
   FusionModel model(block);
   auto ops = model.getOps();
   // Bytes that become live / die at each index: a sweep over the op order.
-  std::vector<int64_t> delta(ops.size() + 2, 0);
+  // `reserved`: of those, outputs' buffers not yet written.
+  std::vector<int64_t> delta(ops.size() + 2, 0), reserved(ops.size() + 2, 0);
+  llvm::DenseMap<Value, unsigned> outputBuffers;
+  if (entry) {
+    // Every output from the start, whatever computes it (XLA copies a
+    // constant or an argument returned into an output of its own).
+    outputBuffers = outputBufferChains(block, model);
+    for (Value v : block.getTerminator()->getOperands()) {
+      delta[0] += bytes(v);
+      reserved[0] += bytes(v);
+      auto it = outputBuffers.find(v);
+      if (it != outputBuffers.end())
+        reserved[std::min<size_t>(it->second, ops.size() + 1)] -= bytes(v);
+    }
+  }
   for (Operation *op : ops)
     for (Value r : op->getResults())
-      if (model.isMaterialised(r) && !model.isInCarriedBuffer(r)) {
+      if (model.isMaterialised(r) && !model.isInCarriedBuffer(r) &&
+          !outputBuffers.contains(r)) {
         unsigned first = model.firstLive(r), last = model.lastUse(r);
         if (first > last)
           continue;
@@ -157,10 +192,11 @@ FailureOr<BlockResult> Profiler::profileBlock(Block &block, int64_t outerBytes,
         delta[last + 1] -= bytes(r);
       }
   BlockResult result;
-  int64_t live = 0;
+  int64_t live = 0, unwritten = 0, peakUnwritten = 0;
   for (Operation *op : ops) {
     unsigned pos = model.indexOf(op);
     live += delta[pos];
+    unwritten += reserved[pos];
     std::vector<LiveTensor> nestedPeak;
     size_t slot = timeline ? timeline->size() : 0;
     FailureOr<int64_t> extra = nestedExtra(op, outerBytes + live, depth, &nestedPeak);
@@ -170,7 +206,11 @@ FailureOr<BlockResult> Profiler::profileBlock(Block &block, int64_t outerBytes,
     // The op itself comes before the ops of its regions in the timeline.
     if (timeline && !isTerminatorLike(op))
       timeline->insert(timeline->begin() + slot, {op, depth, outerBytes + here, outerBytes});
-    if (here > result.peakBytes || !result.peakOp) {
+    // Of equal peaks, the one where the most is written names the op (an
+    // output's reserved buffer does not move the peak before its producer).
+    if (here > result.peakBytes || !result.peakOp ||
+        (here == result.peakBytes && unwritten < peakUnwritten && !isTerminatorLike(op))) {
+      peakUnwritten = unwritten;
       result.peakBytes = here;
       result.peakOp = op;
       result.liveAtPeak = nestedPeak;
@@ -187,7 +227,7 @@ FailureOr<BlockResult> Profiler::profileBlock(Block &block, int64_t outerBytes,
 
 } // namespace
 
-FailureOr<FunctionProfile> memfit::profileFunction(func::FuncOp func) {
+FailureOr<FunctionProfile> memfit::profileFunction(func::FuncOp func, bool reserveOutputs) {
   FunctionProfile p;
   p.name = func.getSymName().str();
   if (func.isExternal())
@@ -208,7 +248,7 @@ FailureOr<FunctionProfile> memfit::profileFunction(func::FuncOp func) {
     p.outputBytes += sharding.deviceBytes(v);
 
   Profiler profiler(&p.timeline, &sharding);
-  FailureOr<BlockResult> r = profiler.profileBlock(entry, p.argumentBytes, 0);
+  FailureOr<BlockResult> r = profiler.profileBlock(entry, p.argumentBytes, 0, reserveOutputs);
   if (failed(r))
     return failure();
   p.peakBytes = p.argumentBytes + r->peakBytes;

@@ -25,7 +25,9 @@ which measured slower on a transformer step), it is not compiled, and a
 program split into several loops (a second pass) is not re-split at all,
 unless its loops were split inside a layer loop's body (their chunks are what
 the margin changes). At most ``MAX_COMPILES`` compiles; when none fits, the
-smallest is kept and a warning says by how much XLA exceeds the limit.
+largest whose XLA count alone is within the limit is kept (the runtime's
+scratch pushing it over), else the smallest, and a warning says by how much
+XLA exceeds the limit.
 """
 from __future__ import annotations
 
@@ -325,14 +327,21 @@ def _next_margin_to_try(cal: Calibration) -> float | None:
 
 
 def _choose(cal: Calibration, warn: bool = True) -> None:
-    """Keeps the largest program that fits; else the smallest, with a warning."""
+    """Keeps the largest program that fits; else the largest that XLA's count
+    alone fits, else the smallest, with a warning."""
     fitting = [i for i, a in enumerate(cal.attempts) if _fits(a, cal.limit)]
     if fitting:
         # the largest by XLA's count: the biggest chunks
         cal.chosen = max(fitting, key=lambda i: cal.attempts[i].counted_bytes)
         return
     known = [i for i, a in enumerate(cal.attempts) if a.xla_bytes is not None]
-    cal.chosen = min(known, key=lambda i: cal.attempts[i].total_bytes) if known else 0
+    # XLA's count within the limit: the largest of those (the biggest
+    # chunks; the runtime scratch pushes each over); else the smallest
+    within = [i for i in known if cal.attempts[i].counted_bytes <= cal.limit]
+    if within:
+        cal.chosen = max(within, key=lambda i: cal.attempts[i].counted_bytes)
+    else:
+        cal.chosen = min(known, key=lambda i: cal.attempts[i].total_bytes) if known else 0
     kept = cal.kept
     if warn and kept.xla_bytes is not None:
         scratch = (f" plus {kept.scratch_bytes / 2**20:.1f} MiB of runtime scratch"

@@ -571,6 +571,21 @@ def test_runtime_scratch_over_the_limit_resplits_smaller():
     assert "runtime scratch" in cal.summary()
 
 
+def test_scratch_over_the_limit_at_every_margin_keeps_the_largest_within_xlas_count():
+    # scratch that no chunk size shrinks (library dots reading a whole
+    # argument) is over the room whatever the margin: of the splits whose
+    # XLA count is within the limit the biggest chunks are kept, not the
+    # smallest program
+    split, comp, scratch = _with_scratch(*fake_program(40 * MiB, 60 * MiB),
+                                         lambda t: 70 * MiB)
+    with pytest.warns(cal_mod.MemoryLimitWarning, match="pushes it over"):
+        cal = cal_mod.calibrate(split, comp, 100 * MiB, scratch=scratch)
+    within = [a for a in cal.attempts if a.xla_bytes <= 100 * MiB]
+    assert len(within) >= 2
+    assert cal.kept.xla_bytes == max(a.xla_bytes for a in within)
+    assert cal.kept.xla_bytes > min(a.xla_bytes for a in within)
+
+
 def test_runtime_scratch_reads_the_program_as_the_user_compiles_it():
     split, comp = fake_program(40 * MiB, 60 * MiB)
     seen = []

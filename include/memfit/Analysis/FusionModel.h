@@ -69,6 +69,10 @@ public:
   /// A loop body's value written in place into the buffer its loop
   /// carries (a scan's stacked outputs): the loop's parent counts it.
   bool isInCarriedBuffer(mlir::Value v) const { return carried.contains(v); }
+  /// The operand whose buffer `v` takes over (it dies where `v` is made:
+  /// an in-place elementwise fusion, a dynamic_update_slice, a loop's
+  /// result in its initial value's buffer), or null.
+  mlir::Value bufferDonor(mlir::Value v) const { return donorOf.lookup(v); }
   /// Index of `op` (an op of this block) in the op order.
   unsigned indexOf(mlir::Operation *op) const { return index.lookup(op); }
   /// Last op index at which a materialised value must still exist (the
@@ -104,6 +108,7 @@ private:
   llvm::DenseSet<mlir::Value> materialised;
   llvm::DenseSet<mlir::Value> duplicated;
   llvm::DenseSet<mlir::Value> carried;
+  llvm::DenseMap<mlir::Value, mlir::Value> donorOf;
   llvm::DenseMap<mlir::Value, unsigned> lastUseIndex;
   llvm::DenseMap<mlir::Value, unsigned> firstLiveIndex;
 };

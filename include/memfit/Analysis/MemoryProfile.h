@@ -55,7 +55,16 @@ struct FunctionProfile {
 
 /// Profiles `func`. Calls are analysed across (the callee's internal peak is
 /// added at the call). Fails with an error on dynamic shapes or recursion.
-mlir::FailureOr<FunctionProfile> profileFunction(mlir::func::FuncOp func);
+///
+/// `reserveOutputs`: count the function's outputs from its start, as XLA
+/// does (the entry computation's outputs are allocations of their own for
+/// the whole run, which no temporary shares; a value whose buffer an
+/// output takes over in place is counted as that output). A loop that runs
+/// before the outputs are written (a first pass) then has only the room
+/// they leave. The split's chunk rule uses it; the profile reported to
+/// users keeps each output from its producer.
+mlir::FailureOr<FunctionProfile> profileFunction(mlir::func::FuncOp func,
+                                                 bool reserveOutputs = false);
 
 /// Peak bytes of the body of a region-holding op beyond what its parent
 /// already counts (loop-carried values alias the loop's operands).

@@ -34,7 +34,37 @@ namespace {
 struct LoopPeak {
   int64_t peak = kInfeasible; // the live total at the peak
   int64_t outside = 0;        // of it, what lives outside the loop's block
+  /// A first pass's peak with the function's outputs counted from the
+  /// start (0 for other loops), and what lives around the loop then.
+  int64_t withOutputs = 0, aroundWithOutputs = 0;
 };
+
+/// The largest live total at the ops the rewrite created (not marked
+/// `mark`) in `clone`'s profile; the whole function's peak goes to
+/// `functionPeak`, what lives outside the loop's block to `outside`, and
+/// the least live total at the created ops of the block itself (the loop's
+/// initial values, before it runs: what lives around it) to `around`.
+int64_t loopOpsPeak(func::FuncOp clone, Block *block, StringAttr mark, bool reserveOutputs,
+                    int64_t &functionPeak, int64_t &outside, int64_t &around) {
+  FailureOr<FunctionProfile> prof = profileFunction(clone, reserveOutputs);
+  if (failed(prof))
+    return kInfeasible;
+  int64_t peak = 0;
+  functionPeak = prof->peakBytes;
+  around = kInfeasible;
+  for (const TimelinePoint &p : prof->timeline) {
+    Operation *a = block->findAncestorOpInBlock(*p.op);
+    if (a && !a->getDiscardableAttr(mark)) {
+      peak = std::max(peak, p.liveBytes);
+      if (p.op->getBlock() == block)
+        around = std::min(around, p.liveBytes);
+    }
+    // The same for every op of the block (its enclosing loops' state).
+    if (p.op->getBlock() == block)
+      outside = p.outsideBytes;
+  }
+  return peak;
+}
 
 /// Peak of the loop the plan becomes with chunks of `c` (rewriting a clone):
 /// the largest live total at the ops the rewrite created; the whole
@@ -51,18 +81,16 @@ LoopPeak regionPeak(func::FuncOp f, const Plan &plan, int64_t c, int64_t &functi
   emitLoop(q, c);
   LoopPeak lp;
   functionPeak = kInfeasible;
-  FailureOr<FunctionProfile> prof = profileFunction(clone);
-  if (succeeded(prof)) {
-    lp.peak = 0;
-    functionPeak = prof->peakBytes;
-    for (const TimelinePoint &p : prof->timeline) {
-      Operation *a = q.block->findAncestorOpInBlock(*p.op);
-      if (a && !a->getDiscardableAttr(mark))
-        lp.peak = std::max(lp.peak, p.liveBytes);
-      // The same for every op of the block (its enclosing loops' state).
-      if (p.op->getBlock() == q.block)
-        lp.outside = p.outsideBytes;
-    }
+  int64_t unused = 0;
+  lp.peak = loopOpsPeak(clone, q.block, mark, false, functionPeak, lp.outside, unused);
+  // A first pass runs before the outputs are written, and its clone
+  // returns splat constants for what the second pass computes; XLA's
+  // outputs take their room all the same (profileFunction's
+  // reserveOutputs).
+  if (!q.later.empty() && lp.peak != kInfeasible) {
+    int64_t unusedPeak = 0, unusedOutside = 0;
+    lp.withOutputs = loopOpsPeak(clone, q.block, mark, true, unusedPeak, unusedOutside,
+                                 lp.aroundWithOutputs);
   }
   clone->erase();
   return lp;
@@ -148,9 +176,19 @@ static int64_t marginedPeak(func::FuncOp f, const Plan &plan, int64_t c, int64_t
   LoopPeak lp = regionPeak(f, plan, c, ch.functionPeak);
   int64_t base = std::max(fixed, lp.outside);
   ch.outside = std::max<int64_t>(0, base - fixed);
-  if (lp.peak == kInfeasible || lp.peak <= base)
+  if (lp.peak == kInfeasible)
     return lp.peak;
-  return base + static_cast<int64_t>(std::ceil(margin * double(lp.peak - base)));
+  auto margined = [&](int64_t peak, int64_t below) {
+    return peak <= below ? peak
+                         : below + static_cast<int64_t>(std::ceil(margin * double(peak - below)));
+  };
+  // A first pass also fits with the outputs counted (below the arguments
+  // and outputs its temporaries would go unchecked), its own temporaries
+  // counted margin times over what lives around it.
+  int64_t first = lp.withOutputs == kInfeasible
+                      ? kInfeasible
+                      : margined(lp.withOutputs, std::max(base, lp.aroundWithOutputs));
+  return std::max(margined(lp.peak, base), first);
 }
 
 /// `c` aligned and balanced when that keeps `fits`, else `c` itself.

@@ -39,6 +39,7 @@
 #include "Planner.h"
 #include "SinkInvariants.h"
 
+#include "memfit/Analysis/FusionModel.h"
 #include "memfit/Analysis/MemoryProfile.h"
 #include "memfit/Analysis/Sharding.h"
 #include "memfit/Support/Diagnostics.h"
@@ -90,18 +91,58 @@ struct RunResult {
   }
 };
 
+/// Where `v` is made: the first value of its type reached back through the
+/// fusible ops that compute it elementwise from one value of the same type
+/// (broadcasts aside: the logits of `exp(logits - broadcast(max))`). Split from there, a region also
+/// takes what the other readers of that value need, along dimensions the
+/// live value's own users would stop (a gather along the vocabulary).
+Value producerRoot(Value v) {
+  for (unsigned steps = 0; steps < 64; ++steps) {
+    Operation *op = v.getDefiningOp();
+    if (!op || !FusionModel::isFusible(op) || op->getNumRegions())
+      return v;
+    Value same;
+    for (Value o : op->getOperands())
+      if (o.getType() == v.getType() && llvm::isa_and_present<OpResult>(o) &&
+          o.getDefiningOp()->getBlock() == op->getBlock() &&
+          getOpKind(o.getDefiningOp()) != OpKind::BroadcastInDim) {
+        if (same && same != o)
+          return v;
+        same = o;
+      }
+    if (!same)
+      return v;
+    v = same;
+  }
+  return v;
+}
+
+/// A value live at the peak and, when it is another value, its producer
+/// root: the root is planned along the dimensions no plan of the value
+/// takes, the better of their plans taken.
+using SeedGroup = SmallVector<Value, 2>;
+
 /// The (up to 4) largest values live at the peak that a split can remove:
-/// op results that the function does not return.
-SmallVector<Value> pickSeeds(func::FuncOp f, const FunctionProfile &prof) {
+/// op results that the function does not return; each with its producer
+/// root at the function's top level (in a layer loop's body the plans
+/// along rows are kept, which the calibration re-splits as one set).
+SmallVector<SeedGroup> pickSeeds(func::FuncOp f, const FunctionProfile &prof) {
   llvm::DenseSet<Value> returned;
   for (Value v : f.front().getTerminator()->getOperands())
     returned.insert(v);
-  SmallVector<Value> seeds;
+  auto splittable = [&](Value v) {
+    return llvm::isa<OpResult>(v) && !returned.contains(v) && bytesOf(v) > 0;
+  };
+  SmallVector<SeedGroup> seeds;
+  llvm::DenseSet<Value> taken;
   for (const LiveTensor &t : prof.liveAtPeak) {
-    if (t.isArgument || !llvm::isa<OpResult>(t.value) || returned.contains(t.value) ||
-        llvm::is_contained(seeds, t.value) || t.bytes == 0)
+    if (t.isArgument || !splittable(t.value) || !taken.insert(t.value).second)
       continue;
-    seeds.push_back(t.value);
+    SeedGroup group{t.value};
+    Value root = producerRoot(t.value);
+    if (splittable(root) && root.getParentBlock() == &f.front() && taken.insert(root).second)
+      group.push_back(root);
+    seeds.push_back(group);
     if (seeds.size() == 4)
       break;
   }
@@ -191,40 +232,59 @@ int64_t chunkedShardedDevices(const Plan &plan, const ShardingModel &sharding) {
   return 0;
 }
 
-/// Plans every dimension of every seed (stopping after the first seed that
-/// has a feasible plan) and chooses each plan's chunk.
-Candidates evaluateSeeds(func::FuncOp f, ArrayRef<Value> seeds, int64_t limit, bool minimize,
-                         const Settings &settings, RunResult &rr) {
+/// Plans the dimensions of `seed` (those in `dims`, when given), choosing
+/// each plan's chunk. Returns the dimensions that had no plan.
+SmallVector<int64_t> offerSeed(func::FuncOp f, Value seed, const Planner &planner,
+                               const ShardingModel &sharding, int64_t limit, bool minimize,
+                               const Settings &settings, RunResult &rr, Candidates &c,
+                               std::optional<ArrayRef<int64_t>> dims = std::nullopt) {
+  auto t = tensorType(seed);
+  SmallVector<int64_t> unplanned;
+  for (int64_t d = 0; d < t.getRank(); ++d) {
+    if (t.getDimSize(d) < 2 || (dims && !llvm::is_contained(*dims, d)))
+      continue;
+    PlanFailure fail;
+    std::optional<Plan> plan = planner.build(seed, d, fail);
+    if (!plan) {
+      unplanned.push_back(d);
+      if (rr.why.empty() || (!rr.blocker && fail.blocker)) {
+        rr.why = fail.why;
+        rr.blocker = fail.blocker ? fail.blocker : seed.getDefiningOp();
+      }
+      continue;
+    }
+    if (int64_t devices = chunkedShardedDevices(*plan, sharding)) {
+      if (rr.sharded.empty())
+        rr.sharded = "chunks along dimension " + std::to_string(d) + " of " +
+                     opLabel(seed.getDefiningOp()) + " would cut a dimension sharded over " +
+                     std::to_string(devices) +
+                     " devices, and memfit chunks only unsharded dimensions";
+      continue;
+    }
+    // The chunk is chosen on the loop as it will be emitted.
+    plan->minorContraction = settings.minorContraction;
+    c.offer(*plan, chooseChunk(f, *plan, minimize ? 0 : limit, rr.fixedBytes,
+                               settings.margin));
+  }
+  return unplanned;
+}
+
+/// Plans every seed group (stopping after the first that has a feasible
+/// plan) and chooses each plan's chunk.
+Candidates evaluateSeeds(func::FuncOp f, ArrayRef<SeedGroup> seeds, int64_t limit,
+                         bool minimize, const Settings &settings, RunResult &rr) {
   Planner planner(limit);
   ShardingModel sharding(f);
   Candidates c;
-  for (Value seed : seeds) {
-    auto t = tensorType(seed);
-    for (int64_t d = 0; d < t.getRank(); ++d) {
-      if (t.getDimSize(d) < 2)
-        continue;
-      PlanFailure fail;
-      std::optional<Plan> plan = planner.build(seed, d, fail);
-      if (!plan) {
-        if (rr.why.empty() || (!rr.blocker && fail.blocker)) {
-          rr.why = fail.why;
-          rr.blocker = fail.blocker ? fail.blocker : seed.getDefiningOp();
-        }
-        continue;
-      }
-      if (int64_t devices = chunkedShardedDevices(*plan, sharding)) {
-        if (rr.sharded.empty())
-          rr.sharded = "chunks along dimension " + std::to_string(d) + " of " +
-                       opLabel(seed.getDefiningOp()) + " would cut a dimension sharded over " +
-                       std::to_string(devices) +
-                       " devices, and memfit chunks only unsharded dimensions";
-        continue;
-      }
-      // The chunk is chosen on the loop as it will be emitted.
-      plan->minorContraction = settings.minorContraction;
-      c.offer(*plan, chooseChunk(f, *plan, minimize ? 0 : limit, rr.fixedBytes,
-                                 settings.margin));
-    }
+  for (const SeedGroup &group : seeds) {
+    SmallVector<int64_t> unplanned =
+        offerSeed(f, group.front(), planner, sharding, limit, minimize, settings, rr, c);
+    // The root (of the same type) along the dimensions no plan of the live
+    // value takes: a split along them would need the value's own reduction
+    // first, which a first pass from the root accumulates.
+    if (group.size() > 1 && !unplanned.empty())
+      offerSeed(f, group[1], planner, sharding, limit, minimize, settings, rr, c,
+                ArrayRef<int64_t>(unplanned));
     if (c.best)
       break;
   }
@@ -232,7 +292,7 @@ Candidates evaluateSeeds(func::FuncOp f, ArrayRef<Value> seeds, int64_t limit, b
 }
 
 /// Why no plan fits: the smallest chunks' peak and what stopped the region.
-void explainNoFit(const Candidates &c, ArrayRef<Value> seeds, RunResult &rr) {
+void explainNoFit(const Candidates &c, ArrayRef<SeedGroup> seeds, RunResult &rr) {
   if (c.haveMin) {
     rr.why = "even its smallest chunks (" + std::to_string(c.minChoice.chunk) + " of " +
              std::to_string(c.minPlan.size) + ") need " + formatBytes(c.minChoice.peak);
@@ -251,7 +311,7 @@ void explainNoFit(const Candidates &c, ArrayRef<Value> seeds, RunResult &rr) {
     rr.blocker = c.minPlan.seedOp;
   }
   if (!rr.blocker)
-    rr.blocker = seeds.front().getDefiningOp();
+    rr.blocker = seeds.front().front().getDefiningOp();
 }
 
 /// A split step's plan, told in the loop it becomes: the discardable
@@ -355,7 +415,7 @@ RunResult runSplits(func::FuncOp f, int64_t limit, Steps steps, const Settings &
     lastPeak = std::min(lastPeak, prof->peakBytes);
     pendingSecondPass = false;
 
-    SmallVector<Value> seeds = pickSeeds(f, *prof);
+    SmallVector<SeedGroup> seeds = pickSeeds(f, *prof);
     if (seeds.empty()) {
       rr.why = "nothing live at the peak can be split (arguments and outputs)";
       return rr;
