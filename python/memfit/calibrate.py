@@ -284,7 +284,12 @@ def _several_without_remainder(text: str, margin: float, split,
                     or _split_loops(other) != len(loops) or _outside_bytes(other) != 0):
                 break  # other loops: not this split with other chunks
             if all(g[2] == 0 for g in got):
-                return other, m
+                # A margin step can change the chunk rule's pick by more
+                # than the margin (a loop of 13 rows went to 3): every
+                # loop's chunk must stay near its own.
+                near = all(DIVISOR_FLOOR * c <= g[1] <= DIVISOR_CEIL * c
+                           for (_, c, _, _), g in zip(loops, got))
+                return (other, m) if near else None
             m *= got[j][1] / want
     return None
 

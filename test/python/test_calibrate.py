@@ -707,3 +707,23 @@ def test_attention_gradient_stays_within_the_limit_in_real_memory():
     r = peak_rss_growth("rss_programs:attention_grad", ynn=True, timeout=600,
                         cwd=str(Path(__file__).parent), heads=8, seq=4096, limit="128MiB")
     assert r["growth"] <= limit, f"grew by {r['growth'] / MiB:.1f} MiB"
+
+
+def test_several_loops_keep_their_chunks_when_the_divisor_margin_shrinks_them():
+    # 3,072 rows, chunks 13 (236 + 4) and 16 at margin 2; every other
+    # margin makes the chunk rule pick 3 rows for both (no remainder, but a
+    # quarter of the chunk): margin 2's split is compiled as it is
+    def split(m):
+        chunks = (13, 16) if m == cal_mod.DEFAULT_MARGIN else (3, 3)
+        records = "".join(
+            f'"stablehlo.while"() {{memfit.split = {{chunk = {c} : i64, chunks = {3072 // c} : '
+            f'i64, dim = 0 : i64, remainder = {3072 % c} : i64, size = 3072 : i64, '
+            f'temp_margin = {m!r} : f64}}}} ' for c in chunks)
+        return (f'module attributes {{memfit.pipeline = "temp-margin={m!r}"}} '
+                f'{{ temps = {max(chunks) * 100 * 1024} ' + records + "}")
+
+    def comp(text):
+        return FakeCompiled(40 * MiB, int(text.split("temps = ")[1].split(" ")[0]))
+    cal = cal_mod.calibrate(split, comp, 100 * MiB)
+    assert [c[1] for c in cal_mod._loop_chunks(cal.kept.text)] == [13, 16]
+    assert cal.kept.margin == cal_mod.DEFAULT_MARGIN
