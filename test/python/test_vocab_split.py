@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -130,4 +132,22 @@ def test_value_and_grad_split_along_the_vocabulary():
     fitted, text, split = _split(fn, args, limit)
     scattered = re.findall(r"\}\) : \(tensor<16x(\d+)xf32>, tensor<16x1x1xi32>", text)
     assert scattered and all(int(c) < v for c in scattered), scattered
+    _check(fn, args, fitted, split, limit)
+
+
+def test_optax_own_loss_splits_along_the_vocabulary():
+    # optax's own function writes the label's logit as a jnp.take gather of
+    # take_along_axis: the split reaches the vocabulary through the logits'
+    # producer root (memfit-split's seeds). Value and gradient, wide logits,
+    # labels on the chunk boundaries, against float64.
+    optax = pytest.importorskip("optax")
+    t, d, v, limit = 256, 16, 32771, 8 * MiB
+
+    def loss(h, w, labels):
+        return jnp.mean(optax.softmax_cross_entropy_with_integer_labels(h @ w, labels))
+
+    fn = jax.value_and_grad(loss, argnums=(0, 1))
+    args, widths = _labelled_args(fn, t, d, v, limit, seed=3)
+    assert all(w < v for w in widths)
+    fitted, _, split = _split(fn, args, limit)
     _check(fn, args, fitted, split, limit)
