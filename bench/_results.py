@@ -36,6 +36,16 @@ def add_write_flag(parser) -> None:
                              "(replacing the last result)")
 
 
+def chosen(ap, value: str, known, what: str) -> list[str]:
+    """The comma-separated names in ``value`` (all of ``known`` when empty);
+    an unknown one is a usage error that lists the known ``what``."""
+    names = [n for n in value.split(",") if n] or list(known)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        ap.error(f"unknown {what} {unknown}; {what}: {', '.join(known)}")
+    return names
+
+
 def result_path(script: str, argv: Sequence[str], variants: Sequence[str] = ()) -> Path:
     """Where ``script`` run with ``argv`` keeps its result: the first of
     ``variants`` (flags such as ``--big``) present in ``argv`` names it."""

@@ -293,10 +293,7 @@ def main():
     opts = ap.parse_args()
     seq = opts.seq or (1024 if opts.quick else 2048)
     rounds = opts.rounds or (3 if opts.quick else 5)
-    names = [n for n in opts.rows.split(",") if n] or list(ROWS)
-    unknown = [n for n in names if n not in ROWS]
-    if unknown:
-        ap.error(f"unknown rows {unknown}; rows: {', '.join(ROWS)}")
+    names = _results.chosen(ap, opts.rows, ROWS, "rows")
     rows = []
     for name in names:
         rows.append(measure(name, opts.quick, seq, rounds, opts.divisor))

@@ -28,6 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import _results
+from bench_compile import _layernorm  # the held-out block's, shared
 import memfit
 from memfit.measure import NO_YNN, cpu_model, interleaved_medians, xla_bytes
 
@@ -40,12 +41,6 @@ SHAPES = {
     "S=8192 d=128 2x64 post": (8192, 128, 2, 4, "post"),
     "S=3072 d=384 6x64 MLP2 pre": (3072, 384, 6, 2, "pre"),
 }
-
-
-def _layernorm(x, g, b):
-    m = x.mean(-1, keepdims=True)
-    v = ((x - m) ** 2).mean(-1, keepdims=True)
-    return (x - m) * jax.lax.rsqrt(v + 1e-5) * g + b
 
 
 def _attention(p, h, heads):
@@ -160,10 +155,7 @@ def main() -> int:
     _results.add_write_flag(ap)
     opts = ap.parse_args()
     rounds = opts.rounds or (3 if opts.quick else 5)
-    names = [n for n in opts.shapes.split(",") if n] or list(SHAPES)
-    unknown = [n for n in names if n not in SHAPES]
-    if unknown:
-        ap.error(f"unknown shapes {unknown}; shapes: {', '.join(SHAPES)}")
+    names = _results.chosen(ap, opts.shapes, SHAPES, "shapes")
     rows = []
     for name in names:
         rows.append(measure(name, opts.quick, rounds))
