@@ -131,6 +131,43 @@ def test_picker_use_reduction_is_op_seconds_with_one_access_fast(rows, monkeypat
                 assert p.use_reduction(b, u) == slow - op_seconds(inst, u, {b: True})
 
 
+def _windows_by_scan(p, b, lo, u):
+    """Picker.windows as XLA's prefetch picker states it: the latest start
+    whose overlap hides min_ratio of the copy, the earliest one resident no
+    longer than max_elapsed, the start nearest preferred_ratio of the copy
+    (earliest on ties), each found by walking the starts one by one."""
+    if lo > u - 1:
+        return []
+    inst = p.inst
+    copy = inst.buffers[b].size / inst.device.copy_bandwidth * inst.ops[u].weight
+    red = p.use_reduction(b, u)
+    latest = next((s for s in range(u - 1, lo - 1, -1)
+                   if p.elapsed(s, u) + red >= p.min_ratio * copy), lo)
+    earliest = lo
+    while earliest < latest and p.elapsed(earliest, u) > p.max_elapsed:
+        earliest += 1
+    want = p.preferred_ratio * copy
+    best = min(range(earliest, latest + 1), key=lambda s: (abs(want - p.elapsed(s, u)), s))
+    return list(dict.fromkeys([best, latest]))
+
+
+def test_picker_windows_are_the_one_by_one_scan():
+    """Picker.windows forms all elapsed times of a range at once; the same
+    starts, to the bit, as the scan, over the uses of every buffer of one
+    exported program and of every 16th of a long many-access schedule."""
+    from memfit.msa.core.plans import Picker
+    n = 0
+    for name, stride in (("attention-offload-50", 1), ("lstm_long-offload-50", 16)):
+        inst = Instance.load(ROOT / f"data/msa/instances/{name}.json")
+        p = Picker(inst)
+        for b in range(0, inst.num_buffers, stride):
+            for u in inst.buffers[b].uses:
+                for lo in {0, max(0, u - 3), inst.available_from(b)}:
+                    assert p.windows(b, lo, u) == _windows_by_scan(p, b, lo, u), (name, b, lo, u)
+                    n += 1
+    assert n > 1000
+
+
 def test_buffer_order_cache_changes_no_value():
     """buffer_order shares each op's all-slow parts between its buffers
     (order.alternate_memory_benefit's cache): the same memory boundedness,

@@ -9,12 +9,29 @@ import math
 from .instance import Instance
 
 
-def _op_parts(inst: Instance, t: int, fast: set[int]) -> tuple[float, float]:
+def _slow_terms(inst: Instance, t: int) -> list[float]:
+    """Each access's seconds at op t, all in slow memory, in access order."""
     dev = inst.device
+    return [inst.buffers[b].size / dev.slow_bandwidth for b in inst.accesses(t)]
+
+
+def _op_parts(inst: Instance, t: int, terms: list[float]) -> tuple[float, float]:
     op = inst.ops[t]
-    mem = sum(inst.buffers[b].size / (dev.fast_bandwidth if b in fast else dev.slow_bandwidth)
-              for b in inst.accesses(t))
-    return op.weight * op.flops / dev.flops, op.weight * mem
+    return op.weight * op.flops / inst.device.flops, op.weight * sum(terms)
+
+
+def _with_fast(inst: Instance, t: int, terms: list[float], b: int) -> list[float]:
+    """``terms`` with b's accesses fast. A copy of the all-slow list with
+    b's entries replaced, summed by the same ``sum`` in the same order, so
+    the same value to the bit as summing afresh, without an op's whole
+    access list walked in Python per buffer (ops of hundreds of accesses
+    made the order most of the heuristic's time)."""
+    fast = inst.buffers[b].size / inst.device.fast_bandwidth
+    out = terms.copy()
+    for i, x in enumerate(inst.accesses(t)):
+        if x == b:
+            out[i] = fast
+    return out
 
 
 def alternate_memory_benefit(inst: Instance, t: int, b: int, slow: dict | None = None) -> float:
@@ -25,10 +42,11 @@ def alternate_memory_benefit(inst: Instance, t: int, b: int, slow: dict | None =
     if slow is None:
         slow = {}
     if t not in slow:
-        slow[t] = _op_parts(inst, t, set())
-    compute, mem = slow[t]
+        terms = _slow_terms(inst, t)
+        slow[t] = (*_op_parts(inst, t, terms), terms)
+    compute, mem, terms = slow[t]
     if mem > compute:
-        _, mem_alt = _op_parts(inst, t, {b})
+        _, mem_alt = _op_parts(inst, t, _with_fast(inst, t, terms, b))
         return mem - mem_alt          # weight (trip count) already in both
     return mem - compute
 

@@ -140,23 +140,19 @@ class Picker:
             return []
         copy = self.inst.buffers[b].size / self.inst.device.copy_bandwidth * self.inst.ops[u].weight
         red = self.use_reduction(b, u)
+        # The elapsed times of windows lo .. u-1, formed as ``elapsed`` forms
+        # each (the same float operations, so the same choices to the bit),
+        # at once: a window scan is otherwise a Python loop per op.
+        el = self.cum[u] - self.cum[lo:u]
         # LatestPrefetchStartTime
-        latest = lo
-        for s in range(u - 1, lo - 1, -1):
-            if self.elapsed(s, u) + red >= self.min_ratio * copy:
-                latest = s
-                break
+        ok = np.flatnonzero(el + red >= self.min_ratio * copy)
+        latest = lo + int(ok[-1]) if len(ok) else lo
         # earliest: the copy may not be resident longer than max_elapsed
-        earliest = lo
-        while earliest < latest and self.elapsed(earliest, u) > self.max_elapsed:
-            earliest += 1
+        within = np.flatnonzero(el[:latest - lo] <= self.max_elapsed)
+        earliest = lo + int(within[0]) if len(within) else latest
         # PreferredPrefetchStartTime (earliest on ties)
         want = self.preferred_ratio * copy
-        best, best_d = earliest, abs(want - self.elapsed(earliest, u))
-        for s in range(earliest + 1, latest + 1):
-            d = abs(want - self.elapsed(s, u))
-            if d < best_d:
-                best, best_d = s, d
+        best = earliest + int(np.argmin(np.abs(want - el[earliest - lo:latest - lo + 1])))
         return list(dict.fromkeys([best, latest]))
 
     def can_keep(self, b: int) -> bool:
