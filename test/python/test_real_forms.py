@@ -1,17 +1,15 @@
-"""Two programs as ML code writes them, each once stuck on a different gap:
+"""Two programs as ML code writes them, each on a gap of its own:
 
 * A CLIP-style contrastive loss's gradient (examples.clip_loss): four
   [B, B] values live together, so no split step's loop fits while the
-  others are still whole. The split used to fall back to the probe for the
-  smallest reachable limit, one row per loop iteration (25x jax's time);
-  the projected steps (Split.cpp) size each loop by what it adds, and the
-  loops take chunks of many rows.
+  others are still whole. The projected steps (Split.cpp) size each loop by
+  what it adds, so the loops take chunks of many rows, not the probe's one
+  row per iteration (25x jax's time).
 * A KV-cache decode step (examples.kv_cache_decode): its dots read the
   [B, S, H, D] caches with the batch dimensions (b, h) not leading, and
-  XLA:CPU copies each cache transposed for them. memfit's model did not
-  count those copies, judged the program within the limit and left it
-  whole, 240 MiB over; the model now counts them (FusionModel's transposed
-  dot operands) and the step splits.
+  XLA:CPU copies each cache transposed for them. The model counts those
+  copies (FusionModel's transposed dot operands); without them it judges
+  the program within the limit and leaves it whole, 240 MiB over.
 
 Each checks XLA's bytes (arguments + outputs + temporaries, ynn fusions
 off) under the limit, and the float64 contract (memfit.testing.oracle's

@@ -170,8 +170,8 @@ def _chain_reusing_a_product(a, b, v):
 
 def test_matrix_chain_reusing_a_product():
     # a b is returned too: it stays one product, computed once, and
-    # (c b) v becomes c (b v). The rewrite used to count a b as part of the
-    # chain, find its own output cheaper still and rewrite it forever.
+    # (c b) v becomes c (b v). Counting a b as part of the chain, the
+    # rewrite would find its own output cheaper still and rewrite forever.
     n = 384
     a = _rng(13).standard_normal((n, n), dtype=np.float32) / np.sqrt(n)
     b = _rng(14).standard_normal((n, n), dtype=np.float32) / np.sqrt(n)

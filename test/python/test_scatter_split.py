@@ -144,8 +144,8 @@ def test_replacing_scatter_is_refused_naming_the_updates():
 def test_embedding_bag_error_names_a_floor_that_fits():
     # Just above the arguments and outputs the split cannot fit; the error's
     # smallest reachable limit must be one memfit then meets (the probe
-    # prefers one-pass plans: a first pass along the tokens, whose second
-    # pass it did not count, used to leave it at jax's own peak).
+    # prefers one-pass plans: a first pass along the tokens that did not
+    # count its second pass would leave it at jax's own peak).
     rng = np.random.default_rng(5)
     args = (rng.standard_normal((20_000, 32)).astype(np.float32),
             rng.standard_normal((32, 8)).astype(np.float32),
