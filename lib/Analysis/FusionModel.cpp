@@ -38,6 +38,10 @@
 //    that slot's buffer (XLA aliases the body's parameter and root) when the
 //    slot's old value is dead by then: it is counted once, outside, as the
 //    loop's operand.
+//  * An optimization_barrier's results are its operands' buffers (XLA's
+//    dataflow analysis forwards the values through it, as through a tuple):
+//    it materialises its operands and extends their lives to the last reader
+//    of its results, but takes no buffer of its own.
 //  * Constants are not counted (XLA keeps them outside the temp allocation).
 //  * Arguments are live throughout; returned values until the end.
 //
@@ -69,6 +73,12 @@ bool isExpensiveToDuplicate(Operation *op) {
 }
 
 bool isFusible(Operation *op) { return FusionModel::isFusible(op); }
+
+/// stablehlo.optimization_barrier: XLA forwards its operands' values (no
+/// buffer of its own, no copy), and fuses nothing across it.
+bool isBarrier(Operation *op) {
+  return op && getOpKind(op) == OpKind::OptimizationBarrier;
+}
 
 /// XLA:CPU's TreeReductionRewriter turns a reduce over a dimension longer
 /// than this into a reduce-window and a reduce; the reduce-window does not
@@ -281,7 +291,7 @@ static bool isViewOfOperandBuffer(Operation *op, bool operandInMemory,
 }
 
 void FusionModel::classify(Operation *op) {
-  if (isConstantLike(op) || isTerminatorLike(op))
+  if (isConstantLike(op) || isTerminatorLike(op) || isBarrier(op))
     return;
   if (getOpKind(op) == OpKind::While && op->getNumRegions() == 2 &&
       !op->getRegion(1).empty() && !op->getRegion(1).front().empty()) {
@@ -321,7 +331,7 @@ void FusionModel::classify(Operation *op) {
       Value src = op->getNumOperands() ? op->getOperand(0) : Value();
       bool srcInMemory =
           src && (llvm::isa<BlockArgument>(src) || src.getParentBlock() != &block ||
-                  materialised.contains(src) ||
+                  materialised.contains(src) || isBarrier(src.getDefiningOp()) ||
                   (src.getDefiningOp() && isConstantLike(src.getDefiningOp())));
       if (isViewOfOperandBuffer(op, srcInMemory, needers))
         continue;
@@ -357,8 +367,9 @@ void FusionModel::computeLiveRanges() {
           latest = std::max(latest, rootOfVirtual.lookup(r));
       return latest;
     }
-    // A loop's pass-through result lives in this operand's buffer.
-    if (u == use.getOwner() && getOpKind(u) == OpKind::While &&
+    // A loop's pass-through result, and a barrier's result, live in this
+    // operand's buffer.
+    if (u == use.getOwner() && (getOpKind(u) == OpKind::While || isBarrier(u)) &&
         use.getOperandNumber() < u->getNumResults()) {
       Value r = u->getResult(use.getOperandNumber());
       if (!isMaterialised(r))
@@ -507,7 +518,8 @@ void FusionModel::collectFusionInputs(Operation *root, SmallVectorImpl<Value> &i
     Operation *consumer = f.op;
     Value v = consumer->getOperand(f.next++);
     Operation *def = v.getDefiningOp();
-    if (def && getOpKind(def) == OpKind::While && isRecomputedBy(v, consumer))
+    if (def && (getOpKind(def) == OpKind::While || isBarrier(def)) &&
+        isRecomputedBy(v, consumer))
       v = def->getOperand(llvm::cast<OpResult>(v).getResultNumber());
     def = v.getDefiningOp();
     if (def && isConstantLike(def))

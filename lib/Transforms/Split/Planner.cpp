@@ -97,6 +97,7 @@ private:
   llvm::DenseMap<Operation *, Operation *> sinkFrom;    // sinks, reached forward
   llvm::DenseMap<Operation *, Operation *> pulledBy;    // backward adds
   bool findSinkEdge(Operation *op);
+  bool reachedFromPulledProducer(Operation *op) const;
 };
 
 bool RegionBuilder::startAt(Value seed, int64_t dim) {
@@ -334,20 +335,32 @@ bool RegionBuilder::checkOperandDims(Operation *op) {
 }
 
 /// Whether `op` is in the region because of a sink reached forward from a
-/// pulled-in producer (not the seed's): self-attention's q = k = v = f(x)
-/// pulls f(x) in for the queries' rows, and from there reaches the product
-/// with v as a sink along the keys, which contradicts the rows' split. Walks
-/// back through what pulled `op` in; records the edge to cut.
+/// pulled-in producer (not the seed's), directly or through ops reached
+/// forward from it: self-attention's q = k = v = f(x) pulls f(x) in for the
+/// queries' rows, and from there reaches the product with v (v = f(x) wv,
+/// reshaped to heads) as a sink along the keys, which contradicts the rows'
+/// split. Walks back through what pulled `op` in; records the edge to cut.
 bool RegionBuilder::findSinkEdge(Operation *op) {
   for (unsigned steps = 0; op && steps < 10000; ++steps) {
     if (Operation *from = sinkFrom.lookup(op)) {
-      if (!plan.backward.contains(from) || from == p0)
+      if (!reachedFromPulledProducer(from))
         return false;
       retry.keepOutEdge = {op, from};
       return true;
     }
     Operation *next = pulledBy.lookup(op);
     op = next ? next : reachedFrom.lookup(op);
+  }
+  return false;
+}
+
+/// Whether `op` is a pulled-in producer other than the seed's, or was
+/// reached forward from one (before reaching the seed).
+bool RegionBuilder::reachedFromPulledProducer(Operation *op) const {
+  for (unsigned steps = 0; op && op != p0 && steps < 10000; ++steps) {
+    if (plan.backward.contains(op))
+      return true;
+    op = reachedFrom.lookup(op);
   }
   return false;
 }
