@@ -25,9 +25,9 @@ which measured slower on a transformer step), it is not compiled, and a
 program split into several loops (a second pass) is not re-split at all,
 unless its loops were split inside a layer loop's body (their chunks are what
 the margin changes). At most ``MAX_COMPILES`` compiles; when none fits, the
-largest whose XLA count alone is within the limit is kept (the runtime's
-scratch pushing it over), else the smallest, and a warning says by how much
-XLA exceeds the limit.
+one of the smallest margin (the biggest chunks) among those whose XLA count
+alone is within the limit is kept (the runtime's scratch pushing it over),
+else the smallest, and a warning says by how much XLA exceeds the limit.
 """
 from __future__ import annotations
 
