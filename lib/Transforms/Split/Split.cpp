@@ -21,7 +21,8 @@
 //     iterations, and top_k rows kept whole where the two-stage top_k
 //     makes that cheaper), ties going to plans without accumulation;
 //     online softmax only when no plain plan fits, a second pass only when
-//     neither does.
+//     neither does (a logsumexp's online max and sum are no resort: they
+//     replace a second pass).
 //  4. Rewrite (LoopEmitter.cpp): the while loop, its remainder step, the
 //     accumulators' states and the live-ins recomputed in the body.
 //  5. Repeat from 1 (several oversized regions; regions inside existing
