@@ -586,6 +586,22 @@ def test_scratch_over_the_limit_at_every_margin_keeps_the_largest_within_xlas_co
     assert cal.kept.xla_bytes > min(a.xla_bytes for a in within)
 
 
+def test_scratch_over_the_limit_keeps_the_smallest_margin_not_the_most_bytes():
+    # a larger margin can make the split steps take other loops, which XLA
+    # counts more bytes for at smaller chunks (a CLIP loss's gradient: a
+    # nested loop of 2 rows): the biggest chunks are the smallest margin's
+    temps = lambda m: (int(40 * MiB / m) if m < 1  # noqa: E731
+                       else int(20 * MiB) if 1.9 < m < 2.1 else int(58 * MiB))
+    split, comp, scratch = _with_scratch(*fake_program(40 * MiB, temps=temps),
+                                         lambda t: 70 * MiB)
+    with pytest.warns(cal_mod.MemoryLimitWarning, match="pushes it over"):
+        cal = cal_mod.calibrate(split, comp, 100 * MiB, scratch=scratch)
+    within = [a for a in cal.attempts if a.xla_bytes is not None and a.xla_bytes <= 100 * MiB]
+    assert len(within) >= 3
+    assert cal.kept.margin == min(a.margin for a in within)
+    assert cal.kept.xla_bytes < max(a.xla_bytes for a in within)
+
+
 def test_runtime_scratch_reads_the_program_as_the_user_compiles_it():
     split, comp = fake_program(40 * MiB, 60 * MiB)
     seen = []

@@ -4,7 +4,9 @@
   [B, B] values live together, so no split step's loop fits while the
   others are still whole. The projected steps (Split.cpp) size each loop by
   what it adds, so the loops take chunks of many rows, not the probe's one
-  row per iteration (25x jax's time).
+  row per iteration (25x jax's time). The columns' logsumexp is accumulated
+  online in the rows' pass (docs/split.md, *Online logsumexp*): two loops
+  over the [B, B] logits.
 * A KV-cache decode step (examples.kv_cache_decode): its dots read the
   [B, S, H, D] caches with the batch dimensions (b, h) not leading, and
   XLA:CPU copies each cache transposed for them. The model counts those
@@ -83,8 +85,13 @@ def test_clip_loss_gradient_splits_with_chunks_of_many_rows(family, d):
     fn = jax.value_and_grad(examples.clip_loss, argnums=(0, 1, 2))
     limit = _limit(fn, args, 16)
     base, fitted, _, _ = split_within(fn, args, limit, min_ratio=4)
-    chunks = _chunks(fitted.lower(*args).as_text())
+    text = fitted.lower(*args).as_text()
+    chunks = _chunks(text)
     assert chunks and min(chunks) >= 8, chunks
+    # the columns' max and sum in the rows' pass (an online logsumexp), so
+    # the [B, B] logits are formed twice, not three times
+    kinds = re.findall(r'kind = "([a-z-]+)"', text)
+    assert "online-logsumexp" in kinds and len(kinds) <= 2, kinds
     # the data is hard, not hopeless: jax's own gradient has digits
     log_scale = jax.tree_util.tree_leaves(base(*args))[-1]
     assert relative_error(log_scale, _f64(fn, args)[-1]) < 1e-3

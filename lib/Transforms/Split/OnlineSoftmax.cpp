@@ -9,6 +9,12 @@
 // out = acc / l. Such a plan is chosen only when no plain plan fits
 // (docs/split.md).
 //
+// Without the contraction (a logsumexp: the sum is read outside the region,
+// and e's other readers are left to a second pass) the loop carries (m, l)
+// alone, so the max and the sum take one pass instead of two; the second
+// pass recomputes e with the final max. jax's logsumexp shifts by
+// where(isfinite(m), m, 0), so the chain may hold is_finite and select.
+//
 //===----------------------------------------------------------------------===//
 #include "OnlineSoftmax.h"
 
@@ -145,6 +151,96 @@ bool matchNormalisedDot(const Plan &plan, Plan::OnlineSoftmax &o) {
            (lhs ? dd.lhsContract : dd.rhsContract) != SmallVector<int64_t>{o.keyE});
 }
 
+/// An op the logsumexp's chain may hold: one that maps a finite running max
+/// monotonically (layout ops, max/min with constants, jax's
+/// where(isfinite(m), m, 0)), so the correction exp(X_old - X_new) is at
+/// most 1 for finite maxima.
+bool isMonotoneChainOp(Operation *u) {
+  OpKind k = getOpKind(u);
+  ElementwiseFn fn = getElementwiseFn(u);
+  return k == OpKind::BroadcastInDim || k == OpKind::Reshape || k == OpKind::Transpose ||
+         k == OpKind::Convert || k == OpKind::Select || fn == ElementwiseFn::Maximum ||
+         fn == ElementwiseFn::Minimum ||
+         u->getName().getStringRef() == "stablehlo.is_finite";
+}
+
+/// The outside ops from `root` (the max sink's result) to the single
+/// planned op they feed (returned), each computed from the chain and
+/// constants only (isMonotoneChainOp); other outside readers of chain values
+/// (the logsumexp's `log(l) + X`) read the final values after the loop.
+/// Null when a chain value reaches another planned op, or none.
+Operation *followChainLse(const Plan &plan, Value root, SmallVector<Operation *> &chain) {
+  Operation *target = nullptr;
+  llvm::DenseSet<Value> inChain{root};
+  SmallVector<Value> work{root};
+  llvm::DenseSet<Operation *> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (Operation *u : v.getUsers()) {
+      if (u->getBlock() != plan.block)
+        return nullptr;
+      if (plan.inPlan(u)) {
+        if (target && target != u)
+          return nullptr;
+        target = u;
+        continue;
+      }
+      if (seen.contains(u) || !isMonotoneChainOp(u) || u->getNumResults() != 1)
+        continue;
+      bool fromChain = llvm::all_of(u->getOperands(), [&](Value o) {
+        return inChain.contains(o) || constantDerived(o);
+      });
+      if (!fromChain)
+        continue; // an outside reader
+      seen.insert(u);
+      chain.push_back(u);
+      inChain.insert(u->getResult(0));
+      work.push_back(u->getResult(0));
+    }
+  }
+  llvm::sort(chain, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return target;
+}
+
+/// The logsumexp form: m (a sink), X = chain(m) (followChainLse),
+/// e = exp(x - broadcast(X)) in the plan, l = reduce add of e over the
+/// split dimension (a sink). e's other readers are not checked here: on a
+/// first attempt they are still in the plan and become the second pass
+/// (checkLogSumExpAlone checks the final plan).
+bool matchLogSumExp(const Plan &plan, Operation *op, Plan::OnlineSoftmax &o) {
+  ReduceView rm(op);
+  if (rm.getNumInputs() != 1 || rm.getReducerKind() != ReducerKind::Max ||
+      rm.getDimensions().size() != 1)
+    return false;
+  o.maxR = op;
+  o.bm = followChainLse(plan, op->getResult(0), o.chainM);
+  if (!o.bm || getOpKind(o.bm) != OpKind::BroadcastInDim || !o.bm->hasOneUse() ||
+      plan.dimOf.count(o.bm->getOperand(0)) || o.chainM.empty() ||
+      o.chainM.back()->getResult(0) != o.bm->getOperand(0))
+    return false;
+  Operation *sub = *o.bm->getUsers().begin();
+  if (getElementwiseFn(sub) != ElementwiseFn::Subtract ||
+      sub->getOperand(1) != o.bm->getResult(0) ||
+      sub->getOperand(0) == o.bm->getResult(0) || !sub->hasOneUse() ||
+      !plan.chunked.contains(sub))
+    return false;
+  o.exp = *sub->getUsers().begin();
+  if (getElementwiseFn(o.exp) != ElementwiseFn::Exponential ||
+      !plan.chunked.contains(o.exp))
+    return false;
+  o.keyE = plan.dimOf.lookup(o.exp->getResult(0));
+  for (Operation *u : o.exp->getUsers()) {
+    auto it = plan.sinks.find(u);
+    if (it == plan.sinks.end() || it->second != SinkKind::Reduce)
+      continue;
+    ReduceView rl(u);
+    if (rl.getNumInputs() == 1 && rl.getReducerKind() == ReducerKind::Add &&
+        rl.getDimensions() == SmallVector<int64_t>{o.keyE})
+      o.sumR = u;
+  }
+  return o.sumR != nullptr;
+}
+
 /// bm's operand X covers every non-split dim of e with its full size, and e
 /// is floating point.
 bool shiftCoversRows(const Plan::OnlineSoftmax &o) {
@@ -168,7 +264,7 @@ bool shiftCoversRows(const Plan::OnlineSoftmax &o) {
 
 } // namespace
 
-std::optional<Plan::OnlineSoftmax> matchOnlineSoftmax(const Plan &plan) {
+std::optional<Plan::OnlineSoftmax> matchOnlineSoftmax(const Plan &plan, bool logSumExp) {
   for (auto &[op, kind] : plan.sinks) {
     if (kind != SinkKind::Reduce)
       continue;
@@ -177,7 +273,25 @@ std::optional<Plan::OnlineSoftmax> matchOnlineSoftmax(const Plan &plan) {
         matchNormalisedDot(plan, o) && shiftCoversRows(o))
       return o;
   }
+  if (!logSumExp)
+    return std::nullopt;
+  for (auto &[op, kind] : plan.sinks) {
+    if (kind != SinkKind::Reduce)
+      continue;
+    Plan::OnlineSoftmax o;
+    if (matchLogSumExp(plan, op, o) && shiftCoversRows(o))
+      return o;
+  }
   return std::nullopt;
+}
+
+bool checkLogSumExpAlone(const Plan &plan, const Plan::OnlineSoftmax &o) {
+  if (o.dot)
+    return true;
+  for (Operation *u : o.exp->getUsers())
+    if (u != o.sumR && plan.inPlan(u))
+      return false;
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
@@ -303,9 +417,13 @@ public:
     Value zero = buildBroadcastInDim(b, loc, xt, buildConstantSplat(b, loc, scalar, 0.0), {});
     run.shiftX =
         buildSelect(b, loc, buildCompare(b, loc, xNew, negInf, "EQ", "FLOAT"), zero, xNew);
-    Value e = buildElementwise(
-        b, loc, "stablehlo.exponential",
-        {buildElementwise(b, loc, "stablehlo.subtract", {xOld, run.shiftX})});
+    Value d = buildElementwise(b, loc, "stablehlo.subtract", {xOld, run.shiftX});
+    // A logsumexp's chain (jax's) maps a max of -inf (nothing summed yet)
+    // to 0, and exp(0 - shift) could overflow against l = 0; for finite
+    // maxima its monotone chain keeps X_old - shift <= 0 already.
+    if (!o.dot)
+      d = buildElementwise(b, loc, "stablehlo.minimum", {d, zero});
+    Value e = buildElementwise(b, loc, "stablehlo.exponential", {d});
     Value corrX =
         buildSelect(b, loc, buildCompare(b, loc, xOld, negInf, "EQ", "FLOAT"), zero, e);
     mapCorrection(b, loc, corrX);
@@ -328,8 +446,9 @@ private:
     if (int64_t(shape.size()) != xt.getRank())
       corr = buildReshape(b, loc, RankedTensorType::get(shape, xt.getElementType()), corrX);
     run.corrL = mapToTarget(b, loc, corr, srcE, tensorType(o.sumR->getResult(0)), expToSum(o));
-    run.corrAcc = mapToTarget(b, loc, corr, srcE, tensorType(o.dot->getResult(0)),
-                              expToDotResult(o));
+    if (o.dot)
+      run.corrAcc = mapToTarget(b, loc, corr, srcE, tensorType(o.dot->getResult(0)),
+                                expToDotResult(o));
   }
 
   OnlineSoftmaxRun &run;
@@ -383,7 +502,7 @@ std::unique_ptr<Accumulator> makeOnlineSoftmaxAccumulator(OnlineSoftmaxRun &run,
                                                           Operation *sink) {
   if (sink == run.o.maxR)
     return std::make_unique<OnlineMax>(run);
-  if (sink == run.o.sumR || sink == run.o.dot)
+  if (sink == run.o.sumR || (run.o.dot && sink == run.o.dot))
     return std::make_unique<RescaledSum>(run, sink);
   return nullptr;
 }

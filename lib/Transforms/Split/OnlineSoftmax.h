@@ -7,8 +7,14 @@
 namespace memfit::split {
 
 /// Recognises, in a planned region, softmax over the split dimension feeding
-/// a contraction over it (see OnlineSoftmax.cpp); nullopt when absent.
-std::optional<Plan::OnlineSoftmax> matchOnlineSoftmax(const Plan &plan);
+/// a contraction over it, or (with `logSumExp`) its max and sum alone (see
+/// OnlineSoftmax.cpp); nullopt when absent.
+std::optional<Plan::OnlineSoftmax> matchOnlineSoftmax(const Plan &plan, bool logSumExp);
+
+/// For the logsumexp form: no planned op but the sum reads e (the running
+/// shift differs from the final max; e's other readers must be a second
+/// pass). Always true for the contraction form.
+bool checkLogSumExpAlone(const Plan &plan, const Plan::OnlineSoftmax &o);
 
 /// What the online softmax's three sinks share while one loop is emitted:
 /// the chunk's shift and corrections (set by the running max, read by the

@@ -38,7 +38,8 @@ static Plan::OnlineSoftmax translateOnlineSoftmax(const Plan::OnlineSoftmax &p,
                                                   IRMapping &m) {
   Plan::OnlineSoftmax o = p;
   for (Operation **x : {&o.maxR, &o.sumR, &o.dot, &o.bm, &o.bl, &o.div, &o.exp})
-    *x = m.lookup(*x);
+    if (*x) // the logsumexp form has no dot, div or bl
+      *x = m.lookup(*x);
   for (Operation *&x : o.chainM)
     x = m.lookup(x);
   for (Operation *&x : o.chainL)

@@ -76,7 +76,8 @@ struct Plan {
   int64_t stopperDim = -1;
   const char *stopperWhy = nullptr; // the op's reason, when it gives one
   /// Online softmax: the split dimension is reduced by a softmax-normalised
-  /// contraction (softmax(s) . v over the split dimension), see
+  /// contraction (softmax(s) . v over the split dimension), or, with `dot`,
+  /// `div` and `bl` null, by a logsumexp's max and sum alone; see
   /// matchOnlineSoftmax (OnlineSoftmax.h).
   struct OnlineSoftmax {
     Operation *maxR = nullptr, *sumR = nullptr, *dot = nullptr;

@@ -21,7 +21,8 @@
 //     iterations, and top_k rows kept whole where the two-stage top_k
 //     makes that cheaper), ties going to plans without accumulation;
 //     online softmax only when no plain plan fits, a second pass only when
-//     neither does.
+//     neither does (a logsumexp's online max and sum are no resort: they
+//     replace a second pass).
 //  4. Rewrite (LoopEmitter.cpp): the while loop, its remainder step, the
 //     accumulators' states and the live-ins recomputed in the body.
 //  5. Repeat from 1 (several oversized regions; regions inside existing
@@ -172,7 +173,9 @@ struct Candidates {
   /// iterations, top_k rows kept whole where that pays); then plans without
   /// accumulation.
   static double score(const Plan &plan, const Choice &ch) {
-    double resort = (plan.osm ? 1.0 : 0.0) + (plan.later.empty() ? 0.0 : 2.0);
+    // A logsumexp's online max and sum only save a pass: no resort.
+    double resort =
+        (plan.osm && plan.osm->dot ? 1.0 : 0.0) + (plan.later.empty() ? 0.0 : 2.0);
     return -resort * 1e18 - modelledLoopNanos(plan, ch.chunk) -
            (plan.sinks.empty() ? 0.0 : 1e-3);
   }
@@ -340,8 +343,10 @@ LoopNote noteFor(const Plan &plan) {
     n.dim = it->second;
     break;
   }
-  if (plan.osm)
+  if (plan.osm && plan.osm->dot)
     n.kind = "online-softmax";
+  else if (plan.osm)
+    n.kind = "online-logsumexp";
   else if (!plan.later.empty())
     n.kind = "first-of-two-passes";
   else if (!plan.sinks.empty())

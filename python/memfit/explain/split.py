@@ -41,7 +41,7 @@ class SplitLoop:
     chunk: int
     chunks: int          # full chunks (loop trips)
     remainder: int       # elements of the straight-line last step (0: none)
-    kind: str            # map | accumulate | online-softmax | first-of-two-passes
+    kind: str            # map | accumulate | online-softmax | online-logsumexp | first-of-two-passes
     modelled_peak: int   # memfit's modelled peak with this chunk, margin included
     temp_margin: float
     #: bytes the model holds outside the loop's block beyond the arguments

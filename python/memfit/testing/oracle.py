@@ -217,6 +217,44 @@ def _xent_args(family, rng):
     return h, points(family, rng, 32, 8192) / 4, rng.integers(0, 8192, 128).astype(np.int32)
 
 
+def _two_axis_fn(a, b):
+    """A contrastive loss's normalisers: logsumexp over the rows and over the
+    columns of one matrix (the columns' max and sum in one online pass)."""
+    s = a @ b.T
+    return jnp.concatenate([jax.nn.logsumexp(s, 1), jax.nn.logsumexp(s, 0)])
+
+
+def _lse64(z, axis):
+    m = z.max(axis, keepdims=True)
+    return np.squeeze(m + np.log(np.exp(z - m).sum(axis, keepdims=True)), axis)
+
+
+def _two_axis_ref(a, b):
+    z = _f64(a) @ _f64(b).T
+    return np.concatenate([_lse64(z, 1), _lse64(z, 0)])
+
+
+def _two_axis_grad_fn(a, b):
+    """Its gradient in a: both softmaxes, recomputed in a second pass with
+    the final maxima and sums (they must still sum to one)."""
+    return jax.grad(lambda a: jnp.sum(_two_axis_fn(a, b)))(a)
+
+
+def _two_axis_grad_ref(a, b):
+    z = _f64(a) @ _f64(b).T
+    rows = np.exp(z - _lse64(z, 1)[:, None])
+    cols = np.exp(z - _lse64(z, 0)[None, :])
+    return (rows + cols) @ _f64(b)
+
+
+def _two_axis_args(family, rng):
+    a, b = points(family, rng, 2048, 16), points(family, rng, 2048, 16)
+    # logits within float32's exp range after the shift, spread by the family
+    scale = 16.0 / max(float(np.abs(a).max() * np.abs(b).max()), 1e-30)
+    return (a * np.float32(np.sqrt(scale))).astype(np.float32), \
+        (b * np.float32(np.sqrt(scale))).astype(np.float32)
+
+
 def _gp_fn(z, x, y):
     """GP posterior mean at x from inducing points z (Cholesky, solves)."""
     kzz = jnp.exp(-jnp.sum((z[:, None] - z[None]) ** 2, -1) / 2) + 1e-3 * jnp.eye(z.shape[0])
@@ -261,6 +299,10 @@ PROGRAMS = (
             _xent_args, "2MiB"),
     Program("gp_mean", "split (triangular solve, ill-conditioned Kzz)", _gp_fn, _gp_ref,
             _gp_args, "2MiB"),
+    Program("two_axis_logsumexp", "split (online logsumexp over the split rows)",
+            _two_axis_fn, _two_axis_ref, _two_axis_args, "2MiB"),
+    Program("two_axis_logsumexp_grad", "split (online logsumexp, then a second pass)",
+            _two_axis_grad_fn, _two_axis_grad_ref, _two_axis_args, "2MiB"),
 )
 
 
