@@ -240,6 +240,14 @@ static Choice largestChunkWithin(func::FuncOp f, const Plan &plan, int64_t fixed
   return ch;
 }
 
+Choice chunkAt(func::FuncOp f, const Plan &plan, int64_t c, int64_t fixed, double margin) {
+  Choice ch;
+  ch.chunk = c;
+  ch.peak = marginedPeak(f, plan, c, fixed, margin, ch);
+  ch.feasible = ch.peak != kInfeasible;
+  return ch;
+}
+
 Choice chooseChunk(func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixed,
                    double margin, int64_t from) {
   return largestChunkWithin(f, plan, fixed, margin, limit, /*overSmallest=*/false, from);

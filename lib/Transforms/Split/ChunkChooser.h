@@ -36,6 +36,10 @@ struct Choice {
 Choice chooseChunk(mlir::func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixed,
                    double margin, int64_t from = 0);
 
+/// The loop `plan` becomes with chunks of `c`: its margined peak (as
+/// chooseChunk measures it), feasible unless it cannot be profiled.
+Choice chunkAt(mlir::func::FuncOp f, const Plan &plan, int64_t c, int64_t fixed, double margin);
+
 /// For a step at which no chunk fits because values live around the loop
 /// (that later steps split) exceed the limit on their own: the largest
 /// aligned, balanced chunk whose margined peak exceeds the smallest chunk's
