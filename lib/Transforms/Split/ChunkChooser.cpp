@@ -222,14 +222,24 @@ static void settleChunk(const Plan &plan, int64_t c, Choice &ch,
 
 /// The largest chunk whose margined peak, less the smallest chunk's peak
 /// when `overSmallest`, is at most `bound`; infeasible, with the smallest
-/// chunk's peak, when none is.
+/// chunk's peak, when none is. `from` (without `overSmallest`), when above
+/// the smallest chunk, is one known to fit: the search starts there.
 static Choice largestChunkWithin(func::FuncOp f, const Plan &plan, int64_t fixed, double margin,
-                                 int64_t bound, bool overSmallest) {
+                                 int64_t bound, bool overSmallest, int64_t from = 0) {
   Choice ch;
   int64_t lo = plan.minChunk, hi = plan.size - 1;
   if (lo > hi)
     return ch;
   auto peakAt = [&](int64_t c) { return marginedPeak(f, plan, c, fixed, margin, ch); };
+  if (!overSmallest && from > lo && from <= hi) {
+    int64_t p = peakAt(from);
+    if (p != kInfeasible && p <= bound) {
+      lo = largestFeasible(from, p, hi, bound, peakAt);
+      ch.feasible = true;
+      settleChunk(plan, lo, ch, peakAt, [&](int64_t q) { return q <= bound; });
+      return ch;
+    }
+  }
   ch.chunk = lo;
   ch.peak = peakAt(lo);
   if (ch.peak == kInfeasible)
@@ -247,9 +257,17 @@ static Choice largestChunkWithin(func::FuncOp f, const Plan &plan, int64_t fixed
   return ch;
 }
 
+Choice chunkAt(func::FuncOp f, const Plan &plan, int64_t c, int64_t fixed, double margin) {
+  Choice ch;
+  ch.chunk = c;
+  ch.peak = marginedPeak(f, plan, c, fixed, margin, ch);
+  ch.feasible = ch.peak != kInfeasible;
+  return ch;
+}
+
 Choice chooseChunk(func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixed,
-                   double margin) {
-  return largestChunkWithin(f, plan, fixed, margin, limit, /*overSmallest=*/false);
+                   double margin, int64_t from) {
+  return largestChunkWithin(f, plan, fixed, margin, limit, /*overSmallest=*/false, from);
 }
 
 /// A step at which no chunk fits, because values live around the loop are

@@ -30,9 +30,15 @@ struct Choice {
 /// stays within `limit` when its temporaries (its modelled peak beyond the
 /// `fixed` argument and output bytes, or beyond what lives outside its
 /// block when that is more) are counted `margin` times; when none does,
-/// infeasible with the smallest chunk's peak.
+/// infeasible with the smallest chunk's peak. `from`, when given, is a
+/// chunk known to fit (the same plan's at a larger margin): the search
+/// starts there.
 Choice chooseChunk(mlir::func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixed,
-                   double margin);
+                   double margin, int64_t from = 0);
+
+/// The loop `plan` becomes with chunks of `c`: its margined peak (as
+/// chooseChunk measures it), feasible unless it cannot be profiled.
+Choice chunkAt(mlir::func::FuncOp f, const Plan &plan, int64_t c, int64_t fixed, double margin);
 
 /// For a step at which no chunk fits because values live around the loop
 /// (that later steps split) exceed the limit on their own: the largest
