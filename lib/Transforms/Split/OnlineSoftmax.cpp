@@ -45,10 +45,17 @@ bool constantDerived(Value v, int depth = 0) {
   return false;
 }
 
+/// How a chain walk treats an outside user of a chain value.
+enum class ChainStep { Follow, Skip, Fail };
+
 /// The outside ops from `root` (a sink result) up to the single planned op
-/// they all feed (returned); layout ops and maximum/minimum with
-/// constant-derived operands only. Null when the uses go anywhere else.
-Operation *followChain(const Plan &plan, Value root, SmallVector<Operation *> &chain) {
+/// they all feed (returned), in block order in `chain`: each user that
+/// `step` follows (given the chain value it was reached from) joins the
+/// chain; a skipped one may join later, reached from another operand; a
+/// failed one ends the walk. Null on a failure, a use outside the block, or
+/// a second planned op.
+Operation *walkChain(const Plan &plan, Value root, SmallVector<Operation *> &chain,
+                     llvm::function_ref<ChainStep(Operation *, Value)> step) {
   Operation *target = nullptr;
   SmallVector<Value> work{root};
   llvm::DenseSet<Operation *> seen;
@@ -63,19 +70,14 @@ Operation *followChain(const Plan &plan, Value root, SmallVector<Operation *> &c
         target = u;
         continue;
       }
-      if (!seen.insert(u).second)
+      if (seen.contains(u))
         continue;
-      OpKind k = getOpKind(u);
-      ElementwiseFn fn = getElementwiseFn(u);
-      bool layout = k == OpKind::BroadcastInDim || k == OpKind::Reshape ||
-                    k == OpKind::Transpose || k == OpKind::Convert;
-      bool minmax = fn == ElementwiseFn::Maximum || fn == ElementwiseFn::Minimum;
-      if (!layout && !minmax)
+      ChainStep s = step(u, v);
+      if (s == ChainStep::Fail)
         return nullptr;
-      if (minmax)
-        for (Value o : u->getOperands())
-          if (o != v && !constantDerived(o))
-            return nullptr;
+      if (s == ChainStep::Skip)
+        continue;
+      seen.insert(u);
       chain.push_back(u);
       work.push_back(u->getResult(0));
     }
@@ -84,18 +86,37 @@ Operation *followChain(const Plan &plan, Value root, SmallVector<Operation *> &c
   return target;
 }
 
-/// m = reduce max over one dim (`op`, a sink); X = chain(m);
-/// bm = broadcast_in_dim(X) (planned); e = exp(x - bm) (planned).
-bool matchShiftedExp(const Plan &plan, Operation *op, Plan::OnlineSoftmax &o) {
+/// The softmax's chain: layout ops, and maximum/minimum whose other
+/// operands are constant-derived; any other outside user fails.
+Operation *followChain(const Plan &plan, Value root, SmallVector<Operation *> &chain) {
+  return walkChain(plan, root, chain, [](Operation *u, Value from) {
+    OpKind k = getOpKind(u);
+    ElementwiseFn fn = getElementwiseFn(u);
+    bool layout = k == OpKind::BroadcastInDim || k == OpKind::Reshape ||
+                  k == OpKind::Transpose || k == OpKind::Convert;
+    bool minmax = fn == ElementwiseFn::Maximum || fn == ElementwiseFn::Minimum;
+    if (!layout && !minmax)
+      return ChainStep::Fail;
+    if (minmax && llvm::any_of(u->getOperands(), [&](Value o) {
+          return o != from && !constantDerived(o);
+        }))
+      return ChainStep::Fail;
+    return ChainStep::Follow;
+  });
+}
+
+/// A reduce max of one input over one dimension (a softmax's or a
+/// logsumexp's max).
+bool isMaxOverOneDim(Operation *op) {
   ReduceView rm(op);
-  if (rm.getNumInputs() != 1 || rm.getReducerKind() != ReducerKind::Max ||
-      rm.getDimensions().size() != 1)
-    return false;
-  o.maxR = op;
-  o.bm = followChain(plan, op->getResult(0), o.chainM);
-  if (!o.bm || getOpKind(o.bm) != OpKind::BroadcastInDim || !o.bm->hasOneUse() ||
-      plan.dimOf.count(o.bm->getOperand(0)))
-    return false;
+  return rm.getNumInputs() == 1 && rm.getReducerKind() == ReducerKind::Max &&
+         rm.getDimensions().size() == 1;
+}
+
+/// The planned e = exp(x - bm) that o.bm (the broadcast max) shifts:
+/// bm's one user x - bm, its one user the exponential, both chunked. Sets
+/// o.exp and o.keyE.
+bool matchExpOfShift(const Plan &plan, Plan::OnlineSoftmax &o) {
   Operation *sub = *o.bm->getUsers().begin();
   if (getElementwiseFn(sub) != ElementwiseFn::Subtract ||
       sub->getOperand(1) != o.bm->getResult(0) ||
@@ -108,6 +129,19 @@ bool matchShiftedExp(const Plan &plan, Operation *op, Plan::OnlineSoftmax &o) {
     return false;
   o.keyE = plan.dimOf.lookup(o.exp->getResult(0));
   return true;
+}
+
+/// m = reduce max over one dim (`op`, a sink); X = chain(m);
+/// bm = broadcast_in_dim(X) (planned); e = exp(x - bm) (planned).
+bool matchShiftedExp(const Plan &plan, Operation *op, Plan::OnlineSoftmax &o) {
+  if (!isMaxOverOneDim(op))
+    return false;
+  o.maxR = op;
+  o.bm = followChain(plan, op->getResult(0), o.chainM);
+  if (!o.bm || getOpKind(o.bm) != OpKind::BroadcastInDim || !o.bm->hasOneUse() ||
+      plan.dimOf.count(o.bm->getOperand(0)))
+    return false;
+  return matchExpOfShift(plan, o);
 }
 
 /// e's users are exactly l = reduce add of e over k (a sink) and p = e / ...
@@ -170,36 +204,18 @@ bool isMonotoneChainOp(Operation *u) {
 /// (the logsumexp's `log(l) + X`) read the final values after the loop.
 /// Null when a chain value reaches another planned op, or none.
 Operation *followChainLse(const Plan &plan, Value root, SmallVector<Operation *> &chain) {
-  Operation *target = nullptr;
   llvm::DenseSet<Value> inChain{root};
-  SmallVector<Value> work{root};
-  llvm::DenseSet<Operation *> seen;
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    for (Operation *u : v.getUsers()) {
-      if (u->getBlock() != plan.block)
-        return nullptr;
-      if (plan.inPlan(u)) {
-        if (target && target != u)
-          return nullptr;
-        target = u;
-        continue;
-      }
-      if (seen.contains(u) || !isMonotoneChainOp(u) || u->getNumResults() != 1)
-        continue;
-      bool fromChain = llvm::all_of(u->getOperands(), [&](Value o) {
-        return inChain.contains(o) || constantDerived(o);
-      });
-      if (!fromChain)
-        continue; // an outside reader
-      seen.insert(u);
-      chain.push_back(u);
-      inChain.insert(u->getResult(0));
-      work.push_back(u->getResult(0));
-    }
-  }
-  llvm::sort(chain, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  return target;
+  return walkChain(plan, root, chain, [&](Operation *u, Value) {
+    if (!isMonotoneChainOp(u) || u->getNumResults() != 1)
+      return ChainStep::Skip;
+    bool fromChain = llvm::all_of(u->getOperands(), [&](Value o) {
+      return inChain.contains(o) || constantDerived(o);
+    });
+    if (!fromChain)
+      return ChainStep::Skip; // an outside reader
+    inChain.insert(u->getResult(0));
+    return ChainStep::Follow;
+  });
 }
 
 /// The logsumexp form: m (a sink), X = chain(m) (followChainLse),
@@ -208,9 +224,7 @@ Operation *followChainLse(const Plan &plan, Value root, SmallVector<Operation *>
 /// first attempt they are still in the plan and become the second pass
 /// (checkLogSumExpAlone checks the final plan).
 bool matchLogSumExp(const Plan &plan, Operation *op, Plan::OnlineSoftmax &o) {
-  ReduceView rm(op);
-  if (rm.getNumInputs() != 1 || rm.getReducerKind() != ReducerKind::Max ||
-      rm.getDimensions().size() != 1)
+  if (!isMaxOverOneDim(op))
     return false;
   o.maxR = op;
   o.bm = followChainLse(plan, op->getResult(0), o.chainM);
@@ -218,17 +232,8 @@ bool matchLogSumExp(const Plan &plan, Operation *op, Plan::OnlineSoftmax &o) {
       plan.dimOf.count(o.bm->getOperand(0)) || o.chainM.empty() ||
       o.chainM.back()->getResult(0) != o.bm->getOperand(0))
     return false;
-  Operation *sub = *o.bm->getUsers().begin();
-  if (getElementwiseFn(sub) != ElementwiseFn::Subtract ||
-      sub->getOperand(1) != o.bm->getResult(0) ||
-      sub->getOperand(0) == o.bm->getResult(0) || !sub->hasOneUse() ||
-      !plan.chunked.contains(sub))
+  if (!matchExpOfShift(plan, o))
     return false;
-  o.exp = *sub->getUsers().begin();
-  if (getElementwiseFn(o.exp) != ElementwiseFn::Exponential ||
-      !plan.chunked.contains(o.exp))
-    return false;
-  o.keyE = plan.dimOf.lookup(o.exp->getResult(0));
   for (Operation *u : o.exp->getUsers()) {
     auto it = plan.sinks.find(u);
     if (it == plan.sinks.end() || it->second != SinkKind::Reduce)
