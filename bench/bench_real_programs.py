@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -44,7 +43,9 @@ import numpy as np  # noqa: E402
 import _results  # noqa: E402
 import memfit  # noqa: E402
 from memfit import _jax_handover as handover  # noqa: E402
+from memfit.explain.split import smallest_reachable as reachable_in  # noqa: E402
 from memfit.measure import cpu_model, interleaved_medians, xla_bytes  # noqa: E402
+from memfit.testing.oracle import relative_error  # noqa: E402
 from memfit.testing import examples  # noqa: E402
 from memfit.transform import pipeline_for, transform  # noqa: E402
 
@@ -159,14 +160,10 @@ def _fixed_and_temp(compiled):
 
 
 def _max_rel_err(want, got):
-    err = 0.0
-    for w, g in zip(jax.tree_util.tree_leaves(want), jax.tree_util.tree_leaves(got)):
-        w, g = np.asarray(w, np.float64), np.asarray(g, np.float64)
-        err = max(err, float(np.max(np.abs(w - g))) / max(float(np.max(np.abs(w))), 1e-30))
-    return err
+    return max(relative_error(g, w) for w, g in zip(jax.tree_util.tree_leaves(want),
+                                                    jax.tree_util.tree_leaves(got)))
 
 
-REACH = re.compile(r"the smallest limit memfit can reach is .*?\((\d+) bytes\)")
 
 
 def _pass_fits(text: str, limit: int, margin: float) -> bool:
@@ -187,8 +184,7 @@ def _pass_floor(text: str, fixed: int, margin: float, steps: int) -> int | None:
         transform(text, pipeline_for(None, fixed + 1024, temp_margin=margin))
         return fixed + 1024
     except memfit.MemfitError as e:
-        m = REACH.search(str(e))
-        hi = int(m.group(1)) if m else None
+        hi = reachable_in(e)
     if hi is None or not _pass_fits(text, hi, margin):
         return None
     lo = fixed + 1024

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import subprocess
 import sys
 
@@ -30,6 +29,7 @@ import numpy as np
 import _results
 from bench_compile import _layernorm  # the held-out block's, shared
 import memfit
+from memfit.explain.split import smallest_reachable
 from memfit.measure import NO_YNN, cpu_model, interleaved_medians, xla_bytes
 
 MiB = 1024 * 1024
@@ -103,10 +103,10 @@ def _fitted(fn, args, limit: int):
         fitted.lower(*args)
         return fitted, limit, False
     except memfit.MemfitError as e:
-        found = re.search(r"smallest limit memfit can reach is .*?\((\d+) bytes\)", str(e))
-        if not found:
+        found = smallest_reachable(e)
+        if found is None:
             raise
-        floor = int(int(found.group(1)) * 1.02)
+        floor = int(found * 1.02)
         fitted = memfit.jit(fn, memory_limit=floor)
         fitted.lower(*args)
         return fitted, floor, True

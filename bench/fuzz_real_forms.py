@@ -38,26 +38,23 @@ if __name__ == "__main__":
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + NO_YNN).strip()
 
 import jax  # noqa: E402
-import numpy as np  # noqa: E402
 
 import _results  # noqa: E402
 import memfit  # noqa: E402
 from memfit.calibrate import MemoryLimitWarning  # noqa: E402
+from memfit.explain.split import smallest_reachable  # noqa: E402
 from memfit.measure import cpu_model, interleaved_medians, xla_bytes  # noqa: E402
+from memfit.testing.oracle import relative_error  # noqa: E402
 from memfit.testing import real_forms  # noqa: E402
 
 MiB = 1024 * 1024
 TOL = 1e-4
-REACH = re.compile(r"the smallest limit memfit can reach is .*?\((\d+) bytes\)")
 OUTCOMES = ("fits", "over", "refused", "wrong")
 
 
 def _max_rel_err(want, got) -> float:
-    err = 0.0
-    for w, g in zip(jax.tree_util.tree_leaves(want), jax.tree_util.tree_leaves(got)):
-        w, g = np.asarray(w, np.float64), np.asarray(g, np.float64)
-        err = max(err, float(np.max(np.abs(w - g))) / max(float(np.max(np.abs(w))), 1e-30))
-    return err
+    return max(relative_error(g, w) for w, g in zip(jax.tree_util.tree_leaves(want),
+                                                    jax.tree_util.tree_leaves(got)))
 
 
 def _reason(message: str) -> str:
@@ -80,8 +77,7 @@ def measure(prog, divisor: int, rounds: int) -> dict:
             warnings.simplefilter("ignore", MemoryLimitWarning)
             split = memfit.jit(prog.fn, memory_limit=limit).lower(*prog.args).compile()
     except memfit.MemfitError as e:
-        reach = REACH.search(str(e))
-        out.update(outcome="refused", floor=int(reach.group(1)) if reach else None,
+        out.update(outcome="refused", floor=smallest_reachable(e),
                    why=_reason(str(e)))
         return out
     except Exception as e:  # anything else escaping memfit is a bug
