@@ -113,16 +113,13 @@ LoopPeak regionPeak(func::FuncOp f, const Plan &plan, int64_t c, int64_t &functi
   return lp;
 }
 
-int64_t alignDown(int64_t c) {
-  if (c >= 256)
-    return c / 128 * 128;
-  if (c >= 16)
-    return c / 8 * 8;
-  return c;
-}
+/// The tile a chunk of `c` rows is a multiple of (the file's header).
+int64_t tileOf(int64_t c) { return c >= 256 ? 128 : c >= 16 ? 8 : 1; }
+
+int64_t alignDown(int64_t c) { return c / tileOf(c) * tileOf(c); }
 
 int64_t alignUpLike(int64_t c, int64_t ref) {
-  int64_t a = ref >= 256 ? 128 : ref >= 16 ? 8 : 1;
+  int64_t a = tileOf(ref);
   return (c + a - 1) / a * a;
 }
 
@@ -255,6 +252,16 @@ static Choice largestChunkWithin(func::FuncOp f, const Plan &plan, int64_t fixed
   ch.feasible = true;
   settleChunk(plan, lo, ch, peakAt, [&](int64_t p) { return p - relief <= bound; });
   return ch;
+}
+
+int64_t dividingChunk(const Plan &plan, int64_t c, int64_t above) {
+  if (plan.size % c == 0)
+    return c;
+  int64_t a = tileOf(c);
+  for (int64_t d = c / a * a; d > above && 4 * d >= 3 * c; d -= a)
+    if (plan.size % d == 0)
+      return d;
+  return 0;
 }
 
 Choice chunkAt(func::FuncOp f, const Plan &plan, int64_t c, int64_t fixed, double margin) {

@@ -405,14 +405,8 @@ Choice projectedChunk(func::FuncOp f, const Plan &plan, int64_t limit, int64_t b
   // budget's. On the held-out pre-LN block (S=6144) 224 + 96 and 160 + 64
   // compiled the count in 3.4 s and the executable in 4.0 s where 96 and
   // 96 took 1.5 s and 1.6 s.
-  int64_t align = fits.chunk >= 256 ? 128 : fits.chunk >= 16 ? 8 : 1;
-  if (plan.size % fits.chunk == 0)
-    return fits;
-  for (int64_t d = fits.chunk / align * align; d > budgeted.chunk && 4 * d >= 3 * fits.chunk;
-       d -= align)
-    if (plan.size % d == 0)
-      return chunkAt(f, plan, d, fixed, margin);
-  return fits;
+  int64_t d = dividingChunk(plan, fits.chunk, budgeted.chunk);
+  return d == 0 || d == fits.chunk ? fits : chunkAt(f, plan, d, fixed, margin);
 }
 
 /// Splits `f` (a clone) until it fits `limit`, stepping as `steps` says
