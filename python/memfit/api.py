@@ -102,7 +102,8 @@ def _count_options(options: dict | None) -> dict | None:
 def _lean_compile(lowered_for):
     """text -> (executable, what its options are): the split program with
     ynn fusions of dots only, which the calibration runs instead of the
-    default when XLA assigns it fewer bytes (memfit.calibrate._compile_as_run).
+    default when that is over the limit and XLA assigns this fewer bytes
+    (memfit.calibrate._compile_as_run).
     None where the user chose the ynn fusions (XLA_FLAGS) or off CPU."""
     if _accounting_options() is None or "ynn_fusion_type" in os.environ.get("XLA_FLAGS", ""):
         return None
