@@ -241,9 +241,9 @@ def _baseline_note(r: dict, t_jax: float) -> str:
         return ""
     if "error" in b:
         return f"; baseline memfit: {b['error'][:200]}"
+    cpu = f", {b['cpu']:.2f} CPU seconds" if "cpu" in b else ""
     return (f"; baseline memfit (--baseline) first call {b['total']:.2f} s = "
-            f"{b['total'] / t_jax:.2f}x jax, {b.get('attempts', '?')} calibration compiles "
-            f"+ the run's")
+            f"{b['total'] / t_jax:.2f}x jax{cpu}, compiles {_compiles(b)}")
 
 
 def line(row: str, r: dict) -> tuple[str, str]:
