@@ -50,6 +50,7 @@ PREDICTED_MARGIN = 1.0  # the model as it is, compiled first for one top-level l
 DIVISOR_FLOOR = 0.6    # a chunk without a remainder step may be this much smaller
 DIVISOR_CEIL = 1.25    # or, for a split into several loops, this much bigger
 DIVISOR_TRIES = 3      # passes spent looking for it
+SAME_PROGRAM_STEPS = 3  # margin steps past a split already compiled, when over the limit
 #: A program memfit did not split, whose modelled peak and XLA's count as it
 #: runs (with its runtime scratch) both stay under this share of the limit,
 #: is not compiled a second time for the accounting count (``_run_only``).
@@ -366,24 +367,33 @@ def _choose(cal: Calibration, warn: bool = True) -> None:
             MemoryLimitWarning, stacklevel=5)
 
 
-def _attempt(cal: Calibration, margin: float, split, compile_text) -> bool:
+def _attempt(cal: Calibration, margin: float, split, compile_text, step: float = 1.0) -> bool:
     """Splits with ``margin`` and compiles it; False when there is nothing
-    (new) to compile: the split failed or would not be worth it."""
-    t0 = time.perf_counter()
-    try:
-        text = split(margin)
-    except MemfitError:
-        if not cal.attempts:
-            raise
-        return False  # a more careful margin that cannot fit: keep what we have
-    text, margin = _divisor_chunk(cal, text, margin, split)
-    t1 = time.perf_counter()
-    why = _why_not_compile(cal, text) if cal.attempts else None
-    if why:
+    (new) to compile: the split failed or would not be worth it. A ``step``
+    above 1 (a program over the limit needs smaller chunks) multiplies a
+    margin whose split is a program already compiled, up to
+    ``SAME_PROGRAM_STEPS`` times: the chunk rule rounds a chunk down to its
+    tile and to a divisor of the dimension, so a small step of the margin
+    can land on the chunk it came from."""
+    for tries_left in range(SAME_PROGRAM_STEPS if step > 1.0 else 0, -1, -1):
+        t0 = time.perf_counter()
+        try:
+            text = split(margin)
+        except MemfitError:
+            if not cal.attempts:
+                raise
+            return False  # a more careful margin that cannot fit: keep what we have
+        text, margin = _divisor_chunk(cal, text, margin, split)
+        t1 = time.perf_counter()
+        why = _why_not_compile(cal, text) if cal.attempts else None
+        if not why:
+            _compile_attempt(cal, margin, text, t1 - t0, compile_text)
+            return True
         cal.skipped.append((margin, why, t1 - t0))
-        return False
-    _compile_attempt(cal, margin, text, t1 - t0, compile_text)
-    return True
+        if why != "same program" or margin * step > MAX_MARGIN:
+            return False
+        margin *= step
+    return False
 
 
 def _divisor_chunk(cal: Calibration, text: str, margin: float, split,
@@ -626,7 +636,9 @@ def _fit_runtime_scratch(cal: Calibration, split, compile_text, compile_run, scr
         if m is None or any(abs(a.margin - m) < 1e-3 * m for a in cal.attempts):
             return
         resplits += 1
-        if not _attempt(cal, m, split, compile_text):
+        over_limit = not _fits(kept, cal.limit)
+        if not _attempt(cal, m, split, compile_text,
+                        step=m / kept.margin if over_limit and m > kept.margin else 1.0):
             return
 
 

@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import types
+import warnings
 from pathlib import Path
 
 import jax
@@ -569,6 +570,20 @@ def test_runtime_scratch_over_the_limit_resplits_smaller():
     assert cal.kept.total_bytes <= 100 * MiB
     assert any(a.total_bytes > 100 * MiB for a in cal.attempts if a.scratch_bytes is not None)
     assert "runtime scratch" in cal.summary()
+
+
+def test_scratch_over_the_limit_steps_past_a_margin_that_splits_the_same():
+    # the chunk rule rounds chunks to tiles and divisors: the margin the
+    # scratch asks for (2.27) splits into the program already compiled
+    # (margin 2's); the margin keeps stepping until the chunks shrink
+    temps = lambda m: 60 * MiB if m < 2.5 else 30 * MiB  # noqa: E731
+    split, comp, scratch = _with_scratch(*fake_program(40 * MiB, temps=temps),
+                                         lambda t: 5 * MiB)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cal_mod.MemoryLimitWarning)
+        cal = cal_mod.calibrate(split, comp, 100 * MiB, scratch=scratch)
+    assert cal.kept.total_bytes <= 100 * MiB and cal.kept.margin > 2.5
+    assert any(why == "same program" for _, why, _ in cal.skipped)
 
 
 def test_scratch_over_the_limit_at_every_margin_keeps_the_largest_within_xlas_count():

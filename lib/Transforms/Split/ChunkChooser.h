@@ -36,15 +36,6 @@ struct Choice {
 Choice chooseChunk(mlir::func::FuncOp f, const Plan &plan, int64_t limit, int64_t fixed,
                    double margin, int64_t from = 0);
 
-/// The largest chunk that divides `plan`'s dimension (no remainder step),
-/// aligned as `c` is, between 3/4 of `c` and `c` and above `above`: `c`
-/// itself when it divides; 0 when none does.
-int64_t dividingChunk(const Plan &plan, int64_t c, int64_t above);
-
-/// The loop `plan` becomes with chunks of `c`: its margined peak (as
-/// chooseChunk measures it), feasible unless it cannot be profiled.
-Choice chunkAt(mlir::func::FuncOp f, const Plan &plan, int64_t c, int64_t fixed, double margin);
-
 /// For a step at which no chunk fits because values live around the loop
 /// (that later steps split) exceed the limit on their own: the largest
 /// aligned, balanced chunk whose margined peak exceeds the smallest chunk's

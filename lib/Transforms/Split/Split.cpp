@@ -397,16 +397,7 @@ Choice projectedChunk(func::FuncOp f, const Plan &plan, int64_t limit, int64_t b
   if (!whole)
     return budgeted;
   Choice fits = chooseChunk(f, plan, limit, fixed, margin, budgeted.chunk);
-  if (!fits.feasible || fits.chunk <= budgeted.chunk)
-    return budgeted;
-  // A chunk that leaves a remainder gets a remainder step, a second copy
-  // of the body that XLA compiles too: a dividing chunk down to 3/4 of it
-  // (aligned as the chunk rule aligns) is taken instead, still above the
-  // budget's. On the held-out pre-LN block (S=6144) 224 + 96 and 160 + 64
-  // compiled the count in 3.4 s and the executable in 4.0 s where 96 and
-  // 96 took 1.5 s and 1.6 s.
-  int64_t d = dividingChunk(plan, fits.chunk, budgeted.chunk);
-  return d == 0 || d == fits.chunk ? fits : chunkAt(f, plan, d, fixed, margin);
+  return fits.feasible && fits.chunk > budgeted.chunk ? fits : budgeted;
 }
 
 /// Splits `f` (a clone) until it fits `limit`, stepping as `steps` says

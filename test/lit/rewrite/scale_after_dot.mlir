@@ -8,20 +8,20 @@
 // RUN: memfit-opt %s --pass-pipeline='builtin.module(memfit-inline,memfit-split{memory-limit=256KB},memfit-rewrite{distance=false top-k=false invariant-solve=false matrix-chain=false reduce-to-dot=false factor-sums=false scale-after-dot=false})' | FileCheck %s --check-prefix=OFF
 
 "builtin.module"() ({
-// dot(p * 0.125, v) in the loop over query rows: the [40, 8] result is
-// scaled, not the [40, 512] operand.
+// dot(p * 0.125, v) in the loop over query rows: the [32, 8] result is
+// scaled, not the [32, 512] operand.
 // ON-LABEL: func.func public @scalar_scale
 // ON: "stablehlo.while"
-// ON: %[[E:.*]] = "stablehlo.exponential"{{.*}} -> tensor<40x512xf32>
-// ON-NOT: "stablehlo.multiply"({{.*}}tensor<40x512xf32>
-// ON: %[[D:.*]] = "stablehlo.dot_general"(%[[E]], %{{.*}}) {{.*}} -> tensor<40x8xf32>
-// ON: %[[C:.*]] = "stablehlo.broadcast_in_dim"(%{{.*}}) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<40x8xf32>
-// ON: "stablehlo.multiply"(%[[D]], %[[C]]) : (tensor<40x8xf32>, tensor<40x8xf32>)
+// ON: %[[E:.*]] = "stablehlo.exponential"{{.*}} -> tensor<32x512xf32>
+// ON-NOT: "stablehlo.multiply"({{.*}}tensor<32x512xf32>
+// ON: %[[D:.*]] = "stablehlo.dot_general"(%[[E]], %{{.*}}) {{.*}} -> tensor<32x8xf32>
+// ON: %[[C:.*]] = "stablehlo.broadcast_in_dim"(%{{.*}}) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<32x8xf32>
+// ON: "stablehlo.multiply"(%[[D]], %[[C]]) : (tensor<32x8xf32>, tensor<32x8xf32>)
 // ON: "stablehlo.return"
 // OFF-LABEL: func.func public @scalar_scale
 // OFF: "stablehlo.while"
-// OFF: %[[M:.*]] = "stablehlo.multiply"({{.*}} : (tensor<40x512xf32>, tensor<40x512xf32>)
-// OFF: "stablehlo.dot_general"(%[[M]], %{{.*}}) {{.*}} -> tensor<40x8xf32>
+// OFF: %[[M:.*]] = "stablehlo.multiply"({{.*}} : (tensor<32x512xf32>, tensor<32x512xf32>)
+// OFF: "stablehlo.dot_general"(%[[M]], %{{.*}}) {{.*}} -> tensor<32x8xf32>
   "func.func"() <{function_type = (tensor<512x8xf32>, tensor<512x8xf32>, tensor<512x8xf32>) -> tensor<512x8xf32>, res_attrs = [{jax.result_info = "result"}], sym_name = "scalar_scale", sym_visibility = "public"}> ({
   ^bb0(%arg0: tensor<512x8xf32>, %arg1: tensor<512x8xf32>, %arg2: tensor<512x8xf32>):
     %0 = "stablehlo.transpose"(%arg1) <{permutation = array<i64: 1, 0>}> : (tensor<512x8xf32>) -> tensor<8x512xf32>
@@ -43,17 +43,17 @@
     "func.return"(%11) : (tensor<512x8xf32>) -> ()
   }) : () -> ()
 // dot(p / rowsum(p), v): the row sums have extent 1 along the contracted
-// keys; the [40, 8] result is divided by them.
+// keys; the [32, 8] result is divided by them.
 // ON-LABEL: func.func public @row_scale
 // ON: "stablehlo.while"
-// ON: %[[E:.*]] = "stablehlo.exponential"{{.*}} -> tensor<40x512xf32>
-// ON: %[[L:.*]] = "stablehlo.reshape"(%{{.*}}) : (tensor<40x1xf32>) -> tensor<40xf32>
-// ON: %[[D:.*]] = "stablehlo.dot_general"(%[[E]], %{{.*}}) {{.*}} -> tensor<40x8xf32>
-// ON: %[[B:.*]] = "stablehlo.broadcast_in_dim"(%[[L]]) <{broadcast_dimensions = array<i64: 0>}> : (tensor<40xf32>) -> tensor<40x8xf32>
-// ON: "stablehlo.divide"(%[[D]], %[[B]]) : (tensor<40x8xf32>, tensor<40x8xf32>)
+// ON: %[[E:.*]] = "stablehlo.exponential"{{.*}} -> tensor<32x512xf32>
+// ON: %[[L:.*]] = "stablehlo.reshape"(%{{.*}}) : (tensor<32x1xf32>) -> tensor<32xf32>
+// ON: %[[D:.*]] = "stablehlo.dot_general"(%[[E]], %{{.*}}) {{.*}} -> tensor<32x8xf32>
+// ON: %[[B:.*]] = "stablehlo.broadcast_in_dim"(%[[L]]) <{broadcast_dimensions = array<i64: 0>}> : (tensor<32xf32>) -> tensor<32x8xf32>
+// ON: "stablehlo.divide"(%[[D]], %[[B]]) : (tensor<32x8xf32>, tensor<32x8xf32>)
 // ON: "stablehlo.return"
 // OFF-LABEL: func.func public @row_scale
-// OFF: "stablehlo.divide"({{.*}} : (tensor<40x512xf32>, tensor<40x512xf32>)
+// OFF: "stablehlo.divide"({{.*}} : (tensor<32x512xf32>, tensor<32x512xf32>)
   "func.func"() <{function_type = (tensor<512x8xf32>, tensor<512x8xf32>, tensor<512x8xf32>) -> tensor<512x8xf32>, res_attrs = [{jax.result_info = "result"}], sym_name = "row_scale", sym_visibility = "public"}> ({
   ^bb0(%arg0: tensor<512x8xf32>, %arg1: tensor<512x8xf32>, %arg2: tensor<512x8xf32>):
     %0 = "stablehlo.transpose"(%arg1) <{permutation = array<i64: 1, 0>}> : (tensor<512x8xf32>) -> tensor<8x512xf32>
@@ -105,8 +105,8 @@
 // move out of the sum.
 // ON-LABEL: func.func public @contracted_scale
 // ON: "stablehlo.while"
-// ON: %[[M:.*]] = "stablehlo.multiply"({{.*}} : (tensor<40x512xf32>, tensor<40x512xf32>)
-// ON: "stablehlo.dot_general"(%[[M]], %{{.*}}) {{.*}} -> tensor<40x8xf32>
+// ON: %[[M:.*]] = "stablehlo.multiply"({{.*}} : (tensor<32x512xf32>, tensor<32x512xf32>)
+// ON: "stablehlo.dot_general"(%[[M]], %{{.*}}) {{.*}} -> tensor<32x8xf32>
   "func.func"() <{function_type = (tensor<512x8xf32>, tensor<512x8xf32>, tensor<512x8xf32>, tensor<512xf32>) -> tensor<512x8xf32>, res_attrs = [{jax.result_info = "result"}], sym_name = "contracted_scale", sym_visibility = "public"}> ({
   ^bb0(%arg0: tensor<512x8xf32>, %arg1: tensor<512x8xf32>, %arg2: tensor<512x8xf32>, %arg3: tensor<512xf32>):
     %0 = "stablehlo.transpose"(%arg1) <{permutation = array<i64: 1, 0>}> : (tensor<512x8xf32>) -> tensor<8x512xf32>
