@@ -85,6 +85,9 @@ struct RunResult {
   bool belowFixed = false;
   int64_t fixedBytes = 0;
   std::string sharded; // a plan refused because it chunks a sharded dimension
+  /// Whether every loop the steps made nests in a layer loop's body, where
+  /// the chunk rule's margin multiplies only what grows with the chunk.
+  bool loopsInBodiesOnly = true;
 
   /// The peak with its temporaries counted `margin` times.
   int64_t margined(double margin) const {
@@ -375,6 +378,7 @@ void emitNotedLoop(const Plan &plan, const Choice &ch, int64_t step, double marg
       b.getNamedAttr("kind", b.getStringAttr(n.kind)),
       b.getNamedAttr("modelled_peak", i64(ch.peak)),
       b.getNamedAttr("outside_bytes", i64(ch.outside)),
+      b.getNamedAttr("loop_fixed_bytes", i64(ch.chunkFree)),
       b.getNamedAttr("temp_margin", b.getF64FloatAttr(margin))};
   loop->setAttr("memfit.split", b.getDictionaryAttr(f));
 }
@@ -421,7 +425,7 @@ RunResult runSplits(func::FuncOp f, int64_t limit, Steps steps, const Settings &
   bool pendingSecondPass = false;
   bool budgetedLoop = false; // a projected loop that was not sized within the limit
   for (int iter = 0; iter < 32; ++iter) {
-    FailureOr<FunctionProfile> prof = profileFunction(f);
+    FailureOr<FunctionProfile> prof = profileFunction(f, /*reserveOutputs=*/true);
     if (failed(prof)) {
       rr.why = "the function could not be profiled";
       return rr;
@@ -472,6 +476,7 @@ RunResult runSplits(func::FuncOp f, int64_t limit, Steps steps, const Settings &
         budgetedLoop |= !withinLimit;
       }
       pendingSecondPass = !step->first.later.empty();
+      rr.loopsInBodiesOnly &= !isa<func::FuncOp>(step->first.block->getParentOp());
       emitNotedLoop(step->first, ch, iter, settings.margin);
       continue;
     }
@@ -564,7 +569,11 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     // as the chunk rule counts them: a loop's margined peak when it was made
     // can shrink when a later step splits inside its body (an accumulated
     // partial product split by its rows), so the final program is measured.
-    int64_t reachable = std::max({best.peak, best.margined(tempMargin), rr.fixedBytes});
+    // Loops that all nest in layer loops' bodies run their smallest chunks
+    // here, and their margin multiplies only what grows with the chunk
+    // (ChunkChooser.cpp): what the program holds is its floor.
+    int64_t margined = best.loopsInBodiesOnly ? best.peak : best.margined(tempMargin);
+    int64_t reachable = std::max({best.peak, margined, rr.fixedBytes});
     // The split steps are greedy (largest chunks first); when they get
     // stuck, the probe's steps (the lowest peak each time) may still fit,
     // and so may its plans with larger chunks (projected steps).
