@@ -8,11 +8,11 @@
 //   <= limit
 // Inside a layer loop's body (a split nested in a `lax.scan` over layers)
 // the margin multiplies only what grows with the chunk: the loop's peak
-// beyond what the same loop holds with its smallest chunk (the body's
-// whole live-ins, accumulators and their partial products, which the model
-// counts as XLA allocates them), and the function's outputs count from the
-// start, as XLA counts them (a layer loop's forward pass runs before the
-// gradients exist).
+// beyond what the same loop holds at any chunk (extrapolated from its two
+// smallest chunks: the body's whole live-ins, accumulators and their
+// partial products, which the model counts as XLA allocates them), and the
+// function's outputs count from the start, as XLA counts them (a layer
+// loop's forward pass runs before the gradients exist).
 // c is found on rewritten clones by a search that aims where the peak,
 // nearly affine in c, meets the limit (largestFeasible). It is then rounded down to a
 // multiple of 128 when c >= 256, or of 8 when c >= 16 (dot_general and
@@ -198,9 +198,8 @@ int64_t largestFeasible(int64_t lo, int64_t pLo, int64_t hi, int64_t limit,
 /// times over what lives outside its block (at least the arguments and
 /// outputs): what lives outside (a layer loop's carried state and stacked
 /// inputs and outputs around a split of its body) is no loop temporary, and
-/// neither is, for a loop in a layer loop's body, what the loop holds with
-/// its smallest chunk (`chunkFree`, smallestChunkPeak): those bytes do not
-/// shrink with the chunk.
+/// neither is, for a loop in a layer loop's body, what the loop holds
+/// whatever its chunk (`chunkFree`, chunkFreePeak).
 static int64_t marginedPeak(func::FuncOp f, const Plan &plan, int64_t c, int64_t fixed,
                             double margin, int64_t chunkFree, Choice &ch) {
   LoopPeak lp = regionPeak(f, plan, c, ch.functionPeak);
@@ -223,21 +222,27 @@ static int64_t marginedPeak(func::FuncOp f, const Plan &plan, int64_t c, int64_t
   return std::max(margined(lp.peak, below), first);
 }
 
-/// For a loop in a layer loop's body, its modelled peak (unmargined) with
-/// the smallest chunk: the body's whole live-ins, the accumulators and
-/// partial products of full size, which do not shrink with the chunk and
-/// which the model counts as XLA allocates them. On a checkpointed
+/// For a loop in a layer loop's body, what its modelled peak (unmargined)
+/// holds whatever the chunk: the body's whole live-ins, the accumulators
+/// and partial products of full size, which the model counts as XLA
+/// allocates them. Extrapolated to a chunk of 0 from the two smallest
+/// chunks, c0 and c0 + 1 (a dimension of 2 has a single chunk size below
+/// its own: nothing is extrapolated, and the margin multiplies the lot). On a checkpointed
 /// decoder's backward body (S=512, d=192) they were 4.9 MiB of the 6 MiB
 /// the split loop held beyond the arguments, outputs and stacked layer
 /// inputs at one row per chunk; counted twice at the default margin, the
 /// smallest limit reachable rose from 13.5 to 18.7 MiB. 0 at the function's
 /// top level, where the margin multiplies every temporary of the loop.
-static int64_t smallestChunkPeak(func::FuncOp f, const Plan &plan) {
-  if (!inLoopBody(plan) || plan.minChunk >= plan.size)
+static int64_t chunkFreePeak(func::FuncOp f, const Plan &plan) {
+  int64_t c0 = plan.minChunk;
+  if (!inLoopBody(plan) || c0 + 1 >= plan.size)
     return 0;
   int64_t unused = 0;
-  LoopPeak lp = regionPeak(f, plan, plan.minChunk, unused);
-  return lp.peak == kInfeasible ? 0 : lp.peak;
+  int64_t p0 = regionPeak(f, plan, c0, unused).peak;
+  int64_t p1 = regionPeak(f, plan, c0 + 1, unused).peak;
+  if (p0 == kInfeasible || p1 == kInfeasible)
+    return 0;
+  return std::max<int64_t>(0, p0 - c0 * std::max<int64_t>(0, p1 - p0));
 }
 
 /// `c` aligned and balanced when that keeps `fits`, else `c` itself.
@@ -262,7 +267,7 @@ static Choice largestChunkWithin(func::FuncOp f, const Plan &plan, int64_t fixed
   int64_t lo = plan.minChunk, hi = plan.size - 1;
   if (lo > hi)
     return ch;
-  int64_t chunkFree = smallestChunkPeak(f, plan);
+  int64_t chunkFree = chunkFreePeak(f, plan);
   auto peakAt = [&](int64_t c) { return marginedPeak(f, plan, c, fixed, margin, chunkFree, ch); };
   if (!overSmallest && from > lo && from <= hi) {
     int64_t p = peakAt(from);
@@ -303,7 +308,7 @@ int64_t dividingChunk(const Plan &plan, int64_t c, int64_t above) {
 Choice chunkAt(func::FuncOp f, const Plan &plan, int64_t c, int64_t fixed, double margin) {
   Choice ch;
   ch.chunk = c;
-  ch.peak = marginedPeak(f, plan, c, fixed, margin, smallestChunkPeak(f, plan), ch);
+  ch.peak = marginedPeak(f, plan, c, fixed, margin, chunkFreePeak(f, plan), ch);
   ch.feasible = ch.peak != kInfeasible;
   return ch;
 }
