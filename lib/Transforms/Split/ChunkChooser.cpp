@@ -89,10 +89,11 @@ int64_t unscheduledExpBytes(const Plan &plan, int64_t c) {
 /// Peak of the loop the plan becomes with chunks of `c` (rewriting a clone):
 /// the largest live total at the ops the rewrite created; the whole
 /// function's peak goes to `functionPeak`.
-/// Whether the plan's loop nests in another loop's body (not the
-/// function's top level).
+/// Whether the plan's loop nests in the body of a loop the program runs
+/// (a layer loop), not at the function's top level or only in memfit's
+/// own loops.
 bool inLoopBody(const Plan &plan) {
-  return !llvm::isa_and_present<func::FuncOp>(plan.block->getParentOp());
+  return !plan.block->empty() && inProgramLoop(&plan.block->front());
 }
 
 LoopPeak regionPeak(func::FuncOp f, const Plan &plan, int64_t c, int64_t &functionPeak) {

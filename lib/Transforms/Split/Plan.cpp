@@ -13,6 +13,13 @@ RankedTensorType withDim(RankedTensorType t, int64_t dim, int64_t size) {
   return RankedTensorType::get(shape, t.getElementType());
 }
 
+bool inProgramLoop(Operation *op) {
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (getOpKind(p) == OpKind::While && !p->hasAttr(kSplitRecordAttr))
+      return true;
+  return false;
+}
+
 std::string opLabel(Operation *op) {
   std::string s = "'" + op->getName().getStringRef().str() + "'";
   std::string line = getUserSourceLine(op->getLoc());
