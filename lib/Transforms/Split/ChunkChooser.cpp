@@ -86,9 +86,6 @@ int64_t unscheduledExpBytes(const Plan &plan, int64_t c) {
   return bytesOf(e) / std::max<int64_t>(plan.size, 1) * c;
 }
 
-/// Peak of the loop the plan becomes with chunks of `c` (rewriting a clone):
-/// the largest live total at the ops the rewrite created; the whole
-/// function's peak goes to `functionPeak`.
 /// Whether the plan's loop nests in the body of a loop the program runs
 /// (a layer loop), not at the function's top level or only in memfit's
 /// own loops.
@@ -96,6 +93,9 @@ bool inLoopBody(const Plan &plan) {
   return !plan.block->empty() && inProgramLoop(&plan.block->front());
 }
 
+/// Peak of the loop the plan becomes with chunks of `c` (rewriting a clone):
+/// the largest live total at the ops the rewrite created; the whole
+/// function's peak goes to `functionPeak`.
 LoopPeak regionPeak(func::FuncOp f, const Plan &plan, int64_t c, int64_t &functionPeak) {
   IRMapping m;
   auto clone = llvm::cast<func::FuncOp>(f->clone(m));
@@ -228,12 +228,13 @@ static int64_t marginedPeak(func::FuncOp f, const Plan &plan, int64_t c, int64_t
 /// and partial products of full size, which the model counts as XLA
 /// allocates them. Extrapolated to a chunk of 0 from the two smallest
 /// chunks, c0 and c0 + 1 (a dimension of 2 has a single chunk size below
-/// its own: nothing is extrapolated, and the margin multiplies the lot). On a checkpointed
-/// decoder's backward body (S=512, d=192) they were 4.9 MiB of the 6 MiB
-/// the split loop held beyond the arguments, outputs and stacked layer
-/// inputs at one row per chunk; counted twice at the default margin, the
-/// smallest limit reachable rose from 13.5 to 18.7 MiB. 0 at the function's
-/// top level, where the margin multiplies every temporary of the loop.
+/// its own: nothing is extrapolated, and the margin multiplies the lot).
+/// On a checkpointed decoder's backward body (S=512, d=192) they were 4.9
+/// MiB of the 6 MiB the split loop held beyond the arguments, outputs and
+/// stacked layer inputs at one row per chunk; counted twice at the default
+/// margin, the smallest limit reachable rose from 13.5 to 18.7 MiB. 0 at
+/// the function's top level, where the margin multiplies every temporary
+/// of the loop.
 static int64_t chunkFreePeak(func::FuncOp f, const Plan &plan) {
   int64_t c0 = plan.minChunk;
   if (!inLoopBody(plan) || c0 + 1 >= plan.size)

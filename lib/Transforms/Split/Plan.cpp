@@ -13,9 +13,13 @@ RankedTensorType withDim(RankedTensorType t, int64_t dim, int64_t size) {
   return RankedTensorType::get(shape, t.getElementType());
 }
 
+bool isProgramLoop(Operation *op) {
+  return getOpKind(op) == OpKind::While && !op->hasAttr(kSplitRecordAttr);
+}
+
 bool inProgramLoop(Operation *op) {
   for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
-    if (getOpKind(p) == OpKind::While && !p->hasAttr(kSplitRecordAttr))
+    if (isProgramLoop(p))
       return true;
   return false;
 }

@@ -40,8 +40,12 @@ inline int64_t bytesOf(Value v) { return getTensorBytes(v.getType()).value_or(0)
 /// The record memfit-split puts on each loop it makes.
 constexpr llvm::StringLiteral kSplitRecordAttr = "memfit.split";
 
-/// Whether `op` lies in the body of a loop the program itself runs (a
-/// `lax.scan` over layers, a `fori_loop`), not only in memfit-split's own.
+/// Whether `op` is a loop the program itself runs (a `lax.scan` over
+/// layers, a `fori_loop`), not one memfit-split made.
+bool isProgramLoop(Operation *op);
+
+/// Whether `op` lies in the body of a loop the program itself runs, not
+/// only in memfit-split's own.
 bool inProgramLoop(Operation *op);
 
 inline mlir::RankedTensorType tensorType(Value v) {

@@ -100,15 +100,15 @@ struct RunResult {
 /// outputs for the whole run; where that puts the peak in the body of a loop
 /// the program runs (a layer scan's forward pass, before the gradients
 /// exist), the profile counts them from the start. Elsewhere each output
-/// counts from where it is made: on the CLIP loss's gradient (B = 1024)
-/// counting them from the start raised the floor from under the limit XLA's
-/// count met to 4.02 MiB over a 3.02 MiB limit.
+/// counts from where it is made: on a one-sided contrastive loss's gradient
+/// (B = 1024) counting them from the start put the floor at 4.02 MiB, over
+/// a 3.02 MiB limit that XLA's count of the split program meets.
 FailureOr<FunctionProfile> profileForSplit(func::FuncOp f) {
   FailureOr<FunctionProfile> reserved = profileFunction(f, /*reserveOutputs=*/true);
-  Operation *at = succeeded(reserved) ? reserved->peakOp : nullptr;
-  if (failed(reserved) || (at && ((getOpKind(at) == OpKind::While &&
-                                   !at->hasAttr(kSplitRecordAttr)) ||
-                                  inProgramLoop(at))))
+  if (failed(reserved))
+    return reserved;
+  Operation *at = reserved->peakOp;
+  if (at && (isProgramLoop(at) || inProgramLoop(at)))
     return reserved;
   return profileFunction(f);
 }
