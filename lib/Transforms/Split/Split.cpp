@@ -474,6 +474,10 @@ RunResult runSplits(func::FuncOp f, int64_t limit, Steps steps, const Settings &
     lastPeak = std::min(lastPeak, prof->peakBytes);
     pendingSecondPass = false;
 
+    // Why this step finds no plan: an op named by an earlier step's failed
+    // plans may since have been erased by a loop that step emitted.
+    rr.why.clear();
+    rr.blocker = nullptr;
     SmallVector<SeedGroup> seeds = pickSeeds(f, *prof);
     if (seeds.empty()) {
       rr.why = "nothing live at the peak can be split (arguments and outputs)";
