@@ -229,12 +229,12 @@ static int64_t marginedPeak(func::FuncOp f, const Plan &plan, int64_t c, int64_t
 /// allocates them. Extrapolated to a chunk of 0 from the two smallest
 /// chunks, c0 and c0 + 1 (a dimension of 2 has a single chunk size below
 /// its own: nothing is extrapolated, and the margin multiplies the lot).
-/// On a checkpointed decoder's backward body (S=512, d=192) they were 4.9
-/// MiB of the 6 MiB the split loop held beyond the arguments, outputs and
-/// stacked layer inputs at one row per chunk; counted twice at the default
-/// margin, the smallest limit reachable rose from 13.5 to 18.7 MiB. 0 at
-/// the function's top level, where the margin multiplies every temporary
-/// of the loop.
+/// On a checkpointed decoder's backward body (S=512, d=192) they were all
+/// but one row's bytes of the 4.9 MiB the split loop held beyond the
+/// arguments, outputs and stacked layer inputs at one row per chunk;
+/// counted twice at the default margin, they put the smallest limit
+/// reachable at 18.7 MiB instead of 13.5. 0 outside a layer loop's body,
+/// where the margin multiplies every temporary of the loop.
 static int64_t chunkFreePeak(func::FuncOp f, const Plan &plan) {
   int64_t c0 = plan.minChunk;
   if (!inLoopBody(plan) || c0 + 1 >= plan.size)
