@@ -16,7 +16,10 @@ where the target leaves 5 % of the limit's room free. A loop that memfit
 split inside another loop's body (a scan over layers) records the bytes its
 model holds outside that body (``outside_bytes``: the layer loop's carried
 state, stacked inputs and outputs); those do not shrink with the margin,
-so they come off both the measured temporaries and the room first.
+so they come off both the measured temporaries and the room first, and
+so does what such a loop holds with its smallest chunk (``loop_fixed_bytes``:
+the body's whole live-ins and accumulators, which the chunk rule's margin
+does not multiply either).
 Every candidate is
 compiled and measured; the kept one is the largest that XLA says fits (larger
 chunks are faster). A candidate is only bigger chunks of the same loops: when
@@ -186,10 +189,15 @@ def _split_loops(text: str) -> int:
 
 
 def _outside_bytes(text: str) -> int:
-    """The most bytes any split loop's model holds outside its block beyond
-    the arguments and outputs (its ``outside_bytes``: a loop split inside a
-    layer loop's body); 0 for loops at the function's top level."""
-    found = [int(v) for v in re.findall(r"\boutside_bytes = (\d+)", text)]
+    """The most bytes any split loop's model holds beyond the arguments and
+    outputs that do not shrink with the margin: outside its block (its
+    ``outside_bytes``: a loop split inside a layer loop's body) and, in such
+    a body, what it holds with its smallest chunk (``loop_fixed_bytes``:
+    whole live-ins, accumulators); 0 for loops at the function's top level."""
+    found = []
+    for rec in re.findall(r"memfit\.split = \{[^{}]*\}", text):
+        fields = dict(re.findall(r"\b(outside_bytes|loop_fixed_bytes) = (\d+)", rec))
+        found.append(sum(int(v) for v in fields.values()))
     return max(found, default=0)
 
 

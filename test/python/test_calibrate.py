@@ -138,6 +138,22 @@ def test_what_lives_outside_a_loop_body_does_not_scale_with_the_margin():
     assert cal_mod._outside_bytes(cal.kept.text) == outside
 
 
+def test_what_a_loop_body_holds_at_any_chunk_does_not_scale_with_the_margin():
+    # The same, with 10 MiB of the 30 held by the split loop itself at its
+    # smallest chunk (whole live-ins, accumulators: loop_fixed_bytes) and
+    # 20 MiB outside the body: both come off the temporaries and the room.
+    outside, fixed_in_loop = 20 * MiB, 10 * MiB
+    split, comp = fake_program(40 * MiB, temps=lambda m: 30 * MiB + int(30 * MiB / m),
+                               loops=lambda m: 2)
+    nested = _nested(split, outside)
+    with_fixed = lambda m: nested(m).replace(  # noqa: E731
+        "outside_bytes", f"loop_fixed_bytes = {fixed_in_loop} : i64, outside_bytes")
+    cal = cal_mod.calibrate(with_fixed, comp, 100 * MiB)
+    assert cal_mod._outside_bytes(cal.kept.text) == outside + fixed_in_loop
+    assert cal.kept.margin == pytest.approx(2 * 15 / (60 / 1.05 - 30), rel=1e-6)
+    assert 96 * MiB <= cal.kept.xla_bytes <= 100 * MiB
+
+
 def test_loops_without_a_split_record_are_not_the_splits():
     # the program's own loops and the exact kNN rewrite's carry no
     # memfit.split record: with them and one split loop, the calibration

@@ -6,6 +6,13 @@
 // are counted `margin` times:
 //   arguments + outputs + margin * (modelled loop peak - arguments - outputs)
 //   <= limit
+// Inside a layer loop's body (a split nested in a `lax.scan` over layers)
+// the margin multiplies only what grows with the chunk: the loop's peak
+// beyond what the same loop holds at any chunk (extrapolated from its two
+// smallest chunks: the body's whole live-ins, accumulators and their
+// partial products, which the model counts as XLA allocates them), and the
+// function's outputs count from the start, as XLA counts them (a layer
+// loop's forward pass runs before the gradients exist).
 // c is found on rewritten clones by a search that aims where the peak,
 // nearly affine in c, meets the limit (largestFeasible). It is then rounded down to a
 // multiple of 128 when c >= 256, or of 8 when c >= 16 (dot_general and
@@ -84,6 +91,13 @@ int64_t unscheduledExpBytes(const Plan &plan, int64_t c) {
   return bytesOf(e) / std::max<int64_t>(plan.size, 1) * c;
 }
 
+/// Whether the plan's loop nests in the body of a loop the program runs
+/// (a layer loop), not at the function's top level or only in memfit's
+/// own loops.
+bool inLoopBody(const Plan &plan) {
+  return !plan.block->empty() && inProgramLoop(&plan.block->front());
+}
+
 /// Peak of the loop the plan becomes with chunks of `c` (rewriting a clone):
 /// the largest live total at the ops the rewrite created; the whole
 /// function's peak goes to `functionPeak`.
@@ -100,7 +114,7 @@ LoopPeak regionPeak(func::FuncOp f, const Plan &plan, int64_t c, int64_t &functi
   LoopPeak lp;
   functionPeak = kInfeasible;
   int64_t unused = 0;
-  lp.peak = loopOpsPeak(clone, q.block, mark, false, functionPeak, lp.outside, unused);
+  lp.peak = loopOpsPeak(clone, q.block, mark, inLoopBody(plan), functionPeak, lp.outside, unused);
   int64_t extra = unscheduledExpBytes(plan, c);
   if (lp.peak != kInfeasible)
     lp.peak += extra;
@@ -189,25 +203,53 @@ int64_t largestFeasible(int64_t lo, int64_t pLo, int64_t hi, int64_t limit,
 /// The loop's peak with chunks of `c`, its temporaries counted `margin`
 /// times over what lives outside its block (at least the arguments and
 /// outputs): what lives outside (a layer loop's carried state and stacked
-/// inputs and outputs around a split of its body) is no loop temporary.
+/// inputs and outputs around a split of its body) is no loop temporary, and
+/// neither is, for a loop in a layer loop's body, what the loop holds
+/// whatever its chunk (`chunkFree`, chunkFreePeak).
 static int64_t marginedPeak(func::FuncOp f, const Plan &plan, int64_t c, int64_t fixed,
-                            double margin, Choice &ch) {
+                            double margin, int64_t chunkFree, Choice &ch) {
   LoopPeak lp = regionPeak(f, plan, c, ch.functionPeak);
   int64_t base = std::max(fixed, lp.outside);
   ch.outside = std::max<int64_t>(0, base - fixed);
+  ch.chunkFree = std::max<int64_t>(0, chunkFree - base);
   if (lp.peak == kInfeasible)
     return lp.peak;
-  auto margined = [&](int64_t peak, int64_t below) {
-    return peak <= below ? peak
-                         : below + static_cast<int64_t>(std::ceil(margin * double(peak - below)));
+  int64_t below = std::max(base, chunkFree);
+  auto margined = [&](int64_t peak, int64_t under) {
+    return peak <= under ? peak
+                         : under + static_cast<int64_t>(std::ceil(margin * double(peak - under)));
   };
   // A first pass also fits with the outputs counted (below the arguments
   // and outputs its temporaries would go unchecked), its own temporaries
   // counted margin times over what lives around it.
   int64_t first = lp.withOutputs == kInfeasible
                       ? kInfeasible
-                      : margined(lp.withOutputs, std::max(base, lp.aroundWithOutputs));
-  return std::max(margined(lp.peak, base), first);
+                      : margined(lp.withOutputs, std::max(below, lp.aroundWithOutputs));
+  return std::max(margined(lp.peak, below), first);
+}
+
+/// For a loop in a layer loop's body, what its modelled peak (unmargined)
+/// holds whatever the chunk: the body's whole live-ins, the accumulators
+/// and partial products of full size, which the model counts as XLA
+/// allocates them. Extrapolated to a chunk of 0 from the two smallest
+/// chunks, c0 and c0 + 1 (a dimension of 2 has a single chunk size below
+/// its own: nothing is extrapolated, and the margin multiplies the lot).
+/// On a checkpointed decoder's backward body (S=512, d=192) they were all
+/// but one row's bytes of the 4.9 MiB the split loop held beyond the
+/// arguments, outputs and stacked layer inputs at one row per chunk;
+/// counted twice at the default margin, they put the smallest limit
+/// reachable at 18.7 MiB instead of 13.5. 0 outside a layer loop's body,
+/// where the margin multiplies every temporary of the loop.
+static int64_t chunkFreePeak(func::FuncOp f, const Plan &plan) {
+  int64_t c0 = plan.minChunk;
+  if (!inLoopBody(plan) || c0 + 1 >= plan.size)
+    return 0;
+  int64_t unused = 0;
+  int64_t p0 = regionPeak(f, plan, c0, unused).peak;
+  int64_t p1 = regionPeak(f, plan, c0 + 1, unused).peak;
+  if (p0 == kInfeasible || p1 == kInfeasible)
+    return 0;
+  return std::max<int64_t>(0, p0 - c0 * std::max<int64_t>(0, p1 - p0));
 }
 
 /// The largest chunk that divides `plan`'s dimension (no remainder step),
@@ -256,7 +298,8 @@ static Choice largestChunkWithin(func::FuncOp f, const Plan &plan, int64_t fixed
   int64_t lo = plan.minChunk, hi = plan.size - 1;
   if (lo > hi)
     return ch;
-  auto peakAt = [&](int64_t c) { return marginedPeak(f, plan, c, fixed, margin, ch); };
+  int64_t chunkFree = chunkFreePeak(f, plan);
+  auto peakAt = [&](int64_t c) { return marginedPeak(f, plan, c, fixed, margin, chunkFree, ch); };
   if (!overSmallest && from > lo && from <= hi) {
     int64_t p = peakAt(from);
     if (p != kInfeasible && p <= bound) {

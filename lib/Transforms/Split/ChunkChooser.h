@@ -18,6 +18,10 @@ struct Choice {
   /// (a split inside a loop body: the enclosing loop's state), which the
   /// margin does not multiply.
   int64_t outside = 0;
+  /// For a loop in a layer loop's body: what it holds whatever its chunk
+  /// beyond what lives outside its block (whole live-ins, accumulators),
+  /// which the margin does not multiply either.
+  int64_t chunkFree = 0;
   /// The whole function's modelled peak after the rewrite (unmargined): a
   /// loop of low peak may leave a higher one elsewhere untouched.
   int64_t functionPeak = kInfeasible;

@@ -13,6 +13,17 @@ RankedTensorType withDim(RankedTensorType t, int64_t dim, int64_t size) {
   return RankedTensorType::get(shape, t.getElementType());
 }
 
+bool isProgramLoop(Operation *op) {
+  return getOpKind(op) == OpKind::While && !op->hasAttr(kSplitRecordAttr);
+}
+
+bool inProgramLoop(Operation *op) {
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (isProgramLoop(p))
+      return true;
+  return false;
+}
+
 std::string opLabel(Operation *op) {
   std::string s = "'" + op->getName().getStringRef().str() + "'";
   std::string line = getUserSourceLine(op->getLoc());

@@ -37,6 +37,17 @@ constexpr llvm::StringLiteral kRemainderAttr = "memfit.remainder";
 
 inline int64_t bytesOf(Value v) { return getTensorBytes(v.getType()).value_or(0); }
 
+/// The record memfit-split puts on each loop it makes.
+constexpr llvm::StringLiteral kSplitRecordAttr = "memfit.split";
+
+/// Whether `op` is a loop the program itself runs (a `lax.scan` over
+/// layers, a `fori_loop`), not one memfit-split made.
+bool isProgramLoop(Operation *op);
+
+/// Whether `op` lies in the body of a loop the program itself runs, not
+/// only in memfit-split's own.
+bool inProgramLoop(Operation *op);
+
 inline mlir::RankedTensorType tensorType(Value v) {
   return llvm::cast<mlir::RankedTensorType>(v.getType());
 }

@@ -85,12 +85,33 @@ struct RunResult {
   bool belowFixed = false;
   int64_t fixedBytes = 0;
   std::string sharded; // a plan refused because it chunks a sharded dimension
+  /// Whether every loop the steps made nests in the body of a loop the
+  /// program runs (a layer loop), where the chunk rule's margin multiplies
+  /// only what grows with the chunk.
+  bool loopsInBodiesOnly = true;
 
   /// The peak with its temporaries counted `margin` times.
   int64_t margined(double margin) const {
     return fixedBytes + static_cast<int64_t>(std::ceil(margin * double(peak - fixedBytes)));
   }
 };
+
+/// The function's profile as the split steps judge it. XLA counts the
+/// outputs for the whole run; where that puts the peak in the body of a loop
+/// the program runs (a layer scan's forward pass, before the gradients
+/// exist), the profile counts them from the start. Elsewhere each output
+/// counts from where it is made: on a one-sided contrastive loss's gradient
+/// (B = 1024) counting them from the start put the floor at 4.02 MiB, over
+/// a 3.02 MiB limit that XLA's count of the split program meets.
+FailureOr<FunctionProfile> profileForSplit(func::FuncOp f) {
+  FailureOr<FunctionProfile> reserved = profileFunction(f, /*reserveOutputs=*/true);
+  if (failed(reserved))
+    return reserved;
+  Operation *at = reserved->peakOp;
+  if (at && (isProgramLoop(at) || inProgramLoop(at)))
+    return reserved;
+  return profileFunction(f);
+}
 
 /// Where `v` is made: the first value of its type reached back through the
 /// fusible ops that compute it elementwise from one value of the same type
@@ -375,8 +396,9 @@ void emitNotedLoop(const Plan &plan, const Choice &ch, int64_t step, double marg
       b.getNamedAttr("kind", b.getStringAttr(n.kind)),
       b.getNamedAttr("modelled_peak", i64(ch.peak)),
       b.getNamedAttr("outside_bytes", i64(ch.outside)),
+      b.getNamedAttr("loop_fixed_bytes", i64(ch.chunkFree)),
       b.getNamedAttr("temp_margin", b.getF64FloatAttr(margin))};
-  loop->setAttr("memfit.split", b.getDictionaryAttr(f));
+  loop->setAttr(kSplitRecordAttr, b.getDictionaryAttr(f));
 }
 
 /// A projected step's chunk: with `whole`, the largest with which the
@@ -412,7 +434,7 @@ RunResult runSplits(func::FuncOp f, int64_t limit, Steps steps, const Settings &
   bool pendingSecondPass = false;
   bool budgetedLoop = false; // a projected loop that was not sized within the limit
   for (int iter = 0; iter < 32; ++iter) {
-    FailureOr<FunctionProfile> prof = profileFunction(f);
+    FailureOr<FunctionProfile> prof = profileForSplit(f);
     if (failed(prof)) {
       rr.why = "the function could not be profiled";
       return rr;
@@ -443,6 +465,10 @@ RunResult runSplits(func::FuncOp f, int64_t limit, Steps steps, const Settings &
     lastPeak = std::min(lastPeak, prof->peakBytes);
     pendingSecondPass = false;
 
+    // Why this step finds no plan: an op named by an earlier step's failed
+    // plans may since have been erased by a loop that step emitted.
+    rr.why.clear();
+    rr.blocker = nullptr;
     SmallVector<SeedGroup> seeds = pickSeeds(f, *prof);
     if (seeds.empty()) {
       rr.why = "nothing live at the peak can be split (arguments and outputs)";
@@ -463,6 +489,8 @@ RunResult runSplits(func::FuncOp f, int64_t limit, Steps steps, const Settings &
         budgetedLoop |= !withinLimit;
       }
       pendingSecondPass = !step->first.later.empty();
+      rr.loopsInBodiesOnly &= !step->first.block->empty() &&
+                              inProgramLoop(&step->first.block->front());
       emitNotedLoop(step->first, ch, iter, settings.margin);
       continue;
     }
@@ -555,7 +583,11 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     // as the chunk rule counts them: a loop's margined peak when it was made
     // can shrink when a later step splits inside its body (an accumulated
     // partial product split by its rows), so the final program is measured.
-    int64_t reachable = std::max({best.peak, best.margined(tempMargin), rr.fixedBytes});
+    // Loops that all nest in layer loops' bodies run their smallest chunks
+    // here, and their margin multiplies only what grows with the chunk
+    // (ChunkChooser.cpp): what the program holds is its floor.
+    int64_t margined = best.loopsInBodiesOnly ? best.peak : best.margined(tempMargin);
+    int64_t reachable = std::max({best.peak, margined, rr.fixedBytes});
     // The split steps are greedy (largest chunks first); when they get
     // stuck, the probe's steps (the lowest peak each time) may still fit,
     // and so may its plans with larger chunks (projected steps).

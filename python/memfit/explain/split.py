@@ -49,6 +49,10 @@ class SplitLoop:
     #: layer loop's carried state and stacked values); the margin does not
     #: multiply them
     outside_bytes: int = 0
+    #: bytes the loop holds whatever its chunk beyond those (a split inside
+    #: a layer loop's body: whole live-ins, accumulators); the margin does
+    #: not multiply them either
+    loop_fixed_bytes: int = 0
 
     @property
     def seed_type(self) -> str:

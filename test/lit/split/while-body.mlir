@@ -12,18 +12,18 @@
 
 // A causal mask from iotas and a broadcast fill value, carried unchanged by
 // the layer loop: the loop now carries the counter and the state only, and
-// the split loop in its body builds each chunk's mask from iotas offset by
-// the chunk's start.
+// the split loop in its body (by query rows) builds each chunk's mask from
+// iotas, the rows' offset by the chunk's start.
 // CHECK-LABEL: func.func public @hoisted_mask
 // CHECK:       "stablehlo.while"(%{{.*}}, %arg0) ({
 // CHECK:       ^bb0(%{{.*}}: tensor<i32>, %{{.*}}: tensor<256x16xf32>):
 // CHECK:         "stablehlo.while"
-// CHECK:         %[[ROW:.*]] = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<256x64xi32>
-// CHECK:         %[[COL:.*]] = "stablehlo.iota"() <{iota_dimension = 1 : i64}> : () -> tensor<256x64xi32>
-// CHECK:         %[[START:.*]] = "stablehlo.add"(%[[COL]],
-// CHECK:         "stablehlo.compare"(%[[ROW]], %[[START]]) {{.*}}comparison_direction GE
-// CHECK:         "stablehlo.exponential"{{.*}}-> tensor<256x64xf32>
-// CHECK:       memfit.split = {{{.*}}dim = 1 : i64
+// CHECK:         %[[ROW:.*]] = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<64x256xi32>
+// CHECK:         %[[START:.*]] = "stablehlo.add"(%[[ROW]],
+// CHECK:         %[[COL:.*]] = "stablehlo.iota"() <{iota_dimension = 1 : i64}> : () -> tensor<64x256xi32>
+// CHECK:         "stablehlo.compare"(%[[START]], %[[COL]]) {{.*}}comparison_direction GE
+// CHECK:         "stablehlo.exponential"{{.*}}-> tensor<64x256xf32>
+// CHECK:       memfit.split = {{{.*}}dim = 0 : i64
 // CHECK:       "stablehlo.return"(%{{.*}}, %{{.*}}) : (tensor<i32>, tensor<256x16xf32>) -> ()
 "builtin.module"() ({
   "func.func"() <{function_type = (tensor<256x16xf32>) -> tensor<256x16xf32>, sym_name = "hoisted_mask", sym_visibility = "public"}> ({
@@ -60,15 +60,16 @@
   }) : () -> ()
 
 // A padding mask from a vector of lengths: the loop carries the lengths
-// (1 KiB) instead of the [256, 256] mask (64 KiB), and each chunk compares
-// its key positions with them.
+// (1 KiB) instead of the [256, 256] mask (64 KiB), and each chunk of rows
+// compares the key positions with its rows' lengths.
 // CHECK-LABEL: func.func public @mask_from_lengths
 // CHECK:       "stablehlo.while"(%{{.*}}, %arg0, %arg1) ({
 // CHECK:       ^bb0(%{{.*}}: tensor<i32>, %{{.*}}: tensor<256x16xf32>, %[[LEN:.*]]: tensor<256xi32>):
 // CHECK:         "stablehlo.while"(%{{.*}}, %{{.*}}, %[[LEN]], %{{.*}})
-// CHECK:         %[[COL:.*]] = "stablehlo.iota"() <{iota_dimension = 1 : i64}> : () -> tensor<256x64xi32>
-// CHECK:         %[[KEY:.*]] = "stablehlo.add"(%[[COL]],
-// CHECK:         %[[L:.*]] = "stablehlo.broadcast_in_dim"(%{{.*}}) <{broadcast_dimensions = array<i64: 0>}> : (tensor<256xi32>) -> tensor<256x64xi32>
+// CHECK:         ^bb0(%{{.*}}: tensor<i64>, %{{.*}}: tensor<256x16xf32>, %[[LENB:.*]]: tensor<256xi32>, %{{.*}}: tensor<256x16xf32>):
+// CHECK:         %[[KEY:.*]] = "stablehlo.iota"() <{iota_dimension = 1 : i64}> : () -> tensor<64x256xi32>
+// CHECK:         %[[LC:.*]] = "stablehlo.dynamic_slice"(%[[LENB]], %{{.*}}) <{slice_sizes = array<i64: 64>}>
+// CHECK:         %[[L:.*]] = "stablehlo.broadcast_in_dim"(%[[LC]]) <{broadcast_dimensions = array<i64: 0>}> : (tensor<64xi32>) -> tensor<64x256xi32>
 // CHECK:         "stablehlo.compare"(%[[KEY]], %[[L]]) {{.*}}comparison_direction LT
 // CHECK:       "stablehlo.return"(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<i32>, tensor<256x16xf32>, tensor<256xi32>) -> ()
   "func.func"() <{function_type = (tensor<256x16xf32>, tensor<256xi32>) -> tensor<256x16xf32>, sym_name = "mask_from_lengths", sym_visibility = "public"}> ({
