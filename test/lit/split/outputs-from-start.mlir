@@ -11,8 +11,8 @@
 // CHECK-LABEL: func.func public @forward_before_outputs
 // CHECK:       "stablehlo.while"(%{{.*}}, %arg0, %arg1) ({
 // CHECK:         "stablehlo.while"
-// CHECK:         "stablehlo.exponential"{{.*}}-> tensor<40x256xf32>
-// CHECK:       memfit.split = {chunk = 40 : i64{{.*}}dim = 0 : i64
+// CHECK:         "stablehlo.exponential"{{.*}}-> tensor<32x256xf32>
+// CHECK:       memfit.split = {chunk = 32 : i64{{.*}}dim = 0 : i64{{.*}}remainder = 0 : i64
 // CHECK:       "stablehlo.dot_general"{{.*}}-> tensor<256x256xf32>
 "builtin.module"() ({
   "func.func"() <{function_type = (tensor<256x16xf32>, tensor<16x256xf32>) -> tensor<256x256xf32>, sym_name = "forward_before_outputs", sym_visibility = "public"}> ({
