@@ -145,12 +145,14 @@ class _State(NamedTuple):
     changes: a message MLP's first layer is linear in its three concatenated
     inputs before the norm's shift and scale (``_first``), so a buffer whose
     lifetime mean alone changed and an op whose buffers' embeddings alone
-    changed pay one H x H product, not three."""
+    changed pay one H x H product, not three; the lifetime sums' products
+    are updated as the sums are, by prefix sums of the changes."""
     ho0: jax.Array     # [T + 1, H]
     hb0: jax.Array     # [B + 1, H]
     ho1: jax.Array     # [T + 1, H]
-    cd: jax.Array      # [L + 1, H]: prefix sums of round 1's last changes
-    life1: jax.Array   # [B, H]: sums of ho1 over each lifetime
+    cd: jax.Array      # [L + 1, 2H]: prefix sums of round 1's last changes, and of
+                       # their products with round 1 buffers' last weights
+    life1: jax.Array   # [B, 2H]: sums of ho1 over each lifetime, and their products
     fo1: jax.Array     # [B + 1, H]: round 1 buffers' means over their ops
     a1: jax.Array      # [B + 1, H]: round 1 buffers' [hb0, fo1] products
     hb1: jax.Array     # [B + 1, H]
@@ -237,12 +239,19 @@ def _a2(net, C, ho1, rows):
     return _part(l, 0, ho1[rows]) + _part(l, 2, _neighbours(C, ho1, rows))
 
 
+def _with_product(net, ho1):
+    """[n, 2H]: ho1 rows and their products with round 1 buffers' last
+    first-layer weights (the lifetime mean's)."""
+    return jnp.concatenate([ho1, _part(net["buf_msg"][0], 2, ho1)], axis=1)
+
+
 def _hb1(net, C, S, sums, rows):
     """Round 1 on buffers ``rows`` from their lifetime sums: (hb1, g2) rows."""
     l = net["buf_msg"][0]
+    H = S.hb0.shape[1]
     life = sums / C.life_len[rows]
     hb0 = S.hb0[rows]
-    new = hb0 + _first(l, [hb0, S.fo1[rows], life], S.a1[rows] + _part(l, 2, life)) \
+    new = hb0 + _first(l, [hb0, S.fo1[rows], life[:, :H]], S.a1[rows] + life[:, H:]) \
         * C.buf_validf[rows]
     return new, _part(net["op_msg"][1], 1, new)
 
@@ -269,10 +278,11 @@ def _init(net, C: _Consts, live_f, fits_f, hb0_state):
     ho0 = last(network._mlp(net["op_enc"], x))
     ho1 = last(_op_round(net["op_msg"][0], ho0, hb0, C, ops,
                          _rest_sums(hb0, C.op_rest, C.op_heavy_rows)))
-    cs = jnp.concatenate([zero, jnp.cumsum(ho1[:T], axis=0)])
+    cs = jnp.cumsum(_with_product(net, ho1[:T]), axis=0)
+    cs = jnp.concatenate([jnp.zeros((1, 2 * H), jnp.float32), cs])
     life1 = cs[C.end + 1] - cs[C.start]
     fo1 = last(_from_ops(C, ho1, _rest_sums(ho1, C.buf_rest, C.buf_heavy_rows), bufs))
-    S = _State(ho0, hb0, ho1, jnp.zeros((T + 1, H), jnp.float32), life1, fo1,
+    S = _State(ho0, hb0, ho1, jnp.zeros((T + 1, 2 * H), jnp.float32), life1, fo1,
                last(_a1(net, hb0, fo1, bufs)), None, None, last(_a2(net, C, ho1, ops)),
                None, None)
     hb1, g2 = map(last, _hb1(net, C, S, life1, bufs))
@@ -323,12 +333,12 @@ def _move(net, S: _State, C: _Consts, R: _Rows, small: int, chunk: int):
         ho1, cd, run = carry
         r = _chunk(R.d1, i, small)
         new = _op_round(net["op_msg"][0], ho0, hb0, C, r, rest)
-        cs = run + jnp.cumsum(new - ho1[r], axis=0)
+        cs = run + jnp.cumsum(_with_product(net, new - ho1[r]), axis=0)
         cd = jax.lax.dynamic_update_slice(cd, cs, (i * small + 1, 0))
         return ho1.at[r].set(new, mode="drop"), cd, cs[-1]
 
     H = S.ho1.shape[1]
-    ho1, cd, _ = _loop(n[1], round1, (S.ho1, S.cd, jnp.zeros((H,), jnp.float32)), small)
+    ho1, cd, _ = _loop(n[1], round1, (S.ho1, S.cd, jnp.zeros((2 * H,), jnp.float32)), small)
     rest = _rest_sums(ho1, C.buf_rest, C.buf_heavy_rows)
 
     def prod1(i, carry):
@@ -435,6 +445,7 @@ class Player:
         self.has_pf = a["has_pf"]
         self.win_lo = np.where(self.has_pf, a["win_s"], 1).astype(np.int64)
         self.win_hi = np.where(self.has_pf, a["win_hi"], 0).astype(np.int64)
+        self.iv = np.stack([self.home_lo, self.home_hi, self.win_lo, self.win_hi], 2)
         self.op_valid = a["op_valid"]
         self.buf_valid = s["buf_valid"]
         self.start, self.end = s["start"].astype(np.int64), s["end"].astype(np.int64)
@@ -489,9 +500,10 @@ class Player:
         self.offset = np.full(B, -1, np.int64)
         self.live = np.zeros(T, np.int64)
         # placed rectangles (their chosen plan's intervals), in placing order
-        self.p_ids = np.zeros(0, np.int64)
-        self.p_iv = np.zeros((0, 4), np.int64)      # home lo, hi, window lo, hi
-        self.p_span = np.zeros((0, 2), np.int64)    # the union's first and last op
+        self.placed = 0
+        self.p_ids = np.zeros(B, np.int64)
+        self.p_iv = np.zeros((B, 4), np.int64)      # home lo, hi, window lo, hi
+        self.p_span = np.zeros((B, 2), np.int64)    # the union's first and last op
         self.tops = np.zeros(1, np.int64)           # sorted unique {0} and the placed tops
         cur = self.current()
         self.hb0_state = np.zeros(B, np.int64)
@@ -531,7 +543,7 @@ class Player:
 
     def _plan_intervals(self, b):
         """[P, 4]: each plan's home and window intervals (empty: lo > hi)."""
-        return np.stack([self.home_lo[b], self.home_hi[b], self.win_lo[b], self.win_hi[b]], 1)
+        return self.iv[b]
 
     def _residency(self, b):
         """(first op, [P, L] bool over ops first..first+L-1): game.plan_residency."""
@@ -554,16 +566,17 @@ class Player:
         live = self.live[lo:lo + L]
         fill = np.where(res, live[None, :], 0).max(1) if L else np.zeros(P, np.int64)
         cap_ok = ~(res.any(1) & (fill + size > self.cap_units)) & self.plan_valid[b]
-        offs = np.full((P - 1, K), -1, np.int64)
         iv = self._plan_intervals(b)[1:]
-        if len(self.p_ids):
+        if self.placed:
             home, win = iv[:, 0] <= iv[:, 1], iv[:, 2] <= iv[:, 3]
             span_lo = min(iv[home, 0].min(initial=self.T), iv[win, 2].min(initial=self.T))
             span_hi = max(iv[home, 1].max(initial=-1), iv[win, 3].max(initial=-1))
-            near = (self.p_span[:, 0] <= span_hi) & (span_lo <= self.p_span[:, 1])
-            piv = self.p_iv[near]
-            poff = self.offset[self.p_ids[near]]
-            ptop = poff + self.size[self.p_ids[near]]
+            n = self.placed
+            near = (self.p_span[:n, 0] <= span_hi) & (span_lo <= self.p_span[:n, 1])
+            piv = self.p_iv[:n][near]
+            ids = self.p_ids[:n][near]
+            poff = self.offset[ids]
+            ptop = poff + self.size[ids]
         else:
             piv = np.zeros((0, 4), np.int64)
             poff = ptop = np.zeros(0, np.int64)
@@ -575,26 +588,28 @@ class Player:
         jh_lo, jh_hi, jw_lo, jw_hi = (piv[None, :, i] for i in range(4))
         conflict = (ov(bh_lo, bh_hi, jh_lo, jh_hi) | ov(bh_lo, bh_hi, jw_lo, jw_hi)
                     | ov(bw_lo, bw_hi, jh_lo, jh_hi) | ov(bw_lo, bw_hi, jw_lo, jw_hi))
+        # the free gaps between the merged conflicting rectangles, and above
+        # them, every plan at once: the placed rectangles sorted by offset
+        # (stably, as each plan's conflicting ones), a non-conflicting one an
+        # empty gap that leaves the running top as it is
+        any_plan = np.nonzero(conflict.any(0))[0]
+        poff, ptop = poff[any_plan], ptop[any_plan]
+        srt = np.argsort(poff, kind="stable")
+        conflict = conflict[:, any_plan[srt]]
+        o = np.where(conflict, poff[srt][None, :], -1)
+        run = np.maximum.accumulate(np.where(conflict, ptop[srt][None, :], 0), axis=1)
+        glo = np.concatenate([np.zeros((P - 1, 1), np.int64), run], axis=1)
+        ghi = np.concatenate([o, np.full((P - 1, 1), self.cap_units)], axis=1)
+        ghi = np.minimum(ghi, self.cap_units) - size        # the highest start in the gap
         tops = self.tops
-        for p in range(P - 1):
-            c = conflict[p]
-            o, tp = poff[c], ptop[c]
-            srt = np.argsort(o, kind="stable")
-            o, tp = o[srt], tp[srt]
-            run = np.maximum.accumulate(tp) if len(tp) else tp
-            # the free gaps between the merged rectangles, and above them
-            glo = np.concatenate([[0], run])
-            ghi = np.concatenate([o, [self.cap_units]])
-            ghi = np.minimum(ghi, self.cap_units) - size        # the highest start in the gap
-            i0 = np.searchsorted(tops, glo, side="left")
-            i1 = np.searchsorted(tops, ghi, side="right")
-            ok = np.nonzero(i1 > i0)[0]
-            got = []
-            for j in ok:
-                got.extend(tops[i0[j]:min(i1[j], i0[j] + K - len(got))].tolist())
-                if len(got) >= K:
-                    break
-            offs[p, :len(got)] = got
+        i0 = np.searchsorted(tops, glo, side="left")
+        count = np.maximum(np.searchsorted(tops, ghi, side="right") - i0, 0)
+        # the first K tops over the gaps in order: the k-th in gap j
+        cum = np.cumsum(count, axis=1)
+        k = np.arange(K)
+        j = np.minimum((cum[:, :, None] <= k).sum(1), cum.shape[1] - 1)
+        at = np.take_along_axis(i0, j, 1) + k - np.take_along_axis(cum - count, j, 1)
+        offs = np.where(k < cum[:, -1:], tops[np.minimum(at, len(tops) - 1)], -1)
         return offs, cap_ok, fill
 
     def legal(self, offs, cap_ok):
@@ -640,11 +655,12 @@ class Player:
             off = int(offs[p - 1, k]) if self.placement else 0
             self.offset[b] = off
             iv = self._plan_intervals(b)[p]
-            self.p_ids = np.append(self.p_ids, b)
-            self.p_iv = np.vstack([self.p_iv, iv[None]])
-            span = (min(iv[0] if iv[0] <= iv[1] else T, iv[2] if iv[2] <= iv[3] else T),
-                    max(iv[1], iv[3]))
-            self.p_span = np.vstack([self.p_span, np.array(span)[None]])
+            n = self.placed
+            self.p_ids[n] = b
+            self.p_iv[n] = iv
+            self.p_span[n] = (min(iv[0] if iv[0] <= iv[1] else T, iv[2] if iv[2] <= iv[3] else T),
+                              max(iv[1], iv[3]))
+            self.placed = n + 1
             top = off + int(self.size[b])
             i = np.searchsorted(self.tops, top)
             if i == len(self.tops) or self.tops[i] != top:
