@@ -139,25 +139,13 @@ class _Consts(NamedTuple):
 
 
 class _State(NamedTuple):
-    """The network's intermediates; embedding arrays have a zero last row.
-
-    Besides the embeddings, the first layer's products that a move rarely
-    changes: a message MLP's first layer is linear in its three concatenated
-    inputs before the norm's shift and scale (``_first``), so a buffer whose
-    lifetime mean alone changed and an op whose buffers' embeddings alone
-    changed pay one H x H product, not three; the lifetime sums' products
-    are updated as the sums are, by prefix sums of the changes."""
+    """The network's intermediates; embedding arrays have a zero last row."""
     ho0: jax.Array     # [T + 1, H]
     hb0: jax.Array     # [B + 1, H]
     ho1: jax.Array     # [T + 1, H]
-    cd: jax.Array      # [L + 1, 2H]: prefix sums of round 1's last changes, and of
-                       # their products with round 1 buffers' last weights
-    life1: jax.Array   # [B, 2H]: sums of ho1 over each lifetime, and their products
-    fo1: jax.Array     # [B + 1, H]: round 1 buffers' means over their ops
-    a1: jax.Array      # [B + 1, H]: round 1 buffers' [hb0, fo1] products
+    cd: jax.Array      # [L + 1, H]: prefix sums of round 1's last changes
+    life1: jax.Array   # [B, H]: sums of ho1 over each lifetime
     hb1: jax.Array     # [B + 1, H]
-    g2: jax.Array      # [B + 1, H]: hb1's products with round 2 ops' middle weights
-    a2: jax.Array      # [T + 1, H]: round 2 ops' [ho1, schedule neighbours] products
     ho2: jax.Array     # [T + 1, H]
     hon: jax.Array     # [T, H]: normalised ho2
 
@@ -165,9 +153,9 @@ class _State(NamedTuple):
 def _chunks(n: int) -> tuple:
     """Rows are updated a chunk at a time, in loops whose trip count is the
     number of changed rows (one compile per bucket, whatever a move changes):
-    (the chunk of round 0 and round 1 ops and of the first-layer products,
-    the others') for a bucket of ``n``: round 1 changes a few percent of the
-    ops, the others a quarter to a half of the buffers and ops."""
+    (round 0 and round 1 ops' chunk, the others') for a bucket of ``n``:
+    round 1 changes a few percent of the ops, the others a quarter to a half
+    of the buffers and ops."""
     return max(16, n // 32), max(64, min(512, n // 8))
 
 
@@ -187,82 +175,23 @@ def _rest_sums(X, rest, heavy):
         else jnp.zeros((n + 1, X.shape[1]), X.dtype)
 
 
-def _from_bufs(C, hb, rest, rows):
-    """The mean of ``hb`` over each op's buffers (``rest``: _rest_sums of hb)."""
-    return (hb[C.op_tbl[rows]].sum(1) + rest[C.op_heavy[rows]]) / C.op_cnt[rows]
-
-
-def _from_ops(C, ho, rest, rows):
-    return (ho[C.buf_tbl[rows]].sum(1) + rest[C.buf_heavy[rows]]) / C.buf_cnt[rows]
-
-
-def _neighbours(C, ho, rows):
-    """The mean of the schedule neighbours (wrapping, as network._op_round's roll)."""
+def _op_round(layers, ho, hb, C, rows, rest):
+    """network._op_round on ``rows`` (pad: T + 1); ``rest``: _rest_sums of hb."""
     T = C.op_static.shape[0]
     left = jnp.where(rows < T, (rows - 1) % T, T)
     right = jnp.where(rows < T, (rows + 1) % T, T)
-    return (ho[left] * C.op_validf[left] + ho[right] * C.op_validf[right]) / 2.0
-
-
-def _op_round(layers, ho, hb, C, rows, rest):
-    """network._op_round on ``rows`` (pad: T + 1); ``rest``: _rest_sums of hb."""
-    x = network._norm(jnp.concatenate([ho[rows], _from_bufs(C, hb, rest, rows),
-                                       _neighbours(C, ho, rows)], axis=1))
+    from_bufs = (hb[C.op_tbl[rows]].sum(1) + rest[C.op_heavy[rows]]) / C.op_cnt[rows]
+    nb = (ho[left] * C.op_validf[left] + ho[right] * C.op_validf[right]) / 2.0
+    x = network._norm(jnp.concatenate([ho[rows], from_bufs, nb], axis=1))
     return ho[rows] + network._mlp(layers, x) * C.op_validf[rows]
 
 
-def _part(layers, k, x):
-    """x times the k-th H-row block of the first layer's weights."""
-    H = x.shape[-1]
-    return x @ layers[0]["w"][k * H:(k + 1) * H]
-
-
-def _first(layers, parts, product):
-    """network._mlp(layers, network._norm(concat(parts))) with the first
-    layer's product of the un-normalised input given: the norm shifts and
-    scales each row, so norm(x) @ W = (x @ W - mean(x) * sum(W, 0)) * scale."""
-    x = jnp.concatenate(parts, axis=1)
-    mu = x.mean(-1, keepdims=True)
-    scale = jax.lax.rsqrt(((x - mu) ** 2).mean(-1, keepdims=True) + 1e-5)
-    w0 = layers[0]["w"]
-    h = jax.nn.gelu((product - mu * w0.sum(0)) * scale + layers[0]["b"])
-    return h @ layers[1]["w"] + layers[1]["b"]
-
-
-def _a1(net, hb0, fo1, rows):
-    l = net["buf_msg"][0]
-    return _part(l, 0, hb0[rows]) + _part(l, 1, fo1[rows])
-
-
-def _a2(net, C, ho1, rows):
-    l = net["op_msg"][1]
-    return _part(l, 0, ho1[rows]) + _part(l, 2, _neighbours(C, ho1, rows))
-
-
-def _with_product(net, ho1):
-    """[n, 2H]: ho1 rows and their products with round 1 buffers' last
-    first-layer weights (the lifetime mean's)."""
-    return jnp.concatenate([ho1, _part(net["buf_msg"][0], 2, ho1)], axis=1)
-
-
-def _hb1(net, C, S, sums, rows):
-    """Round 1 on buffers ``rows`` from their lifetime sums: (hb1, g2) rows."""
-    l = net["buf_msg"][0]
-    H = S.hb0.shape[1]
-    life = sums / C.life_len[rows]
-    hb0 = S.hb0[rows]
-    new = hb0 + _first(l, [hb0, S.fo1[rows], life[:, :H]], S.a1[rows] + life[:, H:]) \
-        * C.buf_validf[rows]
-    return new, _part(net["op_msg"][1], 1, new)
-
-
-def _ho2(net, C, S, rest_hb1, rest_g2, rows):
-    """Round 2 on ops ``rows`` (``rest_*``: _rest_sums of hb1 and g2)."""
-    l = net["op_msg"][1]
-    ho1 = S.ho1[rows]
-    parts = [ho1, _from_bufs(C, S.hb1, rest_hb1, rows), _neighbours(C, S.ho1, rows)]
-    return ho1 + _first(l, parts, S.a2[rows] + _from_bufs(C, S.g2, rest_g2, rows)) \
-        * C.op_validf[rows]
+def _buf_round(layers, hb, ho, life_sums, C, rows, rest):
+    """network._buf_round on ``rows``, the lifetime means from ``life_sums``."""
+    from_ops = (ho[C.buf_tbl[rows]].sum(1) + rest[C.buf_heavy[rows]]) / C.buf_cnt[rows]
+    life = life_sums / C.life_len[rows]
+    x = network._norm(jnp.concatenate([hb[rows], from_ops, life], axis=1))
+    return hb[rows] + network._mlp(layers, x) * C.buf_validf[rows]
 
 
 @jax.jit
@@ -272,112 +201,81 @@ def _init(net, C: _Consts, live_f, fits_f, hb0_state):
     H = C.hb0_table.shape[2]
     zero = jnp.zeros((1, H), jnp.float32)
     ops, bufs = jnp.arange(T), jnp.arange(B)
-    last = lambda x: jnp.concatenate([x, zero])
-    hb0 = last(C.hb0_table[hb0_state, bufs])
+    hb0 = jnp.concatenate([C.hb0_table[hb0_state, bufs], zero])
     x = jnp.concatenate([C.op_static, live_f[:, None], fits_f[:, None]], axis=1)
-    ho0 = last(network._mlp(net["op_enc"], x))
-    ho1 = last(_op_round(net["op_msg"][0], ho0, hb0, C, ops,
-                         _rest_sums(hb0, C.op_rest, C.op_heavy_rows)))
-    cs = jnp.cumsum(_with_product(net, ho1[:T]), axis=0)
-    cs = jnp.concatenate([jnp.zeros((1, 2 * H), jnp.float32), cs])
+    ho0 = jnp.concatenate([network._mlp(net["op_enc"], x), zero])
+    ho1 = jnp.concatenate([_op_round(net["op_msg"][0], ho0, hb0, C, ops,
+                                     _rest_sums(hb0, C.op_rest, C.op_heavy_rows)), zero])
+    cs = jnp.concatenate([zero, jnp.cumsum(ho1[:T], axis=0)])
     life1 = cs[C.end + 1] - cs[C.start]
-    fo1 = last(_from_ops(C, ho1, _rest_sums(ho1, C.buf_rest, C.buf_heavy_rows), bufs))
-    S = _State(ho0, hb0, ho1, jnp.zeros((T + 1, 2 * H), jnp.float32), life1, fo1,
-               last(_a1(net, hb0, fo1, bufs)), None, None, last(_a2(net, C, ho1, ops)),
-               None, None)
-    hb1, g2 = map(last, _hb1(net, C, S, life1, bufs))
-    S = S._replace(hb1=hb1, g2=g2)
-    ho2 = last(_ho2(net, C, S, _rest_sums(hb1, C.op_rest, C.op_heavy_rows),
-                    _rest_sums(g2, C.op_rest, C.op_heavy_rows), ops))
-    return S._replace(ho2=ho2, hon=network._norm(ho2[:T]))
+    hb1 = jnp.concatenate([_buf_round(net["buf_msg"][0], hb0, ho1, life1, C, bufs,
+                                      _rest_sums(ho1, C.buf_rest, C.buf_heavy_rows)), zero])
+    ho2 = jnp.concatenate([_op_round(net["op_msg"][1], ho1, hb1, C, ops,
+                                     _rest_sums(hb1, C.op_rest, C.op_heavy_rows)), zero])
+    cd = jnp.zeros((T + 1, H), jnp.float32)
+    return _State(ho0, hb0, ho1, cd, life1, hb1, ho2, network._norm(ho2[:T]))
 
 
-class _Rows(NamedTuple):
-    """A move's changed rows, each padded to its bucket (ops: T + 1, buffers:
-    B + 1) with its count in ``n``."""
-    n: jax.Array       # [6]: d0, d1, a1, b1, a2, d2's counts
-    d0: jax.Array      # round 0 ops
-    live0: jax.Array   # their resident bytes over the capacity
-    fits0: jax.Array   # their "the next buffer fits" flag
-    bufs0: jax.Array   # [2]: the decided buffer and the next
-    states0: jax.Array  # [2]: their rows of hb0_table
-    d1: jax.Array      # round 1 ops (sorted)
-    a1: jax.Array      # buffers accessing a d1 op, and the two: their fo1, a1
-    b1: jax.Array      # round 1 buffers: a1's and those living across a d1 op
-    i0: jax.Array      # each b1 buffer's first position in d1
-    i1: jax.Array      # ... and one past its last
-    a2: jax.Array      # ops whose ho1 or neighbours' ho1 changed: their a2
-    d2: jax.Array      # round 2 ops
-
-
-@functools.partial(jax.jit, donate_argnums=(1,), static_argnames=("small", "chunk"))
-def _move(net, S: _State, C: _Consts, R: _Rows, small: int, chunk: int):
-    """A move's rows: round 0 on ops ``d0`` and the two buffers, round 1 on
-    ops ``d1`` (``cd`` gets the prefix sums of their changes), the
-    first-layer products of ``a1`` and ``a2``, round 1 on buffers ``b1``
-    (their lifetime sums gain round 1's changes between positions ``i0``
-    and ``i1`` of d1), round 2 on ops ``d2``."""
-    n = R.n
-
+@functools.partial(jax.jit, donate_argnums=(1,), static_argnames=("chunk",))
+def _round1(net, S: _State, C: _Consts, n0, d0, live0, fits0, bufs0, states0, n1, d1,
+            chunk: int):
+    """Round 0 on the ``n0`` ops ``d0`` and the two buffers, round 1 on the
+    ``n1`` ops ``d1`` (sorted); ``cd`` gets the prefix sums of its changes."""
     def enc(i, ho0):
-        r = _chunk(R.d0, i, small)
-        x = jnp.concatenate([C.op_static[r], _chunk(R.live0, i, small)[:, None],
-                             _chunk(R.fits0, i, small)[:, None]], axis=1)
+        r = _chunk(d0, i, chunk)
+        x = jnp.concatenate([C.op_static[r], _chunk(live0, i, chunk)[:, None],
+                             _chunk(fits0, i, chunk)[:, None]], axis=1)
         return ho0.at[r].set(network._mlp(net["op_enc"], x), mode="drop")
 
-    ho0 = _loop(n[0], enc, S.ho0, small)
-    hb0 = S.hb0.at[R.bufs0].set(C.hb0_table[R.states0, R.bufs0])
+    ho0 = _loop(n0, enc, S.ho0, chunk)
+    hb0 = S.hb0.at[bufs0].set(C.hb0_table[states0, bufs0])
     rest = _rest_sums(hb0, C.op_rest, C.op_heavy_rows)
 
     def round1(i, carry):
         ho1, cd, run = carry
-        r = _chunk(R.d1, i, small)
+        r = _chunk(d1, i, chunk)
         new = _op_round(net["op_msg"][0], ho0, hb0, C, r, rest)
-        cs = run + jnp.cumsum(_with_product(net, new - ho1[r]), axis=0)
-        cd = jax.lax.dynamic_update_slice(cd, cs, (i * small + 1, 0))
+        cs = run + jnp.cumsum(new - ho1[r], axis=0)
+        cd = jax.lax.dynamic_update_slice(cd, cs, (i * chunk + 1, 0))
         return ho1.at[r].set(new, mode="drop"), cd, cs[-1]
 
     H = S.ho1.shape[1]
-    ho1, cd, _ = _loop(n[1], round1, (S.ho1, S.cd, jnp.zeros((2 * H,), jnp.float32)), small)
-    rest = _rest_sums(ho1, C.buf_rest, C.buf_heavy_rows)
+    ho1, cd, _ = _loop(n1, round1, (S.ho1, S.cd, jnp.zeros((H,), jnp.float32)), chunk)
+    return S._replace(ho0=ho0, hb0=hb0, ho1=ho1, cd=cd)
 
-    def prod1(i, carry):
-        fo1, a1 = carry
-        r = _chunk(R.a1, i, small)
-        fo1 = fo1.at[r].set(_from_ops(C, ho1, rest, r), mode="drop")
-        return fo1, a1.at[r].set(_a1(net, hb0, fo1, r), mode="drop")
 
-    fo1, a1 = _loop(n[2], prod1, (S.fo1, S.a1), small)
-
-    def prod2(i, a2):
-        r = _chunk(R.a2, i, small)
-        return a2.at[r].set(_a2(net, C, ho1, r), mode="drop")
-
-    a2 = _loop(n[4], prod2, S.a2, small)
-    S = S._replace(ho0=ho0, hb0=hb0, ho1=ho1, cd=cd, fo1=fo1, a1=a1, a2=a2)
+@functools.partial(jax.jit, donate_argnums=(1,), static_argnames=("chunk",))
+def _round1_bufs(net, S: _State, C: _Consts, nb, b1, i0, i1, chunk: int):
+    """Round 1 on the ``nb`` buffers ``b1``: their lifetime sums first gain
+    round 1's changes between positions ``i0`` and ``i1`` of its rows
+    (nothing where the lifetime holds none of them)."""
+    rest = _rest_sums(S.ho1, C.buf_rest, C.buf_heavy_rows)
     last = S.life1.shape[0] - 1
 
-    def round1_bufs(i, carry):
-        hb1, g2, life1 = carry
-        r = _chunk(R.b1, i, chunk)
-        sums = life1[jnp.minimum(r, last)] + cd[_chunk(R.i1, i, chunk)] \
-            - cd[_chunk(R.i0, i, chunk)]
-        new, g = _hb1(net, C, S, sums, r)
-        return (hb1.at[r].set(new, mode="drop"), g2.at[r].set(g, mode="drop"),
-                life1.at[r].set(sums, mode="drop"))
+    def round1(i, carry):
+        hb1, life1 = carry
+        r = _chunk(b1, i, chunk)
+        sums = life1[jnp.minimum(r, last)] + S.cd[_chunk(i1, i, chunk)] \
+            - S.cd[_chunk(i0, i, chunk)]
+        new = _buf_round(net["buf_msg"][0], S.hb0, S.ho1, sums, C, r, rest)
+        return hb1.at[r].set(new, mode="drop"), life1.at[r].set(sums, mode="drop")
 
-    hb1, g2, life1 = _loop(n[3], round1_bufs, (S.hb1, S.g2, S.life1), chunk)
-    S = S._replace(hb1=hb1, g2=g2, life1=life1)
-    rest_hb1 = _rest_sums(hb1, C.op_rest, C.op_heavy_rows)
-    rest_g2 = _rest_sums(g2, C.op_rest, C.op_heavy_rows)
+    hb1, life1 = _loop(nb, round1, (S.hb1, S.life1), chunk)
+    return S._replace(life1=life1, hb1=hb1)
+
+
+@functools.partial(jax.jit, donate_argnums=(1,), static_argnames=("chunk",))
+def _round2(net, S: _State, C: _Consts, n2, d2, chunk: int):
+    """Round 2 on the ``n2`` ops ``d2``."""
+    rest = _rest_sums(S.hb1, C.op_rest, C.op_heavy_rows)
 
     def round2(i, carry):
         ho2, hon = carry
-        r = _chunk(R.d2, i, chunk)
-        new = _ho2(net, C, S, rest_hb1, rest_g2, r)
+        r = _chunk(d2, i, chunk)
+        new = _op_round(net["op_msg"][1], S.ho1, S.hb1, C, r, rest)
         return ho2.at[r].set(new, mode="drop"), hon.at[r].set(network._norm(new), mode="drop")
 
-    ho2, hon = _loop(n[5], round2, (S.ho2, S.hon), chunk)
+    ho2, hon = _loop(n2, round2, (S.ho2, S.hon), chunk)
     return S._replace(ho2=ho2, hon=hon)
 
 
@@ -488,9 +386,8 @@ class Player:
             capacity=jnp.float32(self.cap))
         # index arrays handed to the row updates are padded to the bucket, a
         # whole number of chunks (buckets and chunks are powers of two)
+        self.op_len, self.buf_len = T, B
         self.small_chunk, self.chunk = _chunks(T)
-        self.op_len = max(T, self.chunk)
-        self.buf_len = max(B, self.chunk)
         self.reset()
 
     def reset(self):
@@ -589,9 +486,10 @@ class Player:
         conflict = (ov(bh_lo, bh_hi, jh_lo, jh_hi) | ov(bh_lo, bh_hi, jw_lo, jw_hi)
                     | ov(bw_lo, bw_hi, jh_lo, jh_hi) | ov(bw_lo, bw_hi, jw_lo, jw_hi))
         # the free gaps between the merged conflicting rectangles, and above
-        # them, every plan at once: the placed rectangles sorted by offset
-        # (stably, as each plan's conflicting ones), a non-conflicting one an
-        # empty gap that leaves the running top as it is
+        # them, every plan at once: the rectangles that conflict with some
+        # plan sorted by offset (stably, as each plan's own), one that does
+        # not conflict with a plan an empty gap there that leaves the running
+        # top as it is
         any_plan = np.nonzero(conflict.any(0))[0]
         poff, ptop = poff[any_plan], ptop[any_plan]
         srt = np.argsort(poff, kind="stable")
@@ -687,35 +585,43 @@ class Player:
         m1 = self._around(d0)
         self.buf_adj.mark(m1, bufs0)
         d1 = self._ops(m1)
-        # the buffers' first-layer products: the two, those accessing a d1 op
-        ma = np.zeros(B + 1, bool)
-        ma[bufs0] = True
-        self.op_adj.mark(ma, d1)
-        a1 = np.nonzero(ma[:B] & self.buf_valid)[0]
-        # round 1, buffers: those and the buffers living across a d1 op
-        # (their lifetime sums)
+        L = self.op_len
+        self.S = _round1(
+            self.net, self.S, self.C, len(d0), _pad(d0, L, T + 1),
+            _pad(self._live_f(d0), L, 0.0), _pad(fits[d0].astype(np.float32), L, 0.0),
+            bufs0.astype(np.int32), self.hb0_state[bufs0].astype(np.int32), len(d1),
+            _pad(d1, L, T + 1), chunk=self.small_chunk)
+        # round 1, buffers: those living across a changed op (their lifetime
+        # sums), the two, and the buffers of the changed ops
         i0 = np.searchsorted(d1, self.start, side="left")
         i1 = np.searchsorted(d1, self.end, side="right")
-        b1 = np.nonzero(((i1 > i0) | ma[:B]) & self.buf_valid)[0]
-        # round 2, ops: the ops' first-layer products of d1 and its
-        # neighbours, and those with the ops of the round 1 buffers
+        mb = np.zeros(B + 1, bool)
+        mb[:B] = (i1 > i0) & self.buf_valid
+        mb[bufs0] = True
+        self.op_adj.mark(mb, d1)
+        b1 = np.nonzero(mb[:B] & self.buf_valid)[0]
+        LB = self.buf_len
+        self.S = _round1_bufs(self.net, self.S, self.C, len(b1), _pad(b1, LB, B + 1),
+                              _pad(i0[b1], LB, 0), _pad(i1[b1], LB, 0),
+                              chunk=min(self.chunk, B))
+        # round 2, ops: round 1's and their neighbours, the ops of the changed buffers
         m2 = self._around(d1)
-        a2 = self._ops(m2)
         self.buf_adj.mark(m2, b1)
         d2 = self._ops(m2)
-        L, LB = self.op_len, self.buf_len
-        R = _Rows(
-            n=np.array([len(d0), len(d1), len(a1), len(b1), len(a2), len(d2)], np.int32),
-            d0=_pad(d0, L, T + 1), live0=_pad(self._live_f(d0), L, 0.0),
-            fits0=_pad(fits[d0].astype(np.float32), L, 0.0), bufs0=bufs0.astype(np.int32),
-            states0=self.hb0_state[bufs0].astype(np.int32), d1=_pad(d1, L, T + 1),
-            a1=_pad(a1, LB, B + 1), b1=_pad(b1, LB, B + 1), i0=_pad(i0[b1], LB, 0),
-            i1=_pad(i1[b1], LB, 0), a2=_pad(a2, L, T + 1), d2=_pad(d2, L, T + 1))
-        self.S = _move(self.net, self.S, self.C, R, small=self.small_chunk, chunk=self.chunk)
+        self.S = _round2(self.net, self.S, self.C, len(d2), _pad(d2, L, T + 1), chunk=self.chunk)
         if self.rows is not None:
-            m2 = self._around(d1)
-            self.buf_adj.mark(m2, a1)
-            self.rows.append((len(d0), len(d1), len(b1), len(d2), len(a1), len(self._ops(m2))))
+            self.rows.append((len(d0), len(d1), len(b1), len(d2)) + self._without_lifetimes(d1, bufs0))
+
+    def _without_lifetimes(self, d1, bufs0):
+        """(round 1 buffers, round 2 ops) if a buffer's lifetime mean did not
+        change with the ops it does not access."""
+        mb = np.zeros(self.B + 1, bool)
+        mb[bufs0] = True
+        self.op_adj.mark(mb, d1)
+        b1 = np.nonzero(mb[:self.B] & self.buf_valid)[0]
+        m2 = self._around(d1)
+        self.buf_adj.mark(m2, b1)
+        return len(b1), len(self._ops(m2))
 
     def play(self):
         """The argmax game from the start: the actions [B] (0 after the end)."""
