@@ -343,7 +343,6 @@ class Player:
         self.has_pf = a["has_pf"]
         self.win_lo = np.where(self.has_pf, a["win_s"], 1).astype(np.int64)
         self.win_hi = np.where(self.has_pf, a["win_hi"], 0).astype(np.int64)
-        self.iv = np.stack([self.home_lo, self.home_hi, self.win_lo, self.win_hi], 2)
         self.op_valid = a["op_valid"]
         self.buf_valid = s["buf_valid"]
         self.start, self.end = s["start"].astype(np.int64), s["end"].astype(np.int64)
@@ -397,10 +396,9 @@ class Player:
         self.offset = np.full(B, -1, np.int64)
         self.live = np.zeros(T, np.int64)
         # placed rectangles (their chosen plan's intervals), in placing order
-        self.placed = 0
-        self.p_ids = np.zeros(B, np.int64)
-        self.p_iv = np.zeros((B, 4), np.int64)      # home lo, hi, window lo, hi
-        self.p_span = np.zeros((B, 2), np.int64)    # the union's first and last op
+        self.p_ids = np.zeros(0, np.int64)
+        self.p_iv = np.zeros((0, 4), np.int64)      # home lo, hi, window lo, hi
+        self.p_span = np.zeros((0, 2), np.int64)    # the union's first and last op
         self.tops = np.zeros(1, np.int64)           # sorted unique {0} and the placed tops
         cur = self.current()
         self.hb0_state = np.zeros(B, np.int64)
@@ -440,7 +438,7 @@ class Player:
 
     def _plan_intervals(self, b):
         """[P, 4]: each plan's home and window intervals (empty: lo > hi)."""
-        return self.iv[b]
+        return np.stack([self.home_lo[b], self.home_hi[b], self.win_lo[b], self.win_hi[b]], 1)
 
     def _residency(self, b):
         """(first op, [P, L] bool over ops first..first+L-1): game.plan_residency."""
@@ -463,17 +461,16 @@ class Player:
         live = self.live[lo:lo + L]
         fill = np.where(res, live[None, :], 0).max(1) if L else np.zeros(P, np.int64)
         cap_ok = ~(res.any(1) & (fill + size > self.cap_units)) & self.plan_valid[b]
+        offs = np.full((P - 1, K), -1, np.int64)
         iv = self._plan_intervals(b)[1:]
-        if self.placed:
+        if len(self.p_ids):
             home, win = iv[:, 0] <= iv[:, 1], iv[:, 2] <= iv[:, 3]
             span_lo = min(iv[home, 0].min(initial=self.T), iv[win, 2].min(initial=self.T))
             span_hi = max(iv[home, 1].max(initial=-1), iv[win, 3].max(initial=-1))
-            n = self.placed
-            near = (self.p_span[:n, 0] <= span_hi) & (span_lo <= self.p_span[:n, 1])
-            piv = self.p_iv[:n][near]
-            ids = self.p_ids[:n][near]
-            poff = self.offset[ids]
-            ptop = poff + self.size[ids]
+            near = (self.p_span[:, 0] <= span_hi) & (span_lo <= self.p_span[:, 1])
+            piv = self.p_iv[near]
+            poff = self.offset[self.p_ids[near]]
+            ptop = poff + self.size[self.p_ids[near]]
         else:
             piv = np.zeros((0, 4), np.int64)
             poff = ptop = np.zeros(0, np.int64)
@@ -485,29 +482,26 @@ class Player:
         jh_lo, jh_hi, jw_lo, jw_hi = (piv[None, :, i] for i in range(4))
         conflict = (ov(bh_lo, bh_hi, jh_lo, jh_hi) | ov(bh_lo, bh_hi, jw_lo, jw_hi)
                     | ov(bw_lo, bw_hi, jh_lo, jh_hi) | ov(bw_lo, bw_hi, jw_lo, jw_hi))
-        # the free gaps between the merged conflicting rectangles, and above
-        # them, every plan at once: the rectangles that conflict with some
-        # plan sorted by offset (stably, as each plan's own), one that does
-        # not conflict with a plan an empty gap there that leaves the running
-        # top as it is
-        any_plan = np.nonzero(conflict.any(0))[0]
-        poff, ptop = poff[any_plan], ptop[any_plan]
-        srt = np.argsort(poff, kind="stable")
-        conflict = conflict[:, any_plan[srt]]
-        o = np.where(conflict, poff[srt][None, :], -1)
-        run = np.maximum.accumulate(np.where(conflict, ptop[srt][None, :], 0), axis=1)
-        glo = np.concatenate([np.zeros((P - 1, 1), np.int64), run], axis=1)
-        ghi = np.concatenate([o, np.full((P - 1, 1), self.cap_units)], axis=1)
-        ghi = np.minimum(ghi, self.cap_units) - size        # the highest start in the gap
         tops = self.tops
-        i0 = np.searchsorted(tops, glo, side="left")
-        count = np.maximum(np.searchsorted(tops, ghi, side="right") - i0, 0)
-        # the first K tops over the gaps in order: the k-th in gap j
-        cum = np.cumsum(count, axis=1)
-        k = np.arange(K)
-        j = np.minimum((cum[:, :, None] <= k).sum(1), cum.shape[1] - 1)
-        at = np.take_along_axis(i0, j, 1) + k - np.take_along_axis(cum - count, j, 1)
-        offs = np.where(k < cum[:, -1:], tops[np.minimum(at, len(tops) - 1)], -1)
+        for p in range(P - 1):
+            c = conflict[p]
+            o, tp = poff[c], ptop[c]
+            srt = np.argsort(o, kind="stable")
+            o, tp = o[srt], tp[srt]
+            run = np.maximum.accumulate(tp) if len(tp) else tp
+            # the free gaps between the merged rectangles, and above them
+            glo = np.concatenate([[0], run])
+            ghi = np.concatenate([o, [self.cap_units]])
+            ghi = np.minimum(ghi, self.cap_units) - size        # the highest start in the gap
+            i0 = np.searchsorted(tops, glo, side="left")
+            i1 = np.searchsorted(tops, ghi, side="right")
+            ok = np.nonzero(i1 > i0)[0]
+            got = []
+            for j in ok:
+                got.extend(tops[i0[j]:min(i1[j], i0[j] + K - len(got))].tolist())
+                if len(got) >= K:
+                    break
+            offs[p, :len(got)] = got
         return offs, cap_ok, fill
 
     def legal(self, offs, cap_ok):
@@ -553,12 +547,11 @@ class Player:
             off = int(offs[p - 1, k]) if self.placement else 0
             self.offset[b] = off
             iv = self._plan_intervals(b)[p]
-            n = self.placed
-            self.p_ids[n] = b
-            self.p_iv[n] = iv
-            self.p_span[n] = (min(iv[0] if iv[0] <= iv[1] else T, iv[2] if iv[2] <= iv[3] else T),
-                              max(iv[1], iv[3]))
-            self.placed = n + 1
+            self.p_ids = np.append(self.p_ids, b)
+            self.p_iv = np.vstack([self.p_iv, iv[None]])
+            span = (min(iv[0] if iv[0] <= iv[1] else T, iv[2] if iv[2] <= iv[3] else T),
+                    max(iv[1], iv[3]))
+            self.p_span = np.vstack([self.p_span, np.array(span)[None]])
             top = off + int(self.size[b])
             i = np.searchsorted(self.tops, top)
             if i == len(self.tops) or self.tops[i] != top:
