@@ -60,11 +60,13 @@ def test_logits_and_legal_actions_equal_the_networks_at_every_move(mode):
 def test_fast_argmax_games_are_the_reference_games(mode):
     """argmax.play_batch plays the same moves, to the same final state and
     time, as play.play_batch's jitted reference loop (fast=False): on a
-    batch of two instances whose ops fill their bucket (the schedule
-    neighbours wrap around, as network._op_round's roll does), and on one in
-    the 1,024-move bucket (the big checkpoint's), which play.play_batch
-    plays by the fast path by default."""
-    small = [random_instance(s, num_ops=64, num_args=3, mode=mode) for s in (11, 12)]
+    batch of three instances whose ops fill their bucket (the schedule
+    neighbours wrap around, as network._op_round's roll does; the third with
+    half the capacity, so that placed buffers crowd the candidate gaps), and
+    on one in the 1,024-move bucket (the big checkpoint's), which
+    play.play_batch plays by the fast path by default."""
+    small = [random_instance(s, num_ops=64, num_args=3, mode=mode) for s in (11, 12)] \
+        + [random_instance(14, num_ops=64, num_args=3, mode=mode, capacity_fraction=0.2)]
     big = [random_instance(13, num_ops=296, num_args=4, mode=mode)]
     for insts in (small, big):
         batch = agent.encode_batch(insts)
