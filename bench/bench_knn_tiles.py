@@ -47,11 +47,14 @@ top_k), and bench_race's hand-chunked ``lax.map`` over 50 queries, as
 ratios side by side; the index sets of the first 200 rows against plain
 jax. ``--breakdown`` adds the hand replica of memfit's loop at its tiles cut
 after each stage (STOPS); ``--layouts`` times the tile loop's block maxima
-in the layouts of LAYOUTS instead.
+in the layouts of LAYOUTS instead, ``--blocks 4,5,10,20`` the hand replica
+at those block sizes (what Analysis/KnnTiles's per-candidate cost is fitted
+to).
 
     .venv/bin/python bench/bench_knn_tiles.py --floor --repeats 3
     .venv/bin/python bench/bench_knn_tiles.py --floor --breakdown --shapes 0,2
     .venv/bin/python bench/bench_knn_tiles.py --floor --layouts --shapes 0,2
+    .venv/bin/python bench/bench_knn_tiles.py --floor --blocks 4,5,10,20 --shapes 3
 """
 from __future__ import annotations
 
@@ -337,6 +340,9 @@ def floor(a):
     if a.layouts:
         layouts(a, shapes)
         return
+    if a.blocks:
+        blocks(a, shapes)
+        return
     print("| N | M | D | k | data | memfit s | GEMM alone s | hand-chunked s "
           f"| memfit / GEMM | memfit / hand-chunked | of {CHECKED} rows, differing from jax |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
@@ -397,6 +403,33 @@ def layouts(a, shapes):
         t, cpu = timed(fns, a.repeats)
         cells = " | ".join(f"{t[v]:.3f} ({cpu[v]:.3f})" for v in LAYOUTS)
         print(f"| {n:,} | {m:,} | {d} | {kind} | {c}, {nb} | {t['gemm']:.3f} ({cpu['gemm']:.3f}) "
+              f"| {cells} |", flush=True)
+    print(f"\nload average after: {os.getloadavg()[0]:.1f}")
+
+
+def blocks(a, shapes):
+    """--floor --blocks: the hand replica of memfit's loop at its C, NB
+    (rounded to whole blocks) and S with each block size of --blocks
+    (those that divide N), against the GEMM alone, one interleaved run per
+    shape; memfit's own B is printed."""
+    sizes = [int(v) for v in a.blocks.split(",")]
+    print("| N | M | D | k | data | memfit's C, NB, B | GEMM alone CPU s | "
+          + " | ".join(f"B={b} CPU s (/ GEMM)" for b in sizes) + " |")
+    print("|---|---|---|---|---|---|---|" + "---|" * len(sizes))
+    for n, m, d, k, kind in shapes:
+        q, x = make_data(kind, n, m, d)
+        mf = memfit.jit(knn_plain(k), memory_limit=64 * MiB + (n + m) * d * 4)
+        c, nb, b0, part = memfit_tiles(mf.lower(q, x).as_text(), m, d)
+        gemm = jax.jit(gemm_alone(c, nb))
+        fns = {"gemm": lambda: gemm(q, x)}
+        for b in sizes:
+            if n % b == 0:
+                g = jax.jit(knn_two_level(k, c, max(b, nb // b * b), b, k + 8, min(part, c)))
+                fns[b] = lambda g=g: g(q, x)
+        _, cpu = timed(fns, a.repeats)
+        cells = " | ".join(f"{cpu[b]:.3f} ({cpu[b] / cpu['gemm']:.2f}x)" if b in cpu else "-"
+                           for b in sizes)
+        print(f"| {n:,} | {m:,} | {d} | {k} | {kind} | {c}, {nb}, {b0} | {cpu['gemm']:.3f} "
               f"| {cells} |", flush=True)
     print(f"\nload average after: {os.getloadavg()[0]:.1f}")
 
@@ -567,6 +600,8 @@ def main():
                     help="--floor: also the hand replica cut after each stage")
     ap.add_argument("--layouts", action="store_true",
                     help="--floor: the tile loop's block maxima in other layouts (LAYOUTS)")
+    ap.add_argument("--blocks", default="",
+                    help="--floor: the hand replica at these block sizes (e.g. 4,5,10,20)")
     ap.add_argument("--shapes", default="",
                     help="--floor: indices into FLOOR_SHAPES (default all)")
     a = ap.parse_args()

@@ -32,6 +32,15 @@ constexpr int64_t kTileL2Multiple = 8;
 constexpr double kAspect = 8.0;
 constexpr int64_t kPartL2Multiple = 8;
 constexpr int64_t kUnknownL2 = 1 << 20;
+/// ns per kNN candidate: the two-stage top-k's per-candidate cost, and per
+/// feature of its gathered row and exact distance. Fitted to hand replicas
+/// of the loop at N = 50k, M = 4k, D = 256, k = 100 (bench_knn_tiles.py
+/// --floor --blocks; AMD EPYC, 2 shared cores): B = 4, 5, 10, 20 took 1.64,
+/// 1.73, 1.99 and 2.93x the GEMM alone's CPU time, about 200 ns a
+/// candidate. Blocks down to kMinBlock: B = 4 was the fastest measured.
+constexpr double kCandidateNanos = 20.0;
+constexpr double kCandidateFeatureNanos = 0.7;
+constexpr int64_t kMinBlock = 4;
 
 int64_t elementBytes(mlir::Type et) { return et.getIntOrFloatBitWidth() / 8; }
 
@@ -76,10 +85,16 @@ std::optional<KnnTiles> memfit::chooseKnnTiles(mlir::Type et, int64_t m, int64_t
                                                int64_t d, int64_t k,
                                                const KnnTileOptions &opts) {
   int64_t kept = k + 8;
+  // Whether block maxima pay: the two-stage top-k's model. Which block: the
+  // same model with what a kNN candidate costs, its gathered row and its
+  // distance by the program's formula, which grow with d.
   std::optional<TwoStageBlocks> two = twoStageTopK(et, n, kept);
   if (!two || m < 1 || d < 1)
     return std::nullopt;
-  int64_t s = elementBytes(et), block = two->block, blocks = n / block;
+  std::optional<TwoStageBlocks> cheapest =
+      cheapestBlock(n, kept, kCandidateNanos + kCandidateFeatureNanos * d, kMinBlock);
+  int64_t s = elementBytes(et), block = cheapest ? cheapest->block : two->block;
+  int64_t blocks = n / block;
   int64_t cand = kept * block + n % block;
   int64_t l2 = opts.cacheBytes > 0 ? opts.cacheBytes : hostL2Bytes();
   int64_t partRowBytes = blocks * s + cand * (4 + d * s + s);

@@ -4,7 +4,8 @@
 // of the expanded distances, computed in a two-level loop: query chunks of C
 // rows, and inside each chunk tiles of NB points whose [C, NB] distance tile
 // the GEMM runs efficiently on (several L2 caches). This model picks B
-// (TopKCost's two-stage model), NB and C (from the L2 size), S (the rows
+// (TopKCost's two-stage model with a candidate's cost growing with d: its
+// gathered row and exact distance), NB and C (from the L2 size), S (the rows
 // whose candidates are made at once), and bounds them by a memory budget.
 //
 //===----------------------------------------------------------------------===//

@@ -6,39 +6,39 @@
 // Over long rows the exact kNN takes its candidates from block maxima in a
 // two-level loop (Analysis/KnnTiles: a 16 KiB L2 here, so that the tiles
 // are small): chunks of 64 queries (all of them), and inside each a loop
-// over tiles of 57 blocks of 9 points whose centred rows and norms are
-// made once (a barrier), a [64, 513] GEMM, 2 q.x - |x|^2 (the row's |q|^2
+// over tiles of 64 blocks of 8 points whose centred rows and norms are
+// made once (a barrier), a [64, 512] GEMM, 2 q.x - |x|^2 (the row's |q|^2
 // is left for the kept maxima), the maxima of the blocks' keys made on
-// their own (a barrier) and written into [64, 455]. Then, 32 rows at a
-// time: top_k of the maxima picks 10 blocks, their 90 points and the last
-// point (4096 = 455 * 9 + 1) get the program's own distances, top_k of
-// those, the certificate, and the repair loop. No [64, 4096] matrix.
+// their own (a barrier) and written into [64, 512]. Then, 32 rows at a
+// time: top_k of the maxima picks 10 blocks, their 80 points get the
+// program's own distances, top_k of those, the certificate, and the repair
+// loop. No [64, 4096] matrix.
 // CHECK-LABEL: func.func @knn_tiled(
 // CHECK-NOT: tensor<64x4096
 // CHECK: "stablehlo.while"
 // CHECK: "stablehlo.dynamic_slice"(%{{.*}}) <{slice_sizes = array<i64: 64, 4>}>
 // CHECK: "stablehlo.while"
-// CHECK: "stablehlo.dynamic_slice"(%{{.*}}) <{slice_sizes = array<i64: 513, 4>}> : (tensor<4096x4xf32>
+// CHECK: "stablehlo.dynamic_slice"(%{{.*}}) <{slice_sizes = array<i64: 512, 4>}> : (tensor<4096x4xf32>
 // CHECK: "stablehlo.optimization_barrier"
 // CHECK: %[[G:.*]] = "stablehlo.dot_general"
-// CHECK-SAME: -> tensor<64x513xf32>
+// CHECK-SAME: -> tensor<64x512xf32>
 // CHECK: %[[TWICE:.*]] = "stablehlo.multiply"(%{{.*}}, %[[G]])
 // CHECK: %[[XN:.*]] = "stablehlo.broadcast_in_dim"
-// CHECK-SAME: -> tensor<64x513xf32>
+// CHECK-SAME: -> tensor<64x512xf32>
 // CHECK: "stablehlo.subtract"(%[[TWICE]], %[[XN]])
 // CHECK: "stablehlo.reduce"
 // CHECK: "stablehlo.maximum"
-// CHECK: (tensor<64x57x9xi32>, tensor<i32>) -> tensor<64x57xi32>
-// CHECK: %[[MX:.*]] = "stablehlo.optimization_barrier"({{.*}}) : (tensor<64x57xi32>)
-// CHECK: "stablehlo.dynamic_update_slice"({{.*}}, %[[MX]], {{.*}}) : (tensor<64x455xi32>, tensor<64x57xi32>
+// CHECK: (tensor<64x64x8xi32>, tensor<i32>) -> tensor<64x64xi32>
+// CHECK: %[[MX:.*]] = "stablehlo.optimization_barrier"({{.*}}) : (tensor<64x64xi32>)
+// CHECK: "stablehlo.dynamic_update_slice"({{.*}}, %[[MX]], {{.*}}) : (tensor<64x512xi32>, tensor<64x64xi32>
 // CHECK: "stablehlo.while"
-// CHECK: "stablehlo.dynamic_slice"({{.*}}) <{slice_sizes = array<i64: 32, 455>}>
-// CHECK: "chlo.top_k"({{.*}}) <{k = 10 : i64}> {memfit.two_stage} : (tensor<32x455xf32>)
-// CHECK: "stablehlo.concatenate"{{.*}} : (tensor<32x90xi32>, tensor<32x1xi32>) -> tensor<32x91xi32>
+// CHECK: "stablehlo.dynamic_slice"({{.*}}) <{slice_sizes = array<i64: 32, 512>}>
+// CHECK: "chlo.top_k"({{.*}}) <{k = 10 : i64}> {memfit.two_stage} : (tensor<32x512xf32>)
+// CHECK-NOT: "stablehlo.concatenate"
 // CHECK: "stablehlo.gather"
-// CHECK-SAME: -> tensor<32x91x4xf32>
+// CHECK-SAME: -> tensor<32x80x4xf32>
 // CHECK: {memfit.exact_distance}
-// CHECK: %[[TOP:.*]]:2 = "chlo.top_k"({{.*}}) <{k = 2 : i64}> {memfit.two_stage} : (tensor<32x91xf32>)
+// CHECK: %[[TOP:.*]]:2 = "chlo.top_k"({{.*}}) <{k = 2 : i64}> {memfit.two_stage} : (tensor<32x80xf32>)
 // The k-th value is the minimum of the top_k's values, not a slice at k - 1
 // (which would keep XLA:CPU from giving this top_k its TopK kernel).
 // CHECK-NOT: "stablehlo.slice"(%[[TOP]]#0)
@@ -122,6 +122,33 @@ func.func @knn_repair_one_top_k(%arg0: tensor<200000x4xf32>, %arg1: tensor<64x4x
   return %7#0, %7#1 : tensor<64x2xf32>, tensor<64x2xi32>
 }
 
+// Wide rows (256 features) make each candidate dear (its gathered row and
+// its distance by the program's formula): the block shrinks to 4 points,
+// not the 8 a 4-feature row of the same length gets (@knn_tiled), and the
+// 4098 mod 4 = 2 last points are candidates too: 10 blocks of 4 and 2.
+// CHECK-LABEL: func.func @knn_tiled_wide_rows
+// CHECK: "stablehlo.reduce"
+// CHECK: (tensor<16x{{[0-9]+}}x4xi32>, tensor<i32>) -> tensor<16x{{[0-9]+}}xi32>
+// CHECK: "chlo.top_k"({{.*}}) <{k = 10 : i64}> {memfit.two_stage} : (tensor<{{[0-9]+}}x1024xf32>)
+// CHECK: "stablehlo.concatenate"{{.*}} : (tensor<{{[0-9]+}}x40xi32>, tensor<{{[0-9]+}}x2xi32>) -> tensor<{{[0-9]+}}x42xi32>
+// CHECK: "stablehlo.gather"
+// CHECK-SAME: x42x256xf32>
+func.func @knn_tiled_wide_rows(%arg0: tensor<4098x256xf32>, %arg1: tensor<16x256xf32>) -> (tensor<16x2xf32>, tensor<16x2xi32>) {
+  %0 = "stablehlo.broadcast_in_dim"(%arg1) <{broadcast_dimensions = array<i64: 0, 2>}> : (tensor<16x256xf32>) -> tensor<16x4098x256xf32>
+  %1 = "stablehlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = array<i64: 1, 2>}> : (tensor<4098x256xf32>) -> tensor<16x4098x256xf32>
+  %2 = "stablehlo.subtract"(%0, %1) : (tensor<16x4098x256xf32>, tensor<16x4098x256xf32>) -> tensor<16x4098x256xf32>
+  %3 = "stablehlo.multiply"(%2, %2) : (tensor<16x4098x256xf32>, tensor<16x4098x256xf32>) -> tensor<16x4098x256xf32>
+  %4 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+  %5 = "stablehlo.reduce"(%3, %4) <{dimensions = array<i64: 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "stablehlo.return"(%s) : (tensor<f32>) -> ()
+  }) : (tensor<16x4098x256xf32>, tensor<f32>) -> tensor<16x4098xf32>
+  %6 = "stablehlo.negate"(%5) : (tensor<16x4098xf32>) -> tensor<16x4098xf32>
+  %7:2 = "chlo.top_k"(%6) <{k = 2 : i64}> : (tensor<16x4098xf32>) -> (tensor<16x2xf32>, tensor<16x2xi32>)
+  return %7#0, %7#1 : tensor<16x2xf32>, tensor<16x2xi32>
+}
+
 // When the tile (52 blocks) does not divide the 410 blocks of 10, the last
 // tile starts at block 358; when the part (32 rows) does not divide the 60
 // queries, the last part starts at row 28: they recompute blocks and rows,
@@ -158,7 +185,7 @@ func.func @knn_tiled_clamped(%arg0: tensor<4100x4xf32>, %arg1: tensor<60x4xf32>)
 // LIMIT-LABEL: func.func @knn_limited
 // LIMIT: "stablehlo.dynamic_slice"(%{{.*}}) <{slice_sizes = array<i64: 3, 4>}>
 // LIMIT: "stablehlo.dot_general"
-// LIMIT-SAME: -> tensor<3x342xf32>
+// LIMIT-SAME: -> tensor<3x344xf32>
 // TIGHT-LABEL: func.func @knn_limited
 // TIGHT: "stablehlo.dot_general"
 // TIGHT-SAME: -> tensor<512x4096xf32>
