@@ -35,9 +35,10 @@ constexpr int64_t kUnknownL2 = 1 << 20;
 /// ns per kNN candidate: the two-stage top-k's per-candidate cost, and per
 /// feature of its gathered row and exact distance. Fitted to hand replicas
 /// of the loop at N = 50k, M = 4k, D = 256, k = 100 (bench_knn_tiles.py
-/// --floor --blocks; AMD EPYC, 2 shared cores): B = 4, 5, 10, 20 took 1.64,
-/// 1.73, 1.99 and 2.93x the GEMM alone's CPU time, about 200 ns a
-/// candidate. Blocks down to kMinBlock: B = 4 was the fastest measured.
+/// --floor --blocks 4,5,10,20 --shapes 3; AMD EPYC, 2 shared cores): B = 4,
+/// 5, 10, 20 took 1.66, 1.80, 2.22 and 3.04x the GEMM alone's CPU time,
+/// about 200 ns a candidate. Blocks down to kMinBlock: B = 4 was the
+/// fastest measured.
 constexpr double kCandidateNanos = 20.0;
 constexpr double kCandidateFeatureNanos = 0.7;
 constexpr int64_t kMinBlock = 4;
