@@ -65,6 +65,49 @@ func.func @knn_tiled(%arg0: tensor<4096x4xf32>, %arg1: tensor<64x4xf32>) -> (ten
   return %7#0, %7#1 : tensor<64x2xf32>, tensor<64x2xi32>
 }
 
+// Rows whose certificate fails at 10 blocks get a second pass over 20 (2 KB),
+// 16 rows at a time (half the first pass's 32, so that its 160 gathered
+// points take no more memory), in a loop whose trip count is 0 when every
+// row of the part is certified: top_k of their maxima picks 20 blocks,
+// their points' exact distances, the certificate, and the rows certified
+// the first time keep their answer (selects; certificates or-ed). Then the
+// part's rows are stored, and the row-by-row repair follows.
+// CHECK-LABEL: func.func @knn_wider_pass(
+// CHECK: "chlo.top_k"({{.*}}) <{k = 10 : i64}> {memfit.two_stage} : (tensor<32x512xf32>)
+// CHECK: %[[CERT:.*]] = "stablehlo.and"({{.*}}) : (tensor<32xi1>, tensor<32xi1>) -> tensor<32xi1>
+// CHECK: %[[ALL:.*]] = "stablehlo.reduce"(%[[CERT]], %{{.*}})
+// CHECK: "stablehlo.and"
+// CHECK-DAG: %[[NONE:.*]] = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}>
+// CHECK-DAG: %[[TWO:.*]] = "stablehlo.constant"() <{value = dense<2> : tensor<i32>}>
+// CHECK: %[[TRIPS:.*]] = "stablehlo.select"(%[[ALL]], %[[NONE]], %[[TWO]])
+// CHECK: "stablehlo.while"(%{{.*}}, %[[TRIPS]], {{.*}}, %[[CERT]])
+// CHECK: "stablehlo.compare"(%[[I:.*]], %[[N:.*]]) {{.*}}comparison_direction LT
+// CHECK: "stablehlo.dynamic_slice"({{.*}}) <{slice_sizes = array<i64: 16, 512>}>
+// CHECK: "chlo.top_k"({{.*}}) <{k = 20 : i64}> {memfit.two_stage} : (tensor<16x512xf32>)
+// CHECK: "stablehlo.gather"
+// CHECK-SAME: -> tensor<16x160x4xf32>
+// CHECK: comparison_direction GT
+// CHECK: "stablehlo.select"({{.*}}) : (tensor<16x2xi1>, tensor<16x2xf32>, tensor<16x2xf32>)
+// CHECK: "stablehlo.select"({{.*}}) : (tensor<16x2xi1>, tensor<16x2xi32>, tensor<16x2xi32>)
+// CHECK: "stablehlo.or"({{.*}}) : (tensor<16xi1>, tensor<16xi1>)
+// CHECK: "stablehlo.dynamic_update_slice"({{.*}}) : (tensor<32xi1>, tensor<16xi1>
+// CHECK: "stablehlo.dynamic_update_slice"({{.*}}) : (tensor<64xi1>, tensor<32xi1>
+func.func @knn_wider_pass(%arg0: tensor<4096x4xf32>, %arg1: tensor<64x4xf32>) -> (tensor<64x2xf32>, tensor<64x2xi32>) {
+  %0 = "stablehlo.broadcast_in_dim"(%arg1) <{broadcast_dimensions = array<i64: 0, 2>}> : (tensor<64x4xf32>) -> tensor<64x4096x4xf32>
+  %1 = "stablehlo.broadcast_in_dim"(%arg0) <{broadcast_dimensions = array<i64: 1, 2>}> : (tensor<4096x4xf32>) -> tensor<64x4096x4xf32>
+  %2 = "stablehlo.subtract"(%0, %1) : (tensor<64x4096x4xf32>, tensor<64x4096x4xf32>) -> tensor<64x4096x4xf32>
+  %3 = "stablehlo.multiply"(%2, %2) : (tensor<64x4096x4xf32>, tensor<64x4096x4xf32>) -> tensor<64x4096x4xf32>
+  %4 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+  %5 = "stablehlo.reduce"(%3, %4) <{dimensions = array<i64: 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "stablehlo.return"(%s) : (tensor<f32>) -> ()
+  }) : (tensor<64x4096x4xf32>, tensor<f32>) -> tensor<64x4096xf32>
+  %6 = "stablehlo.negate"(%5) : (tensor<64x4096xf32>) -> tensor<64x4096xf32>
+  %7:2 = "chlo.top_k"(%6) <{k = 2 : i64}> : (tensor<64x4096xf32>) -> (tensor<64x2xf32>, tensor<64x2xi32>)
+  return %7#0, %7#1 : tensor<64x2xf32>, tensor<64x2xi32>
+}
+
 // Long rows of block maxima (200,000 points: 6,250 blocks of 32) are picked
 // from in two stages themselves (TwoStageTopK's model): maxima of 32 block
 // maxima, top_k of those, then top_k of the picked groups' maxima and the
@@ -101,7 +144,7 @@ func.func @knn_tiled_long_rows(%arg0: tensor<200000x4xf32>, %arg1: tensor<64x4xf
 // CHECK-LABEL: func.func @knn_repair_one_top_k
 // CHECK: {memfit.exact_distance}
 // CHECK: "stablehlo.while"
-// CHECK: {memfit.exact_distance}
+// CHECK: {memfit.exact_distance} : (tensor<1x200000x4xf32>
 // CHECK-NEXT: "stablehlo.negate"
 // CHECK-NEXT: "chlo.top_k"({{.*}}) <{k = 2 : i64}> {memfit.two_stage} : (tensor<1x200000xf32>)
 // CHECK-NOT: "chlo.top_k"
