@@ -38,6 +38,23 @@ grid of chunk and tile sizes around it, in the hand form, one interleaved
 run per shape (docs/speed.md).
 
     .venv/bin/python bench/bench_knn_tiles.py --sweep --repeats 3
+
+``--floor`` measures memfit.jit against its floor on held-out shapes
+(FLOOR_SHAPES: N 50k-1M, D 3-256, k 1-100; uniform, clustered, offset and
+Gaussian data; limit 64 MiB + the arguments): the GEMM alone at memfit's own
+chunks and tiles (the tile loop writing its [C, NB] values, no maxima, no
+top_k), and bench_race's hand-chunked ``lax.map`` over 50 queries, as
+ratios side by side; the index sets of the first 200 rows against plain
+jax. ``--breakdown`` adds the hand replica of memfit's loop at its tiles cut
+after each stage (STOPS); ``--layouts`` times the tile loop's block maxima
+in the layouts of LAYOUTS instead, ``--blocks 4,5,10,20`` the hand replica
+at those block sizes (what Analysis/KnnTiles's per-candidate cost is fitted
+to).
+
+    .venv/bin/python bench/bench_knn_tiles.py --floor --repeats 3
+    .venv/bin/python bench/bench_knn_tiles.py --floor --breakdown --shapes 0,2
+    .venv/bin/python bench/bench_knn_tiles.py --floor --layouts --shapes 0,2
+    .venv/bin/python bench/bench_knn_tiles.py --floor --blocks 4,5,10,20 --shapes 3
 """
 from __future__ import annotations
 
@@ -93,12 +110,13 @@ def _exact_row(q0, x, k, nb):
     return lax.top_k(-d, k)
 
 
-def knn_two_level(k, c, nb, b, kb, part=0):
+def knn_two_level(k, c, nb, b, kb, part=0, stop=5):
     """Exact kNN in a two-level loop (module docstring), the structure
     memfit emits (except that memfit picks from long rows of block maxima
     in two stages, TwoStageTopK's model; here one top_k); returns (values,
     indices) as lax.top_k(-d, k), and the number of uncertified rows. ``part``: rows whose candidates are made at
-    once (0: the whole chunk)."""
+    once (0: the whole chunk). ``stop`` cuts it after a stage (STOPS, for
+    --floor's breakdown); 5 is the whole kNN."""
     part = part or c
 
     def f(q, x):
@@ -116,10 +134,22 @@ def knn_two_level(k, c, nb, b, kb, part=0):
         def candidates(maxima, q0, qq, max_norm):
             # the kb blocks with the largest maxima of 2 q.x - |x|^2; |q|^2
             # minus the kb-th is the kb-th smallest expanded distance
+            rows = q0.shape[0]
+            yes = jnp.ones((rows,), bool)
+            if stop == 1:  # the maxima read once (a max), nothing else
+                v = jnp.broadcast_to(_from_keys(jnp.max(maxima, 1))[:, None], (rows, k))
+                return v, jnp.zeros((rows, k), jnp.int32), yes
             top, blocks = lax.top_k(_from_keys(maxima), kb)
+            if stop == 2:
+                return top[:, :k], blocks[:, :k], yes
             pos = (jnp.sort(blocks, 1)[:, :, None] * b + jnp.arange(b)).reshape(-1, kb * b)
             d = jnp.sum((q0[:, None, :] - x[pos]) ** 2, -1)
+            if stop == 3:  # every distance read (a min): none sliced away
+                v = jnp.broadcast_to(jnp.min(d, 1)[:, None], (rows, k))
+                return v, pos[:, :k], yes
             v, at = lax.top_k(-d, k)
+            if stop == 4:
+                return v, jnp.take_along_axis(pos, at, 1), yes
             # the last of each top_k as a min, not a slice at kb - 1 / k - 1:
             # with that slice XLA:CPU sorts the whole row instead of its TopK
             lower = (qq - jnp.min(top, 1) - expanded_bound * (qq + max_norm)) * (1.0 - direct_bound)
@@ -177,6 +207,231 @@ def knn_two_level(k, c, nb, b, kb, part=0):
         vals, idxs = lax.fori_loop(0, failed, repair, (vals, idxs))
         return vals, idxs, failed
     return f
+
+
+STOPS = {1: "tile loop (GEMM + block maxima)", 2: "+ top_k of the maxima",
+         3: "+ gathered candidates' exact distances", 4: "+ their top_k and indices",
+         5: "+ certificate and repair loop (whole kNN)"}
+
+
+def gemm_alone(c, nb):
+    """The floor: memfit's tile loop (chunks of c queries, tiles of nb
+    points, centred per tile) writing each [c, nb] tile of 2 q.x - |x|^2
+    (an optimization barrier keeps it whole) and nothing else: no maxima,
+    no top_k."""
+    def f(q, x):
+        m, dim = q.shape
+        n = x.shape[0]
+        mu = jnp.mean(x, 0)
+
+        def chunk(i, acc):
+            start = jnp.minimum(i * c, m - c)
+            qc = lax.dynamic_slice(q, (start, 0), (c, dim)) - mu
+
+            def tile(j, acc):
+                j0 = jnp.minimum(j * nb, n - nb)
+                xt = lax.dynamic_slice(x, (j0, 0), (nb, dim)) - mu
+                xt, xx = lax.optimization_barrier((xt, jnp.sum(xt * xt, 1)))
+                s = lax.optimization_barrier(2.0 * (qc @ xt.T) - xx[None, :])
+                return acc + s[0, 0]
+
+            return lax.fori_loop(0, -(-n // nb), tile, acc)
+
+        return lax.fori_loop(0, -(-m // c), chunk, jnp.float32(0))
+    return f
+
+
+LAYOUTS = {"keys": "memfit's: [C, NB / B, B] integer keys, max over the last dim",
+           "points-major": "the GEMM's output [NB, C], max over blocks of its first dim",
+           "strided": "[C, B, NB / B] keys, max over the middle dim (strided blocks)",
+           "float-max": "[C, NB / B, B] floats after a barrier, a float max",
+           "clamped-min": "max(expanded, 0) as int32 bits, an integer min"}
+
+
+def tile_loop(c, nb, b, layout):
+    """Stage 1' alone (the tile loop's block maxima, read once at the end)
+    with the maxima made in one of LAYOUTS, for --layouts."""
+    def maxima_of(qc, qq, xt, xx):
+        if layout == "points-major":
+            s = 2.0 * (xt @ qc.T) - xx[:, None]
+            return jnp.max(_keys(s).reshape(nb // b, b, c), 1).T
+        if layout == "clamped-min":
+            s = jnp.maximum(xx[None, :] + qq[:, None] - 2.0 * (qc @ xt.T), 0.0)
+            return jnp.min(lax.bitcast_convert_type(s, jnp.int32).reshape(c, nb // b, b), 2)
+        s = 2.0 * (qc @ xt.T) - xx[None, :]
+        if layout == "strided":
+            return jnp.max(_keys(s).reshape(c, b, nb // b), 1)
+        if layout == "float-max":
+            return _keys(jnp.max(lax.optimization_barrier(s).reshape(c, nb // b, b), 2))
+        return jnp.max(_keys(s).reshape(c, nb // b, b), 2)
+
+    def f(q, x):
+        m, dim = q.shape
+        n = x.shape[0]
+        mu = jnp.mean(x, 0)
+
+        def chunk(i, acc):
+            qc = lax.dynamic_slice(q, (jnp.minimum(i * c, m - c), 0), (c, dim)) - mu
+            qq = jnp.sum(qc * qc, 1)
+
+            def tile(j, maxima):
+                j0 = jnp.minimum(j * nb, n - nb)
+                xt = lax.dynamic_slice(x, (j0, 0), (nb, dim)) - mu
+                xt, xx = lax.optimization_barrier((xt, jnp.sum(xt * xt, 1)))
+                mx = lax.optimization_barrier(maxima_of(qc, qq, xt, xx))
+                return lax.dynamic_update_slice(maxima, mx, (0, j0 // b))
+
+            maxima = lax.fori_loop(0, -(-n // nb), tile, jnp.zeros((c, n // b), jnp.int32))
+            return acc + jnp.max(maxima, 1).sum()
+
+        return lax.fori_loop(0, -(-m // c), chunk, jnp.int32(0))
+    return f
+
+
+def knn_chunked(k, block):
+    """bench_race's hand-chunked kNN: lax.map over blocks of queries, one
+    [block, N] of expanded distances at a time, one top_k each."""
+    def f(q, x):
+        xx = jnp.sum(x * x, -1)
+
+        def one(qb):
+            d = jnp.sum(qb * qb, -1)[:, None] + xx[None, :] - 2.0 * (qb @ x.T)
+            return lax.top_k(-d, k)
+
+        m = q.shape[0]
+        vals, idx = lax.map(one, q.reshape(m // block, block, q.shape[1]))
+        return vals.reshape(m, k), idx.reshape(m, k)
+    return f
+
+
+CHECKED = 200
+
+# Held-out shapes for --floor (none is the race's): (N, M, D, k, data).
+FLOOR_SHAPES = [(500_000, 1_000, 8, 5, "uniform"), (100_000, 2_000, 128, 50, "clustered"),
+                (1_000_000, 500, 3, 1, "offset"), (50_000, 4_000, 256, 100, "gauss")]
+
+
+def make_data(kind, n, m, d, seed=1):
+    """Queries and points: Gaussian, uniform in [0, 1]^D, 50 Gaussian
+    clusters of spread 0.05, or uniform in [1000, 1001]^D (the expansion's
+    hard case)."""
+    rng = np.random.default_rng(seed)
+    if kind == "uniform":
+        q, x = rng.random((m, d)), rng.random((n, d))
+    elif kind == "offset":
+        q, x = 1000 + rng.random((m, d)), 1000 + rng.random((n, d))
+    elif kind == "clustered":
+        centres = rng.standard_normal((50, d))
+        q = centres[rng.integers(0, 50, m)] + 0.05 * rng.standard_normal((m, d))
+        x = centres[rng.integers(0, 50, n)] + 0.05 * rng.standard_normal((n, d))
+    else:
+        q, x = rng.standard_normal((m, d)), rng.standard_normal((n, d))
+    return jnp.asarray(q, jnp.float32), jnp.asarray(x, jnp.float32)
+
+
+def floor(a):
+    """memfit.jit against its floor (gemm_alone at memfit's own chunks and
+    tiles) and against bench_race's hand-chunked lax.map, one interleaved
+    run per held-out shape; with --breakdown also the hand replica of
+    memfit's loop at its tiles, cut after each stage (STOPS)."""
+    shapes = FLOOR_SHAPES
+    if a.shapes:
+        shapes = [shapes[int(i)] for i in a.shapes.split(",")]
+    if a.layouts:
+        layouts(a, shapes)
+        return
+    if a.blocks:
+        blocks(a, shapes)
+        return
+    print("| N | M | D | k | data | memfit s | GEMM alone s | hand-chunked s "
+          f"| memfit / GEMM | memfit / hand-chunked | of {CHECKED} rows, differing from jax |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    notes = []
+    for n, m, d, k, kind in shapes:
+        q, x = make_data(kind, n, m, d)
+        limit = 64 * MiB + (n + m) * d * 4
+        mf = memfit.jit(knn_plain(k), memory_limit=limit)
+        c, nb, b, part = memfit_tiles(mf.lower(q, x).as_text(), m, d)
+        # plain jax's index sets for the first CHECKED rows (rows are
+        # independent; all of them would take minutes at D=256)
+        ref = np.sort(np.asarray(jax.jit(knn_plain(k))(q[:CHECKED], x)[1]), 1)
+        got = np.sort(np.asarray(mf(q, x)[1])[:CHECKED], 1)
+        wrong = int((got != ref).any(1).sum())
+        gemm = jax.jit(gemm_alone(c, nb))
+        hand = jax.jit(knn_chunked(k, 50))
+        fns = {"memfit": lambda: mf(q, x), "gemm": lambda: gemm(q, x),
+               "hand": lambda: hand(q, x)}
+        if a.breakdown:
+            for stop in STOPS:
+                g = jax.jit(knn_two_level(k, c, nb, b, k + 8, min(part, c), stop))
+                fns[stop] = lambda g=g: g(q, x)
+        t, cpu = timed(fns, a.repeats)
+        print(f"| {n:,} | {m:,} | {d} | {k} | {kind} | {t['memfit']:.3f} | {t['gemm']:.3f} "
+              f"| {t['hand']:.3f} | {t['memfit'] / t['gemm']:.2f}x "
+              f"| {t['memfit'] / t['hand']:.2f}x | {wrong} |", flush=True)
+        note = [f"N={n:,} M={m:,} D={d} k={k} {kind}: memfit's C={c} NB={nb} B={b} S={part}; "
+                f"CPU s memfit {cpu['memfit']:.3f}, GEMM {cpu['gemm']:.3f} "
+                f"({cpu['memfit'] / cpu['gemm']:.2f}x); load {os.getloadavg()[0]:.1f}"]
+        if a.breakdown:
+            note += [f"  hand replica {STOPS[s]}: {t[s]:.3f} s ({t[s] / t['gemm']:.2f}x GEMM), "
+                     f"CPU {cpu[s]:.3f} s ({cpu[s] / cpu['gemm']:.2f}x)"
+                     for s in STOPS]
+        notes.append("\n".join(note))
+    print()
+    print("\n".join(notes))
+
+
+def layouts(a, shapes):
+    """--floor --layouts: the tile loop's maxima in each of LAYOUTS at
+    memfit's tiles, against the GEMM alone, one interleaved run per shape
+    (CPU seconds are the steadier on a loaded machine)."""
+    for name, what in LAYOUTS.items():
+        print(f"{name}: {what}")
+    print()
+    print("| N | M | D | data | C, NB | GEMM alone s (CPU s) | "
+          + " | ".join(f"{n} s (CPU s)" for n in LAYOUTS) + " |")
+    print("|---|---|---|---|---|---|" + "---|" * len(LAYOUTS))
+    for n, m, d, k, kind in shapes:
+        q, x = make_data(kind, n, m, d)
+        mf = memfit.jit(knn_plain(k), memory_limit=64 * MiB + (n + m) * d * 4)
+        c, nb, b, _ = memfit_tiles(mf.lower(q, x).as_text(), m, d)
+        gemm = jax.jit(gemm_alone(c, nb))
+        fns = {"gemm": lambda: gemm(q, x)}
+        for name in LAYOUTS:
+            g = jax.jit(tile_loop(c, nb, b, name))
+            fns[name] = lambda g=g: g(q, x)
+        t, cpu = timed(fns, a.repeats)
+        cells = " | ".join(f"{t[v]:.3f} ({cpu[v]:.3f})" for v in LAYOUTS)
+        print(f"| {n:,} | {m:,} | {d} | {kind} | {c}, {nb} | {t['gemm']:.3f} ({cpu['gemm']:.3f}) "
+              f"| {cells} |", flush=True)
+    print(f"\nload average after: {os.getloadavg()[0]:.1f}")
+
+
+def blocks(a, shapes):
+    """--floor --blocks: the hand replica of memfit's loop at its C, NB
+    (rounded to whole blocks) and S with each block size of --blocks
+    (those that divide N), against the GEMM alone, one interleaved run per
+    shape; memfit's own B is printed."""
+    sizes = [int(v) for v in a.blocks.split(",")]
+    print("| N | M | D | k | data | memfit's C, NB, B | GEMM alone CPU s | "
+          + " | ".join(f"B={b} CPU s (/ GEMM)" for b in sizes) + " |")
+    print("|---|---|---|---|---|---|---|" + "---|" * len(sizes))
+    for n, m, d, k, kind in shapes:
+        q, x = make_data(kind, n, m, d)
+        mf = memfit.jit(knn_plain(k), memory_limit=64 * MiB + (n + m) * d * 4)
+        c, nb, b0, part = memfit_tiles(mf.lower(q, x).as_text(), m, d)
+        gemm = jax.jit(gemm_alone(c, nb))
+        fns = {"gemm": lambda: gemm(q, x)}
+        for b in sizes:
+            if n % b == 0:
+                g = jax.jit(knn_two_level(k, c, max(b, nb // b * b), b, k + 8, min(part, c)))
+                fns[b] = lambda g=g: g(q, x)
+        _, cpu = timed(fns, a.repeats)
+        cells = " | ".join(f"{cpu[b]:.3f} ({cpu[b] / cpu['gemm']:.2f}x)" if b in cpu else "-"
+                           for b in sizes)
+        print(f"| {n:,} | {m:,} | {d} | {k} | {kind} | {c}, {nb}, {b0} | {cpu['gemm']:.3f} "
+              f"| {cells} |", flush=True)
+    print(f"\nload average after: {os.getloadavg()[0]:.1f}")
 
 
 def stage_replica(k, c, b, kp, level):
@@ -339,9 +594,25 @@ def main():
                     help="--sweep: the factors of memfit's C and of its NB (1 is always in)")
     ap.add_argument("--data", choices=["gauss", "offset"], default="gauss",
                     help="Gaussian, or uniform in [1000, 1001]^D (the expansion's hard case)")
+    ap.add_argument("--floor", action="store_true",
+                    help="held-out shapes: memfit / its GEMM alone and / hand-chunked")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="--floor: also the hand replica cut after each stage")
+    ap.add_argument("--layouts", action="store_true",
+                    help="--floor: the tile loop's block maxima in other layouts (LAYOUTS)")
+    ap.add_argument("--blocks", default="",
+                    help="--floor: the hand replica at these block sizes (e.g. 4,5,10,20)")
+    ap.add_argument("--shapes", default="",
+                    help="--floor: indices into FLOOR_SHAPES (default all)")
     a = ap.parse_args()
     if a.check:
         check_small()
+        return
+    if a.floor:
+        print(f"CPU: {cpu_model()}, {os.cpu_count()} cores, load average "
+              f"{os.getloadavg()[0]:.1f}; jax {jax.__version__}, default flags; memfit's "
+              f"limit: 64 MiB + its arguments; hand-chunked: lax.map over 50 queries")
+        floor(a)
         return
     kb = a.kb or a.k + 8
     rng = np.random.default_rng(1)

@@ -13,7 +13,10 @@
 // that model among the sizes whose modelled bytes fit the budget, with
 // tiles of at most kTileL2Multiple L2s (16 MiB here: not measured beyond).
 // The candidates (stage 2') are made S rows at a time (subChunk): their
-// gathered rows, S x KB B x D, would otherwise cap C.
+// gathered rows, S x KB B x D, would otherwise cap C. Rows whose
+// certificate fails at KB = k + 8 blocks get a second pass over
+// kWiderFactor KB blocks, fewer rows at a time so that its candidates take
+// no more than the first pass's.
 //
 //===----------------------------------------------------------------------===//
 #include "memfit/Analysis/KnnTiles.h"
@@ -32,6 +35,20 @@ constexpr int64_t kTileL2Multiple = 8;
 constexpr double kAspect = 8.0;
 constexpr int64_t kPartL2Multiple = 8;
 constexpr int64_t kUnknownL2 = 1 << 20;
+/// ns per kNN candidate: the two-stage top-k's per-candidate cost, and per
+/// feature of its gathered row and exact distance. Fitted to hand replicas
+/// of the loop at N = 50k, M = 4k, D = 256, k = 100 (bench_knn_tiles.py
+/// --floor --blocks 4,5,10,20 --shapes 3; AMD EPYC, 2 shared cores): B = 4,
+/// 5, 10, 20 took 1.66, 1.80, 2.22 and 3.04x the GEMM alone's CPU time,
+/// about 200 ns a candidate. Blocks down to kMinBlock: B = 4 was the
+/// fastest measured.
+constexpr double kCandidateNanos = 20.0;
+constexpr double kCandidateFeatureNanos = 0.7;
+constexpr int64_t kMinBlock = 4;
+/// The second pass's blocks, in first passes' (KB). Clustered data
+/// (bench_knn_tiles.py --floor, N = 100k, M = 2k, D = 128, k = 50) fails
+/// 1,990 of 2,000 rows at KB blocks and none at 2 KB.
+constexpr int64_t kWiderFactor = 2;
 
 int64_t elementBytes(mlir::Type et) { return et.getIntOrFloatBitWidth() / 8; }
 
@@ -52,12 +69,15 @@ int64_t balanced(int64_t n, int64_t size, int64_t multiple) {
 /// other's): the tile loop's [c, tile] distances and centred point tile
 /// with its norms, or one part of `part` rows in stage 2' (the float image
 /// of its maxima, and its candidates: positions, gathered rows,
-/// distances). The gathered rows count whole, as memfit's profile counts
+/// distances; the second pass's parts likewise). The gathered rows count whole, as memfit's profile counts
 /// them: memfit-split acts on that profile.
 int64_t chunkBytes(int64_t c, int64_t tile, int64_t part, int64_t blocks, int64_t cand,
-                   int64_t d, int64_t s) {
+                   int64_t widerPart, int64_t widerCand, int64_t d, int64_t s) {
   int64_t tileStage = c * tile * s + tile * (d + 1) * s;
-  int64_t partStage = part * (blocks * s + cand * (4 + d * s + s));
+  auto partBytes = [&](int64_t rows, int64_t cands) {
+    return rows * (blocks * s + cands * (4 + d * s + s));
+  };
+  int64_t partStage = std::max(partBytes(part, cand), partBytes(widerPart, widerCand));
   return c * (blocks * s + 2 * d * s + s) + std::max(tileStage, partStage);
 }
 
@@ -76,24 +96,36 @@ std::optional<KnnTiles> memfit::chooseKnnTiles(mlir::Type et, int64_t m, int64_t
                                                int64_t d, int64_t k,
                                                const KnnTileOptions &opts) {
   int64_t kept = k + 8;
+  // Whether block maxima pay: the two-stage top-k's model. Which block: the
+  // same model with what a kNN candidate costs, its gathered row and its
+  // distance by the program's formula, which grow with d.
   std::optional<TwoStageBlocks> two = twoStageTopK(et, n, kept);
   if (!two || m < 1 || d < 1)
     return std::nullopt;
-  int64_t s = elementBytes(et), block = two->block, blocks = n / block;
+  std::optional<TwoStageBlocks> cheapest =
+      cheapestBlock(n, kept, kCandidateNanos + kCandidateFeatureNanos * d, kMinBlock);
+  int64_t s = elementBytes(et), block = cheapest ? cheapest->block : two->block;
+  int64_t blocks = n / block;
   int64_t cand = kept * block + n % block;
+  // The second pass only when it leaves blocks unpicked: its certificate
+  // needs an unpicked block's bound.
+  int64_t wider = kWiderFactor * kept < blocks ? kWiderFactor * kept : kept;
+  int64_t widerCand = wider * block + n % block;
   int64_t l2 = opts.cacheBytes > 0 ? opts.cacheBytes : hostL2Bytes();
   int64_t partRowBytes = blocks * s + cand * (4 + d * s + s);
   // The tile of `area` elements for a chunk of c queries, the part of c
   // whose candidates are made at once, and their bytes.
   struct Pick {
-    int64_t chunk, tileBlocks, part, bytes;
+    int64_t chunk, tileBlocks, part, widerPart, bytes;
   };
   auto pick = [&](int64_t c, double area) {
     int64_t tb = balanced(
         blocks,
         std::clamp<int64_t>(std::llround(area / static_cast<double>(c * block)), 1, blocks), 1);
     int64_t part = balanced(c, std::clamp<int64_t>(kPartL2Multiple * l2 / partRowBytes, 1, c), 8);
-    return Pick{c, tb, part, chunkBytes(c, tb * block, part, blocks, cand, d, s)};
+    int64_t widerPart = balanced(part, std::clamp<int64_t>(part * cand / widerCand, 1, part), 1);
+    return Pick{c, tb, part, widerPart,
+                chunkBytes(c, tb * block, part, blocks, cand, widerPart, widerCand, d, s)};
   };
   auto fits = [&](const Pick &p) { return opts.budgetBytes < 0 || p.bytes <= opts.budgetBytes; };
   auto fewer = [](int64_t c) { return c > 16 ? c - std::max<int64_t>(8, c / 16) : c - 1; };
@@ -122,5 +154,6 @@ std::optional<KnnTiles> memfit::chooseKnnTiles(mlir::Type et, int64_t m, int64_t
                 static_cast<double>(best->tileBlocks * block * best->chunk));
   if (!fits(p))
     p = *best;
-  return KnnTiles{p.chunk, block, p.tileBlocks, blocks, kept, p.part, p.bytes};
+  return KnnTiles{p.chunk, block, p.tileBlocks, blocks, kept, p.part, wider, p.widerPart,
+                  p.bytes};
 }

@@ -36,15 +36,26 @@ constexpr double kSortPerElementLevel = 4.0;
 /// The two-stage form must model at least this speed-up: the model is rough.
 constexpr double kRequiredSpeedup = 1.5;
 
-double twoStageNanos(int64_t n, int64_t k, int64_t block) {
+double twoStageNanos(int64_t n, int64_t k, int64_t block, double perCandidate) {
   int64_t full = n / block, rem = n % block;
   double maxima = block == 32  ? kMaximaOf32
                   : block < 32 ? kMaximaShorter
                                : kMaximaLonger;
-  return maxima * n + kTopKPerMaximum * full + kPerCandidate * (k * block + rem);
+  return maxima * n + kTopKPerMaximum * full + perCandidate * (k * block + rem);
 }
 
 } // namespace
+
+std::optional<TwoStageBlocks> memfit::cheapestBlock(int64_t n, int64_t k, double perCandidateNanos,
+                                                    int64_t minBlock) {
+  std::optional<TwoStageBlocks> best;
+  for (int64_t b = std::max<int64_t>(minBlock, 1); b <= 1024 && n / b > k; ++b) {
+    double c = twoStageNanos(n, k, b, perCandidateNanos);
+    if (!best || c < best->nanos)
+      best = TwoStageBlocks{b, c};
+  }
+  return best;
+}
 
 bool memfit::hasFastTopK(mlir::Type et) { return et.isF32() || et.isF64(); }
 
@@ -55,12 +66,7 @@ double memfit::plainTopKNanos(mlir::Type et, int64_t n) {
 std::optional<TwoStageBlocks> memfit::twoStageTopK(mlir::Type et, int64_t n, int64_t k) {
   if (k < 1)
     return std::nullopt;
-  std::optional<TwoStageBlocks> best;
-  for (int64_t b = 8; b <= 1024 && n / b > k; ++b) {
-    double c = twoStageNanos(n, k, b);
-    if (!best || c < best->nanos)
-      best = TwoStageBlocks{b, c};
-  }
+  std::optional<TwoStageBlocks> best = cheapestBlock(n, k, kPerCandidate, 8);
   if (!best || plainTopKNanos(et, n) < kRequiredSpeedup * best->nanos)
     return std::nullopt;
   return best;

@@ -4,8 +4,10 @@
 // of the expanded distances, computed in a two-level loop: query chunks of C
 // rows, and inside each chunk tiles of NB points whose [C, NB] distance tile
 // the GEMM runs efficiently on (several L2 caches). This model picks B
-// (TopKCost's two-stage model), NB and C (from the L2 size), S (the rows
-// whose candidates are made at once), and bounds them by a memory budget.
+// (TopKCost's two-stage model with a candidate's cost growing with d: its
+// gathered row and exact distance), NB and C (from the L2 size), S (the rows
+// whose candidates are made at once), the wider second pass of the rows
+// whose certificate fails, and bounds them by a memory budget.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEMFIT_ANALYSIS_KNNTILES_H
@@ -34,6 +36,8 @@ struct KnnTiles {
   int64_t blocks;     // full blocks, n / B (the last n mod B points are always candidates)
   int64_t keptBlocks; // blocks whose points become candidates (k + 8)
   int64_t subChunk;   // S: rows whose candidates are made at once (<= C)
+  int64_t widerBlocks; // blocks of the second pass for rows failing at keptBlocks (== keptBlocks: none)
+  int64_t widerPart;   // rows of the second pass made at once (<= S)
   /// Modelled bytes of one chunk's temporaries (what the budget bounds).
   int64_t chunkBytes;
 };

@@ -33,6 +33,13 @@ double plainTopKNanos(mlir::Type et, int64_t n);
 /// it pays (the rewrite applies exactly then).
 std::optional<TwoStageBlocks> twoStageTopK(mlir::Type et, int64_t n, int64_t k);
 
+/// The block of the two-stage form whose modelled ns are least when each
+/// candidate costs `perCandidateNanos` (its gather and whatever its caller
+/// computes on it), among blocks from `minBlock` on with more than k blocks
+/// per row; none when no block leaves more than k.
+std::optional<TwoStageBlocks> cheapestBlock(int64_t n, int64_t k, double perCandidateNanos,
+                                            int64_t minBlock);
+
 /// ns of one row's top_k once memfit-rewrite has run: the two-stage form
 /// where it applies, else the plain one.
 double topKRowNanos(mlir::Type et, int64_t n, int64_t k);

@@ -407,16 +407,17 @@ struct ChunkResult {
   Value vals, idx, certified; // [C, k], [C, k] i32, [C] i1
 };
 
-/// Stages 2'-3' for the rows q0 [S, D] whose block maxima (foldedExpanded's
-/// keys) are `maxima` [S, N / B] and centred norms `qn` [S].
-ChunkResult candidatesOf(OpBuilder &b, Location loc, const KnnTiles &t, Value maxima,
-                         Value q0, Value qn, Value x, Value maxNorm, int64_t k) {
+/// Stages 2'-3' from the `kept` blocks with the largest maxima, for the rows
+/// q0 [S, D] whose block maxima (foldedExpanded's keys) are `maxima`
+/// [S, N / B] and centred norms `qn` [S].
+ChunkResult candidatesOf(OpBuilder &b, Location loc, const KnnTiles &t, int64_t kept,
+                         Value maxima, Value q0, Value qn, Value x, Value maxNorm, int64_t k) {
   auto qt = llvm::cast<RankedTensorType>(q0.getType());
   Type et = qt.getElementType();
   int64_t c = qt.getDimSize(0), d = qt.getDimSize(1);
   int64_t n = llvm::cast<RankedTensorType>(x.getType()).getDimSize(0);
-  // The KB blocks with the largest maxima, in increasing block order.
-  auto [top, blocks] = topKOfRows(b, loc, fastImage(b, loc, maxima, et), t.keptBlocks);
+  // The `kept` blocks with the largest maxima, in increasing block order.
+  auto [top, blocks] = topKOfRows(b, loc, fastImage(b, loc, maxima, et), kept);
   Value picked = buildSort(b, loc, {blocks}, 1)->getResult(0);
   Value pos = blockPositions(b, loc, picked, t.block, t.blocks * t.block,
                              n - t.blocks * t.block);
@@ -424,8 +425,8 @@ ChunkResult candidatesOf(OpBuilder &b, Location loc, const KnnTiles &t, Value ma
   auto [vals, at] = markedTopK(
       b, loc, buildGenericOp(b, loc, "stablehlo.negate", {dist}, {dist.getType()})->getResult(0),
       k);
-  // f32/f64 keys' image is the value itself: the KB-th largest block maximum
-  // of 2 q.x - |x|^2, so |q|^2 minus it is the KB-th smallest expanded one.
+  // f32/f64 keys' image is the value itself: the kept-th largest block maximum
+  // of 2 q.x - |x|^2, so |q|^2 minus it is the kept-th smallest expanded one.
   Value kthBlock = bin(b, loc, "stablehlo.subtract", qn, lastOfTopK(b, loc, top));
   Value kth = buildGenericOp(b, loc, "stablehlo.negate", {lastOfTopK(b, loc, vals)},
                              {tensorOf({c}, et)})
@@ -449,6 +450,60 @@ Outputs storeRows(OpBuilder &b, Location loc, const Outputs &out, const ChunkRes
           buildDynamicUpdateSlice(b, loc, out.certified, r.certified, {row})};
 }
 
+/// The rows of `r` (for the rows q0 [S, D] with block maxima `maxima`) whose
+/// certificate failed, made again from t.widerBlocks blocks, t.widerPart
+/// rows at a time: clustered data puts more than KB blocks' maxima above a
+/// row's k-th distance, and this pass costs a fraction of the row-by-row
+/// repair against all points. The loop runs no iteration when every row of
+/// `r` is certified; a part's certified rows keep their first answer.
+ChunkResult widenFailed(OpBuilder &b, Location loc, const KnnTiles &t, Value maxima, Value q0,
+                        Value qn, Value x, Value maxNorm, int64_t k, const ChunkResult &r) {
+  if (t.widerBlocks <= t.keptBlocks)
+    return r;
+  auto qt = llvm::cast<RankedTensorType>(q0.getType());
+  int64_t s = qt.getDimSize(0), d = qt.getDimSize(1), p = std::min(t.widerPart, s);
+  auto i1 = b.getI1Type();
+  Value allCertified = buildReduce(b, loc, r.certified,
+                                   buildConstantSplat(b, loc, tensorOf({}, i1), 1.0), {0},
+                                   "stablehlo.and");
+  Value trips = buildSelect(b, loc, allCertified, scalarI32(b, loc, 0),
+                            scalarI32(b, loc, (s + p - 1) / p));
+  Operation *loop = knnLoop(b, loc, {scalarI32(b, loc, 0), trips, maxima, q0, qn, x, maxNorm,
+                                     r.vals, r.idx, r.certified});
+  OpBuilder::InsertionGuard guard(b);
+  Block &cond = loop->getRegion(0).front();
+  b.setInsertionPointToStart(&cond);
+  buildReturn(b, loc, buildCompare(b, loc, cond.getArgument(0), cond.getArgument(1), "LT",
+                                   "SIGNED"));
+  Block &body = loop->getRegion(1).front();
+  b.setInsertionPointToStart(&body);
+  auto arg = [&](unsigned i) { return body.getArgument(i); };
+  Value zero = scalarI32(b, loc, 0);
+  Value first = clampedStart(b, loc, arg(0), p, s - p);
+  Value part = buildDynamicSlice(b, loc, arg(2), {first, zero}, {p, t.blocks});
+  Value rows = buildDynamicSlice(b, loc, arg(3), {first, zero}, {p, d});
+  Value norms = buildDynamicSlice(b, loc, arg(4), {first}, {p});
+  ChunkResult w = candidatesOf(b, loc, t, t.widerBlocks, part, rows, norms, arg(5), arg(6), k);
+  Value oldVals = buildDynamicSlice(b, loc, arg(7), {first, zero}, {p, k});
+  Value oldIdx = buildDynamicSlice(b, loc, arg(8), {first, zero}, {p, k});
+  Value oldCert = buildDynamicSlice(b, loc, arg(9), {first}, {p});
+  Value keep = buildBroadcastInDim(b, loc, tensorOf({p, k}, i1), oldCert, {0});
+  ChunkResult merged{buildSelect(b, loc, keep, oldVals, w.vals),
+                     buildSelect(b, loc, keep, oldIdx, w.idx),
+                     bin(b, loc, "stablehlo.or", oldCert, w.certified)};
+  Outputs stored = storeRows(b, loc, {arg(7), arg(8), arg(9)}, merged, first);
+  buildReturn(b, loc, {nextCount(b, loc, arg(0)), arg(1), arg(2), arg(3), arg(4), arg(5), arg(6),
+                       stored.vals, stored.idx, stored.certified});
+  return {loop->getResult(7), loop->getResult(8), loop->getResult(9)};
+}
+
+/// Stages 2'-3' and the wider pass for the rows q0 [S, D].
+ChunkResult certifiedCandidates(OpBuilder &b, Location loc, const KnnTiles &t, Value maxima,
+                                Value q0, Value qn, Value x, Value maxNorm, int64_t k) {
+  ChunkResult r = candidatesOf(b, loc, t, t.keptBlocks, maxima, q0, qn, x, maxNorm, k);
+  return widenFailed(b, loc, t, maxima, q0, qn, x, maxNorm, k, r);
+}
+
 /// Stages 2'-3' for a chunk's rows, S at a time (t.subChunk): the gathered
 /// candidates of S rows, not of all C, are live at once, so that the memory
 /// goes to the chunk's tiles (the GEMM's efficiency) rather than to them.
@@ -458,8 +513,8 @@ Outputs candidatesInParts(OpBuilder &b, Location loc, const KnnTiles &t, Value m
   auto qt = llvm::cast<RankedTensorType>(q0.getType());
   int64_t c = qt.getDimSize(0), d = qt.getDimSize(1), s = t.subChunk;
   if (s >= c)
-    return storeRows(b, loc, out, candidatesOf(b, loc, t, maxima, q0, qn, x, maxNorm, k),
-                     chunkStart);
+    return storeRows(b, loc, out,
+                     certifiedCandidates(b, loc, t, maxima, q0, qn, x, maxNorm, k), chunkStart);
   Operation *loop = knnLoop(b, loc, {scalarI32(b, loc, 0), maxima, q0, qn, x, maxNorm,
                                      out.vals, out.idx, out.certified, chunkStart});
   countTo(b, loc, loop, (c + s - 1) / s);
@@ -472,7 +527,7 @@ Outputs candidatesInParts(OpBuilder &b, Location loc, const KnnTiles &t, Value m
   Value part = buildDynamicSlice(b, loc, arg(1), {first, zero}, {s, t.blocks});
   Value rows = buildDynamicSlice(b, loc, arg(2), {first, zero}, {s, d});
   Value norms = buildDynamicSlice(b, loc, arg(3), {first}, {s});
-  ChunkResult r = candidatesOf(b, loc, t, part, rows, norms, arg(4), arg(5), k);
+  ChunkResult r = certifiedCandidates(b, loc, t, part, rows, norms, arg(4), arg(5), k);
   Outputs stored = storeRows(b, loc, {arg(6), arg(7), arg(8)}, r,
                              bin(b, loc, "stablehlo.add", arg(9), first));
   buildReturn(b, loc, {nextCount(b, loc, arg(0)), arg(1), arg(2), arg(3), arg(4), arg(5),
