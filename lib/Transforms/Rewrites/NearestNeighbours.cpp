@@ -42,7 +42,10 @@
 //     the k'-th candidate: every point of an unpicked block has an expanded
 //     distance at least that maximum's. The picked blocks' distances are
 //     recomputed, not taken from the tile: a re-evaluated dot may round
-//     differently from the one that produced the maxima.
+//     differently from the one that produced the maxima;
+//  3''. rows that fail get 2'-3' again with 2 KB blocks, fewer rows at a
+//     time (Analysis/KnnTiles), before step 4: tight clusters put more than
+//     KB blocks' maxima within the rounding bound of the k-th distance.
 // The last query chunk and the last point tile start early when C or NB
 // does not divide: they recompute rows and blocks another iteration wrote,
 // with the same guarantees.
