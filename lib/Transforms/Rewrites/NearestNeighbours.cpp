@@ -453,6 +453,21 @@ Outputs storeRows(OpBuilder &b, Location loc, const Outputs &out, const ChunkRes
           buildDynamicUpdateSlice(b, loc, out.certified, r.certified, {row})};
 }
 
+/// Rows [first, first + n) of a chunk's block maxima [S, blocks], queries
+/// q0 [S, D] and their norms qn [S]: what a part of the chunk's rows reads.
+struct RowsPart {
+  Value maxima, rows, norms;
+};
+
+RowsPart sliceRows(OpBuilder &b, Location loc, Value maxima, Value q0, Value qn, Value first,
+                   int64_t n, int64_t blocks) {
+  Value zero = scalarI32(b, loc, 0);
+  int64_t d = llvm::cast<RankedTensorType>(q0.getType()).getDimSize(1);
+  return {buildDynamicSlice(b, loc, maxima, {first, zero}, {n, blocks}),
+          buildDynamicSlice(b, loc, q0, {first, zero}, {n, d}),
+          buildDynamicSlice(b, loc, qn, {first}, {n})};
+}
+
 /// The rows of `r` (for the rows q0 [S, D] with block maxima `maxima`) whose
 /// certificate failed, made again from t.widerBlocks blocks, t.widerPart
 /// rows at a time: clustered data puts more than KB blocks' maxima above a
@@ -464,7 +479,7 @@ ChunkResult widenFailed(OpBuilder &b, Location loc, const KnnTiles &t, Value max
   if (t.widerBlocks <= t.keptBlocks)
     return r;
   auto qt = llvm::cast<RankedTensorType>(q0.getType());
-  int64_t s = qt.getDimSize(0), d = qt.getDimSize(1), p = std::min(t.widerPart, s);
+  int64_t s = qt.getDimSize(0), p = std::min(t.widerPart, s);
   auto i1 = b.getI1Type();
   Value allCertified = buildReduce(b, loc, r.certified,
                                    buildConstantSplat(b, loc, tensorOf({}, i1), 1.0), {0},
@@ -483,10 +498,9 @@ ChunkResult widenFailed(OpBuilder &b, Location loc, const KnnTiles &t, Value max
   auto arg = [&](unsigned i) { return body.getArgument(i); };
   Value zero = scalarI32(b, loc, 0);
   Value first = clampedStart(b, loc, arg(0), p, s - p);
-  Value part = buildDynamicSlice(b, loc, arg(2), {first, zero}, {p, t.blocks});
-  Value rows = buildDynamicSlice(b, loc, arg(3), {first, zero}, {p, d});
-  Value norms = buildDynamicSlice(b, loc, arg(4), {first}, {p});
-  ChunkResult w = candidatesOf(b, loc, t, t.widerBlocks, part, rows, norms, arg(5), arg(6), k);
+  RowsPart part = sliceRows(b, loc, arg(2), arg(3), arg(4), first, p, t.blocks);
+  ChunkResult w = candidatesOf(b, loc, t, t.widerBlocks, part.maxima, part.rows, part.norms,
+                               arg(5), arg(6), k);
   Value oldVals = buildDynamicSlice(b, loc, arg(7), {first, zero}, {p, k});
   Value oldIdx = buildDynamicSlice(b, loc, arg(8), {first, zero}, {p, k});
   Value oldCert = buildDynamicSlice(b, loc, arg(9), {first}, {p});
@@ -514,7 +528,7 @@ Outputs candidatesInParts(OpBuilder &b, Location loc, const KnnTiles &t, Value m
                           Value q0, Value qn, Value x, Value maxNorm, int64_t k,
                           const Outputs &out, Value chunkStart) {
   auto qt = llvm::cast<RankedTensorType>(q0.getType());
-  int64_t c = qt.getDimSize(0), d = qt.getDimSize(1), s = t.subChunk;
+  int64_t c = qt.getDimSize(0), s = t.subChunk;
   if (s >= c)
     return storeRows(b, loc, out,
                      certifiedCandidates(b, loc, t, maxima, q0, qn, x, maxNorm, k), chunkStart);
@@ -525,12 +539,10 @@ Outputs candidatesInParts(OpBuilder &b, Location loc, const KnnTiles &t, Value m
   Block &body = loop->getRegion(1).front();
   b.setInsertionPointToStart(&body);
   auto arg = [&](unsigned i) { return body.getArgument(i); };
-  Value zero = scalarI32(b, loc, 0);
   Value first = clampedStart(b, loc, arg(0), s, c - s);
-  Value part = buildDynamicSlice(b, loc, arg(1), {first, zero}, {s, t.blocks});
-  Value rows = buildDynamicSlice(b, loc, arg(2), {first, zero}, {s, d});
-  Value norms = buildDynamicSlice(b, loc, arg(3), {first}, {s});
-  ChunkResult r = certifiedCandidates(b, loc, t, part, rows, norms, arg(4), arg(5), k);
+  RowsPart part = sliceRows(b, loc, arg(1), arg(2), arg(3), first, s, t.blocks);
+  ChunkResult r = certifiedCandidates(b, loc, t, part.maxima, part.rows, part.norms, arg(4),
+                                      arg(5), k);
   Outputs stored = storeRows(b, loc, {arg(6), arg(7), arg(8)}, r,
                              bin(b, loc, "stablehlo.add", arg(9), first));
   buildReturn(b, loc, {nextCount(b, loc, arg(0)), arg(1), arg(2), arg(3), arg(4), arg(5),
