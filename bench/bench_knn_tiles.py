@@ -381,6 +381,16 @@ def floor(a):
     print("\n".join(notes))
 
 
+def _at_memfits_tiles(n, m, d, k, kind):
+    """The shape's data, memfit's tiles (C, NB, B, S) at the floor bench's
+    limit, and the GEMM alone at those tiles to time against."""
+    q, x = make_data(kind, n, m, d)
+    mf = memfit.jit(knn_plain(k), memory_limit=64 * MiB + (n + m) * d * 4)
+    tiles = memfit_tiles(mf.lower(q, x).as_text(), m, d)
+    gemm = jax.jit(gemm_alone(tiles[0], tiles[1]))
+    return q, x, tiles, {"gemm": lambda: gemm(q, x)}
+
+
 def layouts(a, shapes):
     """--floor --layouts: the tile loop's maxima in each of LAYOUTS at
     memfit's tiles, against the GEMM alone, one interleaved run per shape
@@ -392,11 +402,7 @@ def layouts(a, shapes):
           + " | ".join(f"{n} s (CPU s)" for n in LAYOUTS) + " |")
     print("|---|---|---|---|---|---|" + "---|" * len(LAYOUTS))
     for n, m, d, k, kind in shapes:
-        q, x = make_data(kind, n, m, d)
-        mf = memfit.jit(knn_plain(k), memory_limit=64 * MiB + (n + m) * d * 4)
-        c, nb, b, _ = memfit_tiles(mf.lower(q, x).as_text(), m, d)
-        gemm = jax.jit(gemm_alone(c, nb))
-        fns = {"gemm": lambda: gemm(q, x)}
+        q, x, (c, nb, b, _), fns = _at_memfits_tiles(n, m, d, k, kind)
         for name in LAYOUTS:
             g = jax.jit(tile_loop(c, nb, b, name))
             fns[name] = lambda g=g: g(q, x)
@@ -417,11 +423,7 @@ def blocks(a, shapes):
           + " | ".join(f"B={b} CPU s (/ GEMM)" for b in sizes) + " |")
     print("|---|---|---|---|---|---|---|" + "---|" * len(sizes))
     for n, m, d, k, kind in shapes:
-        q, x = make_data(kind, n, m, d)
-        mf = memfit.jit(knn_plain(k), memory_limit=64 * MiB + (n + m) * d * 4)
-        c, nb, b0, part = memfit_tiles(mf.lower(q, x).as_text(), m, d)
-        gemm = jax.jit(gemm_alone(c, nb))
-        fns = {"gemm": lambda: gemm(q, x)}
+        q, x, (c, nb, b0, part), fns = _at_memfits_tiles(n, m, d, k, kind)
         for b in sizes:
             if n % b == 0:
                 g = jax.jit(knn_two_level(k, c, max(b, nb // b * b), b, k + 8, min(part, c)))
