@@ -383,7 +383,7 @@ def _attempt(cal: Calibration, margin: float, split, compile_text, step: float =
     ``SAME_PROGRAM_STEPS`` times: the chunk rule rounds a chunk down to its
     tile and to a divisor of the dimension, so a small step of the margin
     can land on the chunk it came from."""
-    for tries_left in range(SAME_PROGRAM_STEPS if step > 1.0 else 0, -1, -1):
+    for _ in range(SAME_PROGRAM_STEPS + 1 if step > 1.0 else 1):
         t0 = time.perf_counter()
         try:
             text = split(margin)

@@ -20,10 +20,9 @@
 // chunks, c' = ceil(N / n) rounded up to the same multiple replaces c when
 // c' <= c, which keeps n and shrinks the remainder. Last, the largest
 // chunk in [3c/4, c] aligned the same way that divides N replaces c when
-// one does: no remainder step, a second copy of the body that XLA compiles
-// and runs as kernels of its own (a pre-LN block's SGD step at S=6144:
-// 192 + 192 rows, no remainders, compile 2.0-3.6 s where 208 + 152 with
-// remainders took 10.6-13.4 s, three compiles). minChunk is 1, or k for
+// one does: a remainder step is a second copy of the body, which XLA
+// compiles and runs as kernels of its own (docs/split.md has the compile
+// times it costs on a transformer block). minChunk is 1, or k for
 // a running top-k.
 //
 //===----------------------------------------------------------------------===//
@@ -89,13 +88,6 @@ int64_t unscheduledExpBytes(const Plan &plan, int64_t c) {
     return 0;
   Value e = plan.osm->exp->getResult(0);
   return bytesOf(e) / std::max<int64_t>(plan.size, 1) * c;
-}
-
-/// Whether the plan's loop nests in the body of a loop the program runs
-/// (a layer loop), not at the function's top level or only in memfit's
-/// own loops.
-bool inLoopBody(const Plan &plan) {
-  return !plan.block->empty() && inProgramLoop(&plan.block->front());
 }
 
 /// Peak of the loop the plan becomes with chunks of `c` (rewriting a clone):

@@ -24,6 +24,10 @@ bool inProgramLoop(Operation *op) {
   return false;
 }
 
+bool inLoopBody(const Plan &plan) {
+  return !plan.block->empty() && inProgramLoop(&plan.block->front());
+}
+
 std::string opLabel(Operation *op) {
   std::string s = "'" + op->getName().getStringRef().str() + "'";
   std::string line = getUserSourceLine(op->getLoc());

@@ -111,6 +111,11 @@ struct Plan {
   }
 };
 
+/// Whether the plan's loop nests in the body of a loop the program runs
+/// (a layer loop), not at the function's top level or only in memfit's
+/// own loops.
+bool inLoopBody(const Plan &plan);
+
 /// The same plan over a clone of its function (`m` maps the original's ops).
 Plan translatePlan(const Plan &p, mlir::IRMapping &m);
 

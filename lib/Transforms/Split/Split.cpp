@@ -489,8 +489,7 @@ RunResult runSplits(func::FuncOp f, int64_t limit, Steps steps, const Settings &
         budgetedLoop |= !withinLimit;
       }
       pendingSecondPass = !step->first.later.empty();
-      rr.loopsInBodiesOnly &= !step->first.block->empty() &&
-                              inProgramLoop(&step->first.block->front());
+      rr.loopsInBodiesOnly &= inLoopBody(step->first);
       emitNotedLoop(step->first, ch, iter, settings.margin);
       continue;
     }
