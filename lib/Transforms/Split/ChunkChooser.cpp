@@ -230,11 +230,15 @@ static int64_t marginedPeak(func::FuncOp f, const Plan &plan, int64_t c, int64_t
 /// but one row's bytes of the 4.9 MiB the split loop held beyond the
 /// arguments, outputs and stacked layer inputs at one row per chunk;
 /// counted twice at the default margin, they put the smallest limit
-/// reachable at 18.7 MiB instead of 13.5. 0 outside a layer loop's body,
-/// where the margin multiplies every temporary of the loop.
+/// reachable at 18.7 MiB instead of 13.5. The same for a first pass that
+/// assembles values for its second pass (Stash.h): those buffers, the
+/// whole live-ins and the accumulators take most of its room, and doubled
+/// they left a transformer block's SGD step (S=3072, d=384) no chunk that
+/// fits. 0 elsewhere, where the margin multiplies every temporary of the
+/// loop.
 static int64_t chunkFreePeak(func::FuncOp f, const Plan &plan) {
   int64_t c0 = plan.minChunk;
-  if (!inLoopBody(plan) || c0 + 1 >= plan.size)
+  if ((!inLoopBody(plan) && !plan.stashed) || c0 + 1 >= plan.size)
     return 0;
   int64_t unused = 0;
   int64_t p0 = regionPeak(f, plan, c0, unused).peak;

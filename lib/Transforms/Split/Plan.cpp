@@ -87,6 +87,7 @@ Plan translatePlan(const Plan &p, IRMapping &m) {
   if (p.osm)
     q.osm = translateOnlineSoftmax(*p.osm, m);
   q.minorContraction = p.minorContraction;
+  q.stashed = p.stashed;
   return q;
 }
 

@@ -105,6 +105,8 @@ struct Plan {
   /// Accumulated dots are written with their lhs contracted on its minor
   /// dimension (memfit-split{minor-contraction}, MinorContraction.h).
   bool minorContraction = false;
+  /// Some outputs are assembled for the second pass to read (Stash.h).
+  bool stashed = false;
 
   bool inPlan(Operation *op) const {
     return chunked.contains(op) || sinks.contains(op);

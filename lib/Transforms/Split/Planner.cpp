@@ -26,6 +26,7 @@
 #include "Planner.h"
 
 #include "OnlineSoftmax.h"
+#include "Stash.h"
 #include "TopK.h"
 
 #include "memfit/Analysis/DimMapping.h"
@@ -63,10 +64,10 @@ struct Retry {
 /// One attempt at growing a region from a seed.
 class RegionBuilder {
 public:
-  RegionBuilder(int64_t limit, const llvm::DenseSet<Value> &forcedLeaves,
+  RegionBuilder(int64_t limit, int64_t stashBytes, const llvm::DenseSet<Value> &forcedLeaves,
                 const llvm::DenseSet<Operation *> &keptOut, const EdgeSet &keptOutEdges,
                 bool logSumExp, Plan &plan, PlanFailure &fail, Retry &retry)
-      : limit(limit), forcedLeaves(forcedLeaves), keptOut(keptOut), keptOutEdges(keptOutEdges),
+      : limit(limit), stashBytes(stashBytes), forcedLeaves(forcedLeaves), keptOut(keptOut), keptOutEdges(keptOutEdges),
         logSumExp(logSumExp), plan(plan), fail(fail), retry(retry) {}
 
   bool build(Value seed, int64_t dim);
@@ -87,6 +88,7 @@ private:
   void sortOrder();
 
   int64_t limit;
+  int64_t stashBytes; // what a first pass may assemble for its second (Stash.h)
   const llvm::DenseSet<Value> &forcedLeaves;
   const llvm::DenseSet<Operation *> &keptOut;
   const EdgeSet &keptOutEdges;
@@ -510,6 +512,9 @@ bool RegionBuilder::build(Value seed, int64_t dim) {
     retry.noLogSumExp = true;
     return false;
   }
+  // What the second pass would recompute behind a contraction is kept
+  // when it fits stashBytes (Stash.h).
+  stashForSecondPass(plan, stashBytes);
   if (!plan.later.empty() && !pruneUnused(plan)) {
     fail = {"nothing is left to split before the second pass", p0};
     return false;
@@ -529,7 +534,7 @@ std::optional<Plan> Planner::build(Value seed, int64_t dim, PlanFailure &fail) c
     Plan plan;
     plan.later = later;
     Retry retry;
-    if (RegionBuilder(limit, forcedLeaves, keptOut, keptOutEdges, logSumExp, plan, fail, retry)
+    if (RegionBuilder(limit, stashBytes, forcedLeaves, keptOut, keptOutEdges, logSumExp, plan, fail, retry)
             .build(seed, dim))
       return plan;
     if (retry.noLogSumExp) {

@@ -13,7 +13,9 @@ struct PlanFailure {
 
 class Planner {
 public:
-  explicit Planner(int64_t limit) : limit(limit) {}
+  /// `stashBytes`: what a first pass may assemble for its second pass
+  /// (Stash.h).
+  Planner(int64_t limit, int64_t stashBytes) : limit(limit), stashBytes(stashBytes) {}
 
   /// Plans splitting `seed` along `dim`; on failure fills `fail`.
   /// Ops that need a sink's result are left for a second pass (see
@@ -22,6 +24,7 @@ public:
 
 private:
   int64_t limit; // producers of a quarter of it or more are pulled in
+  int64_t stashBytes;
 };
 
 /// In a clone measured for the chunk size, the second pass is cut off: the

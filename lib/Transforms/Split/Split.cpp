@@ -66,6 +66,10 @@ namespace {
 struct Settings {
   double margin = 2.0;           // temp-margin
   bool minorContraction = false; // minor-contraction
+  /// What a first pass may assemble for its second pass (Stash.h): the
+  /// limit asked for, whatever limit a step is planned against (the
+  /// probe's is 0), so that the probe's plans and their replays agree.
+  int64_t stashBytes = 0;
 };
 
 /// How the split steps choose. Greedy: the plan of least modelled time
@@ -297,7 +301,7 @@ SmallVector<int64_t> offerSeed(func::FuncOp f, Value seed, const Planner &planne
 /// plan) and chooses each plan's chunk.
 Candidates evaluateSeeds(func::FuncOp f, ArrayRef<SeedGroup> seeds, int64_t limit,
                          bool minimize, const Settings &settings, RunResult &rr) {
-  Planner planner(limit);
+  Planner planner(limit, settings.stashBytes);
   ShardingModel sharding(f);
   Candidates c;
   for (const SeedGroup &group : seeds) {
@@ -566,7 +570,7 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
   LogicalResult splitFunction(func::FuncOp f, int64_t limit) {
     auto work = llvm::cast<func::FuncOp>(f->clone());
     attachMeshes(work, f->getParentOp());
-    Settings settings{tempMargin, minorContraction};
+    Settings settings{tempMargin, minorContraction, limit / 8};
     RunResult rr = runSplits(work, limit, Steps::Greedy, settings);
     if (rr.ok) {
       dropRemainderMarks(work);

@@ -1,0 +1,82 @@
+//===- Stash.cpp - keep what a second pass would recompute at a cost ------===//
+//
+// A plan with a second pass leaves the ops that need its sums (Plan::later)
+// outside the loop; what they read of the region they read from the
+// original ops, which a later split recomputes in chunks in a second loop.
+// When such a value sits behind a contraction of the region (attention's
+// scores and their gradient, read by the input gradient dq W_q^T), that
+// second loop repeats the first one's costliest work. Assembled by the
+// first loop instead (an output: a buffer of the value's bytes, counted by
+// the chunk search like any other output), the second loop reads it.
+//
+//===----------------------------------------------------------------------===//
+#include "Stash.h"
+
+#include "memfit/IR/OpTable.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cstdlib>
+
+using namespace mlir;
+
+namespace memfit::split {
+namespace {
+
+/// Whether computing `v`'s chunk takes a dot_general of the region.
+bool behindContraction(const Plan &plan, Value v) {
+  llvm::DenseSet<Operation *> seen;
+  SmallVector<Operation *> stack;
+  if (Operation *d = v.getDefiningOp())
+    stack.push_back(d);
+  while (!stack.empty()) {
+    Operation *op = stack.pop_back_val();
+    if (!plan.chunked.contains(op) || !seen.insert(op).second)
+      continue;
+    if (getOpKind(op) == OpKind::DotGeneral)
+      return true;
+    for (Value o : op->getOperands())
+      if (Operation *d = o.getDefiningOp())
+        stack.push_back(d);
+  }
+  return false;
+}
+
+/// Whether an op of the second pass reads `v`.
+bool readBySecondPass(const Plan &plan, Value v) {
+  for (OpOperand &use : v.getUses()) {
+    Operation *u = plan.block->findAncestorOpInBlock(*use.getOwner());
+    if (u && plan.later.contains(u))
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+bool stashForSecondPass(Plan &plan, int64_t budget) {
+  if (plan.later.empty() || plan.osm || getenv("STASH_OFF"))
+    return false;
+  SmallVector<Value> stash;
+  int64_t bytes = 0;
+  for (Operation *op : plan.chunked) {
+    // A pulled-in producer's original stays outside the loop anyway.
+    if (plan.backward.contains(op))
+      continue;
+    for (Value v : op->getResults()) {
+      if (!plan.dimOf.count(v) || llvm::is_contained(plan.outputs, v) ||
+          !readBySecondPass(plan, v) || !behindContraction(plan, v))
+        continue;
+      stash.push_back(v);
+      bytes += bytesOf(v);
+    }
+  }
+  if (getenv("STASH_DEBUG"))
+    llvm::errs() << "stash: " << stash.size() << " values, " << bytes << " bytes, budget " << budget
+                 << ", seed " << opLabel(plan.seedOp) << " size " << plan.size << "\n";
+  if (stash.empty() || bytes > budget)
+    return false;
+  plan.outputs.append(stash.begin(), stash.end());
+  plan.stashed = true;
+  return true;
+}
+
+} // namespace memfit::split
