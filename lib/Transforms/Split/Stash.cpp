@@ -21,7 +21,10 @@ using namespace mlir;
 namespace memfit::split {
 namespace {
 
-/// Whether computing `v`'s chunk takes a dot_general of the region.
+/// Whether computing `v`'s chunk takes a dot_general of the region reached
+/// forward from the seed. Pulled-in producers do not count: what they
+/// compute (a projection of the input rows) the second pass recomputes for
+/// each chunk as cheaply as the first.
 bool behindContraction(const Plan &plan, Value v) {
   llvm::DenseSet<Operation *> seen;
   SmallVector<Operation *> stack;
@@ -29,7 +32,7 @@ bool behindContraction(const Plan &plan, Value v) {
     stack.push_back(d);
   while (!stack.empty()) {
     Operation *op = stack.pop_back_val();
-    if (!plan.chunked.contains(op) || !seen.insert(op).second)
+    if (!plan.chunked.contains(op) || plan.backward.contains(op) || !seen.insert(op).second)
       continue;
     if (getOpKind(op) == OpKind::DotGeneral)
       return true;
