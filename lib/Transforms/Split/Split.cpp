@@ -567,10 +567,22 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     return failure(r.wasInterrupted());
   }
 
+  /// A first pass may keep up to an eighth of the limit for its second
+  /// (Stash.h); where the split then cannot fit (a kept value that the
+  /// smallest chunks' loop cannot afford), it is split again without.
   LogicalResult splitFunction(func::FuncOp f, int64_t limit) {
+    if (succeeded(splitFunction(f, limit, Settings{tempMargin, minorContraction, limit / 8},
+                                /*report=*/false)))
+      return success();
+    return splitFunction(f, limit, Settings{tempMargin, minorContraction, 0}, /*report=*/true);
+  }
+
+  /// Splits `f` to fit `limit`; on failure leaves it as it was and, with
+  /// `report`, says why and names the smallest limit the split reaches.
+  LogicalResult splitFunction(func::FuncOp f, int64_t limit, const Settings &settings,
+                              bool report) {
     auto work = llvm::cast<func::FuncOp>(f->clone());
     attachMeshes(work, f->getParentOp());
-    Settings settings{tempMargin, minorContraction, limit / 8};
     RunResult rr = runSplits(work, limit, Steps::Greedy, settings);
     if (rr.ok) {
       dropRemainderMarks(work);
@@ -606,9 +618,10 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
       work->erase();
       return success();
     }
-    if (reachable < kInfeasible / 2)
+    if (report && reachable < kInfeasible / 2)
       reachable = lowestGreedyLimit(f, std::max(limit, rr.fixedBytes), reachable, settings);
-    reportNoFit(f, limit, rr, reachable);
+    if (report)
+      reportNoFit(f, limit, rr, reachable);
     probe->erase();
     work->erase();
     return failure();
