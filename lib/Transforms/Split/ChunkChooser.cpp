@@ -6,13 +6,15 @@
 // are counted `margin` times:
 //   arguments + outputs + margin * (modelled loop peak - arguments - outputs)
 //   <= limit
-// Inside a layer loop's body (a split nested in a `lax.scan` over layers)
-// the margin multiplies only what grows with the chunk: the loop's peak
+// Inside a layer loop's body (a split nested in a `lax.scan` over layers),
+// and for a first pass that keeps values for its second (Stash.h), the
+// margin multiplies only what grows with the chunk: the loop's peak
 // beyond what the same loop holds at any chunk (extrapolated from its two
 // smallest chunks: the body's whole live-ins, accumulators and their
-// partial products, which the model counts as XLA allocates them), and the
-// function's outputs count from the start, as XLA counts them (a layer
-// loop's forward pass runs before the gradients exist).
+// partial products, which the model counts as XLA allocates them). In a
+// layer loop's body the function's outputs also count from the start, as
+// XLA counts them (a layer loop's forward pass runs before the gradients
+// exist).
 // c is found on rewritten clones by a search that aims where the peak,
 // nearly affine in c, meets the limit (largestFeasible). It is then rounded down to a
 // multiple of 128 when c >= 256, or of 8 when c >= 16 (dot_general and
