@@ -13,8 +13,6 @@
 #include "Stash.h"
 
 #include "memfit/IR/OpTable.h"
-#include "llvm/Support/raw_ostream.h"
-#include <cstdlib>
 
 using namespace mlir;
 
@@ -56,7 +54,8 @@ bool readBySecondPass(const Plan &plan, Value v) {
 } // namespace
 
 bool stashForSecondPass(Plan &plan, int64_t budget) {
-  if (plan.later.empty() || plan.osm || getenv("STASH_OFF"))
+  // An online softmax's loop emits its ops its own way (OnlineSoftmax.h).
+  if (plan.later.empty() || plan.osm)
     return false;
   SmallVector<Value> stash;
   int64_t bytes = 0;
@@ -72,9 +71,6 @@ bool stashForSecondPass(Plan &plan, int64_t budget) {
       bytes += bytesOf(v);
     }
   }
-  if (getenv("STASH_DEBUG"))
-    llvm::errs() << "stash: " << stash.size() << " values, " << bytes << " bytes, budget " << budget
-                 << ", seed " << opLabel(plan.seedOp) << " size " << plan.size << "\n";
   if (stash.empty() || bytes > budget)
     return false;
   plan.outputs.append(stash.begin(), stash.end());
