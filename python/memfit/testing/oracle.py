@@ -194,6 +194,35 @@ def _attention_grad_ref(which):
     return ref
 
 
+def _attention_input_grad_fn(x, w, g):
+    """The gradient of sum(attention(x Wq, x Wk, x Wv) * g) with respect to
+    x: split by query rows, dq W_q^T comes from each chunk and dk W_k^T,
+    dv W_v^T from the loop's sums, a second pass that reads the first's
+    dq W_q^T (memfit-split's stash)."""
+    def loss(x):
+        return jnp.sum(_attention_fn(x @ w[0], x @ w[1], x @ w[2]) * g)
+    return jax.grad(loss)(x)
+
+
+def _attention_input_grad_ref(x, w, g):
+    x, w, g = _f64(x), _f64(w), _f64(g)
+    q, k, v = x @ w[0], x @ w[1], x @ w[2]
+    s = q @ k.T / 8.0
+    p = np.exp(s - s.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    dp = g @ v.T
+    ds = p * (dp - (dp * p).sum(-1, keepdims=True)) / 8.0
+    return (ds @ k) @ w[0].T + (ds.T @ q) @ w[1].T + (p.T @ g) @ w[2].T
+
+
+def _attention_input_grad_args(family, rng):
+    x = points(family, rng, 2048, 64)
+    x = x - x.mean(0) if family == "offset" else x
+    x = (x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-30) * 2).astype(np.float32)
+    w = (rng.standard_normal((3, 64, 64)) / 8.0).astype(np.float32)
+    return x, w, points(family, rng, 2048, 64)
+
+
 def _attention_grad_args(family, rng):
     q, k, v = _attention_args(family, rng)
     return q, k, v, points(family, rng, 256, 64)
@@ -295,6 +324,9 @@ PROGRAMS = (
             _attention_grad("k"), _attention_grad_ref("k"), _attention_grad_args, "4MiB"),
     Program("attention_value_grad", "split (accumulated P^T g, minor-contraction)",
             _attention_grad("v"), _attention_grad_ref("v"), _attention_grad_args, "4MiB"),
+    Program("attention_input_grad", "split (second pass reading the first's stash)",
+            _attention_input_grad_fn, _attention_input_grad_ref, _attention_input_grad_args,
+            "5MiB"),
     Program("cross_entropy", "split (logsumexp over vocabulary)", _xent_fn, _xent_ref,
             _xent_args, "2MiB"),
     Program("gp_mean", "split (triangular solve, ill-conditioned Kzz)", _gp_fn, _gp_ref,
