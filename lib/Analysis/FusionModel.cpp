@@ -80,6 +80,17 @@ bool isBarrier(Operation *op) {
   return op && getOpKind(op) == OpKind::OptimizationBarrier;
 }
 
+/// The value whose buffer `v` is: an optimization_barrier's results are
+/// its operands' buffers.
+Value forwardedThroughBarriers(Value v) {
+  while (auto r = llvm::dyn_cast<OpResult>(v)) {
+    if (!isBarrier(r.getOwner()))
+      break;
+    v = r.getOwner()->getOperand(r.getResultNumber());
+  }
+  return v;
+}
+
 /// XLA:CPU's TreeReductionRewriter turns a reduce over a dimension longer
 /// than this into a reduce-window and a reduce; the reduce-window does not
 /// fuse its producers, so the reduce's input is materialised.
@@ -545,11 +556,14 @@ Value FusionModel::findReusableOperand(Operation *op, unsigned resultIndex,
     return !llvm::isa<BlockArgument>(v) && isMaterialised(v) &&
            lastUse(v) == pos && !taken.contains(v);
   };
-  // Loops and in-place updates: result i reuses operand i.
+  // Loops and in-place updates: result i reuses operand i's buffer, also
+  // when an optimization_barrier forwards it (a split's remainder step
+  // updates its loop's accumulator through one).
   if (mayReuseOperandBuffer(op)) {
-    if (resultIndex < op->getNumOperands() && diesHere(op->getOperand(resultIndex)))
-      return op->getOperand(resultIndex);
-    return Value();
+    if (resultIndex >= op->getNumOperands())
+      return Value();
+    Value v = forwardedThroughBarriers(op->getOperand(resultIndex));
+    return diesHere(v) ? v : Value();
   }
   // Elementwise fusions write in place over an input of the same shape that
   // dies (XLA's CanShareOperandBufferWithUser wants equal shapes, not just
