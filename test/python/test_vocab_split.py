@@ -151,3 +151,29 @@ def test_optax_own_loss_splits_along_the_vocabulary():
     assert all(w < v for w in widths)
     fitted, _, split = _split(fn, args, limit)
     _check(fn, args, fitted, split, limit)
+
+
+def test_split_is_the_same_in_every_process(tmp_path):
+    # A loss with two logsumexps over one logits matrix (cross-entropy and
+    # its z-loss): both match the online form, and the one taken must not
+    # depend on where the process's allocator put the ops (address-keyed
+    # maps differ from process to process). Eight processes, one program.
+    import subprocess
+    import sys
+    from memfit.testing.examples import softmax_cross_entropy_with_integer_labels as xent
+
+    def loss(x, w, labels):
+        logits = x @ w
+        return jnp.mean(xent(logits, labels)) + 1e-4 * jnp.mean(
+            jax.nn.logsumexp(logits, -1) ** 2)
+
+    rng = np.random.default_rng(0)
+    args = (rng.standard_normal((256, 64)).astype(np.float32),
+            (rng.standard_normal((64, 4096)) / 8).astype(np.float32),
+            rng.integers(0, 4096, 256).astype(np.int32))
+    src = tmp_path / "zloss.mlir"
+    src.write_text(jax.jit(jax.value_and_grad(loss, argnums=(0, 1))).lower(*args).as_text())
+    outputs = {subprocess.run([sys.executable, "-m", "memfit.cli", "opt", str(src),
+                               "--memory-limit", "2754012"], capture_output=True, text=True,
+                              check=True).stdout for _ in range(8)}
+    assert len(outputs) == 1 and "stablehlo.while" in next(iter(outputs))

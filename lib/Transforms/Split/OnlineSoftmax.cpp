@@ -267,12 +267,27 @@ bool shiftCoversRows(const Plan::OnlineSoftmax &o) {
   return okX && llvm::isa<FloatType>(et.getElementType());
 }
 
+/// The plan's reducing sinks in program order: the first that matches is
+/// taken, and a map keyed by addresses would make that choice (a loss with
+/// two logsumexps over one matrix: cross-entropy and its z-loss) differ
+/// from run to run.
+SmallVector<Operation *> reduceSinksInOrder(const Plan &plan) {
+  SmallVector<Operation *> ops;
+  for (auto &[op, kind] : plan.sinks)
+    if (kind == SinkKind::Reduce)
+      ops.push_back(op);
+  llvm::sort(ops, [&](Operation *a, Operation *b) {
+    return plan.block->findAncestorOpInBlock(*a)->isBeforeInBlock(
+        plan.block->findAncestorOpInBlock(*b));
+  });
+  return ops;
+}
+
 } // namespace
 
 std::optional<Plan::OnlineSoftmax> matchOnlineSoftmax(const Plan &plan, bool logSumExp) {
-  for (auto &[op, kind] : plan.sinks) {
-    if (kind != SinkKind::Reduce)
-      continue;
+  SmallVector<Operation *> reduces = reduceSinksInOrder(plan);
+  for (Operation *op : reduces) {
     Plan::OnlineSoftmax o;
     if (matchShiftedExp(plan, op, o) && matchSumAndDivide(plan, o) &&
         matchNormalisedDot(plan, o) && shiftCoversRows(o))
@@ -280,9 +295,7 @@ std::optional<Plan::OnlineSoftmax> matchOnlineSoftmax(const Plan &plan, bool log
   }
   if (!logSumExp)
     return std::nullopt;
-  for (auto &[op, kind] : plan.sinks) {
-    if (kind != SinkKind::Reduce)
-      continue;
+  for (Operation *op : reduces) {
     Plan::OnlineSoftmax o;
     if (matchLogSumExp(plan, op, o) && shiftCoversRows(o))
       return o;

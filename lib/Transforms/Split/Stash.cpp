@@ -73,6 +73,15 @@ bool stashForSecondPass(Plan &plan, int64_t budget) {
   }
   if (stash.empty() || bytes > budget)
     return false;
+  // In program order: the set is ordered by address, and the loop's
+  // results follow this order.
+  llvm::sort(stash, [&](Value a, Value b) {
+    Operation *x = plan.block->findAncestorOpInBlock(*a.getDefiningOp());
+    Operation *y = plan.block->findAncestorOpInBlock(*b.getDefiningOp());
+    if (x != y)
+      return x->isBeforeInBlock(y);
+    return llvm::cast<OpResult>(a).getResultNumber() < llvm::cast<OpResult>(b).getResultNumber();
+  });
   plan.outputs.append(stash.begin(), stash.end());
   plan.stashed = true;
   return true;
