@@ -32,8 +32,9 @@ covers, the access lists, the lifetimes), so the host works the sets out in
 numpy, with the game itself (choices, offsets, resident bytes, the sorted
 tops of placed buffers; ``candidates`` finds the candidate offsets as
 ``game._candidates`` does, from the free gaps the conflicting rectangles
-leave), and each move is three jitted row updates and one jitted head,
-whose row counts are padded to powers of two (a few compiles per bucket).
+leave), and each move is one jitted call: the row updates of the last
+move and the head of the next (``_step``; ``move`` and ``logits`` make them
+two calls, to step through a game).
 Float32 as the reference, so the logits agree to rounding;
 ``test_msa_learned`` checks that the moves are the same.
 """
@@ -152,13 +153,14 @@ class _State(NamedTuple):
     hon: jax.Array     # [T, H]: normalised ho2
 
 
-def _chunks(n: int) -> tuple:
+def _chunks(n: int, static_life: bool = False) -> tuple:
     """Rows are updated a chunk at a time, in loops whose trip count is the
     number of changed rows (one compile per bucket, whatever a move changes):
     (round 0 and round 1 ops' chunk, the others') for a bucket of ``n``:
     round 1 changes a few percent of the ops, the others a quarter to a half
-    of the buffers and ops."""
-    return max(16, n // 32), max(64, min(512, n // 8))
+    of the buffers and ops, or a few percent with static lifetime means."""
+    small = max(16, n // 32)
+    return small, (max(64, small) if static_life else max(64, min(512, n // 8)))
 
 
 def _loop(n, body, carry, chunk):
@@ -314,6 +316,25 @@ def _head(net, S: _State, C: _Consts, cur, uses, iv, dyn, offs, legal):
     return jnp.argmax(logits), logits
 
 
+def _update_rows(net, S: _State, C: _Consts, r1, rb, r2, chunks):
+    S = _round1(net, S, C, *r1, chunk=chunks[0])
+    S = _round1_bufs(net, S, C, *rb, chunk=chunks[1])
+    return _round2(net, S, C, *r2, chunk=chunks[2])
+
+
+#: One move's row updates (_round1, _round1_bufs, _round2) in one device call:
+#: each call hands over the parameters, state and constants (some seventy
+#: arrays), and a tenth of a millisecond goes to that alone.
+_update = jax.jit(_update_rows, donate_argnums=(1,), static_argnames=("chunks",))
+
+
+@functools.partial(jax.jit, donate_argnums=(1,), static_argnames=("chunks",))
+def _step(net, S: _State, C: _Consts, r1, rb, r2, head, chunks):
+    """_update, then the next move's _head: (state, its argmax)."""
+    S = _update_rows(net, S, C, r1, rb, r2, chunks)
+    return S, _head(net, S, C, *head)[0]
+
+
 class _Capacity(NamedTuple):
     capacity: jax.Array
 
@@ -390,7 +411,9 @@ class Player:
         # index arrays handed to the row updates are padded to the bucket, a
         # whole number of chunks (buckets and chunks are powers of two)
         self.op_len, self.buf_len = T, B
-        self.small_chunk, self.chunk = _chunks(T)
+        small, chunk = _chunks(T, self.static_life)
+        #: round 0-1 ops', round 1 buffers', round 2 ops' chunks
+        self.chunks = (small, min(chunk, B), chunk)
         self.reset()
 
     def reset(self):
@@ -519,9 +542,9 @@ class Player:
 
     # -- one move ---------------------------------------------------------------
 
-    def logits(self):
-        """(argmax, logits [A] with illegal actions at network.NEG, the
-        candidate offsets) of the current state."""
+    def _head_args(self):
+        """(the inputs of _head after net, S, C; the candidate offsets) of
+        the current state."""
         b = self.current()
         iv = self._plan_intervals(b)
         lo, res = self._residency(b)
@@ -535,12 +558,25 @@ class Player:
                         fillf / self.cap], axis=1)
         uses = np.zeros(self.T, np.float32)
         np.add.at(uses, self.buf_adj.neighbours(b), 1.0)    # an access list's repeats count
-        a, logits = _head(self.net, self.S, self.C, b, uses, iv.astype(np.int32), dyn,
-                          offs.astype(np.int32), legal)
+        return (b, uses, iv.astype(np.int32), dyn, offs.astype(np.int32), legal), offs
+
+    def logits(self):
+        """(argmax, logits [A] with illegal actions at network.NEG, the
+        candidate offsets) of the current state."""
+        args, offs = self._head_args()
+        a, logits = _head(self.net, self.S, self.C, *args)
         return int(a), logits, offs
 
     def move(self, action: int, offs):
         """Plays a legal ``action`` and updates the network's rows."""
+        rows = self._advance(action, offs)
+        if rows is not None:
+            self.S = _update(self.net, self.S, self.C, *rows, chunks=self.chunks)
+
+    def _advance(self, action: int, offs):
+        """Plays a legal ``action`` in the game and works out the rows whose
+        inputs changed: the inputs of _update after net, S, C (None after
+        the last move)."""
         b = self.current()
         K, T, B = self.K, self.T, self.B
         p = 0 if action == 0 else 1 + (action - 1) // K
@@ -568,7 +604,7 @@ class Player:
         c = self.current()
         self.hb0_state[b] = 2 + self.plan_kind[b, p]
         if c is None:
-            return
+            return None
         self.hb0_state[c] = 1
         bufs0 = np.array([b, c], np.int64)
         # round 0: the ops whose resident bytes or fits flag changed
@@ -583,11 +619,9 @@ class Player:
         self.buf_adj.mark(m1, bufs0)
         d1 = self._ops(m1)
         L = self.op_len
-        self.S = _round1(
-            self.net, self.S, self.C, len(d0), _pad(d0, L, T + 1),
-            _pad(self._live_f(d0), L, 0.0), _pad(fits[d0].astype(np.float32), L, 0.0),
-            bufs0.astype(np.int32), self.hb0_state[bufs0].astype(np.int32), len(d1),
-            _pad(d1, L, T + 1), chunk=self.small_chunk)
+        r1 = (len(d0), _pad(d0, L, T + 1), _pad(self._live_f(d0), L, 0.0),
+              _pad(fits[d0].astype(np.float32), L, 0.0), bufs0.astype(np.int32),
+              self.hb0_state[bufs0].astype(np.int32), len(d1), _pad(d1, L, T + 1))
         # round 1, buffers: those living across a changed op (their lifetime
         # sums; none where they are static), the two, and the buffers of the
         # changed ops
@@ -602,16 +636,14 @@ class Player:
         self.op_adj.mark(mb, d1)
         b1 = np.nonzero(mb[:B] & self.buf_valid)[0]
         LB = self.buf_len
-        self.S = _round1_bufs(self.net, self.S, self.C, len(b1), _pad(b1, LB, B + 1),
-                              _pad(i0[b1], LB, 0), _pad(i1[b1], LB, 0),
-                              chunk=min(self.chunk, B))
+        rb = (len(b1), _pad(b1, LB, B + 1), _pad(i0[b1], LB, 0), _pad(i1[b1], LB, 0))
         # round 2, ops: round 1's and their neighbours, the ops of the changed buffers
         m2 = self._around(d1)
         self.buf_adj.mark(m2, b1)
         d2 = self._ops(m2)
-        self.S = _round2(self.net, self.S, self.C, len(d2), _pad(d2, L, T + 1), chunk=self.chunk)
         if self.rows is not None:
             self.rows.append((len(d0), len(d1), len(b1), len(d2)) + self._without_lifetimes(d1, bufs0))
+        return r1, rb, (len(d2), _pad(d2, L, T + 1))
 
     def _without_lifetimes(self, d1, bufs0):
         """(round 1 buffers, round 2 ops) if a buffer's lifetime mean did not
@@ -628,11 +660,18 @@ class Player:
         """The argmax game from the start: the actions [B] (0 after the end)."""
         self.reset()
         actions = np.zeros(self.B, np.int32)
-        while self.step < self.n:
-            a, _, offs = self.logits()
+        if self.n == 0:
+            return actions
+        a, _, offs = self.logits()
+        while True:
             actions[self.step] = a
-            self.move(a, offs)
-        return actions
+            rows = self._advance(a, offs)
+            if rows is None:
+                return actions
+            # the rows' update and the next move's head in one device call
+            args, offs = self._head_args()
+            self.S, a = _step(self.net, self.S, self.C, *rows, args, chunks=self.chunks)
+            a = int(a)
 
 
 #: play.play_batch plays the argmax here from this game bucket up. Below it

@@ -71,6 +71,10 @@ def load(path=None) -> tuple[dict, dict]:
                           f"({details}); retrain with `memfit train-agent`")
     template = network.init_params(0, want["hidden"], static_life=life == "static")
     leaves, tree = jax.tree.flatten_with_path(template)
+    extra = sorted(set(stored) - {jax.tree_util.keystr(p) for p, _ in leaves})
+    if extra:
+        raise MemfitError(f"checkpoint {path}: parameters {', '.join(extra[:3])} are not this "
+                          f"network's (signature life {life!r}); retrain with `memfit train-agent`")
     params = []
     for p, x in leaves:
         name = jax.tree_util.keystr(p)
