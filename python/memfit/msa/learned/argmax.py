@@ -368,6 +368,7 @@ class Player:
         self.has_pf = a["has_pf"]
         self.win_lo = np.where(self.has_pf, a["win_s"], 1).astype(np.int64)
         self.win_hi = np.where(self.has_pf, a["win_hi"], 0).astype(np.int64)
+        self.intervals = np.stack([self.home_lo, self.home_hi, self.win_lo, self.win_hi], 2)
         self.op_valid = a["op_valid"]
         self.buf_valid = s["buf_valid"]
         self.start, self.end = s["start"].astype(np.int64), s["end"].astype(np.int64)
@@ -423,9 +424,12 @@ class Player:
         self.offset = np.full(B, -1, np.int64)
         self.live = np.zeros(T, np.int64)
         # placed rectangles (their chosen plan's intervals), in placing order
-        self.p_ids = np.zeros(0, np.int64)
-        self.p_iv = np.zeros((0, 4), np.int64)      # home lo, hi, window lo, hi
-        self.p_span = np.zeros((0, 2), np.int64)    # the union's first and last op
+        # (the first n_placed rows of arrays allocated once: a move appends
+        # one, and growing them by copies costs a fraction of a move)
+        self.n_placed = 0
+        self._p_ids = np.zeros(B, np.int64)
+        self._p_iv = np.zeros((B, 4), np.int64)     # home lo, hi, window lo, hi
+        self._p_span = np.zeros((B, 2), np.int64)   # the union's first and last op
         self.tops = np.zeros(1, np.int64)           # sorted unique {0} and the placed tops
         cur = self.current()
         self.hb0_state = np.zeros(B, np.int64)
@@ -463,9 +467,13 @@ class Player:
 
     # -- the game ---------------------------------------------------------------
 
+    p_ids = property(lambda self: self._p_ids[:self.n_placed])
+    p_iv = property(lambda self: self._p_iv[:self.n_placed])
+    p_span = property(lambda self: self._p_span[:self.n_placed])
+
     def _plan_intervals(self, b):
         """[P, 4]: each plan's home and window intervals (empty: lo > hi)."""
-        return np.stack([self.home_lo[b], self.home_hi[b], self.win_lo[b], self.win_hi[b]], 1)
+        return self.intervals[b]
 
     def _residency(self, b):
         """(first op, [P, L] bool over ops first..first+L-1): game.plan_residency."""
@@ -490,7 +498,7 @@ class Player:
         cap_ok = ~(res.any(1) & (fill + size > self.cap_units)) & self.plan_valid[b]
         offs = np.full((P - 1, K), -1, np.int64)
         iv = self._plan_intervals(b)[1:]
-        if len(self.p_ids):
+        if self.n_placed:
             home, win = iv[:, 0] <= iv[:, 1], iv[:, 2] <= iv[:, 3]
             span_lo = min(iv[home, 0].min(initial=self.T), iv[win, 2].min(initial=self.T))
             span_hi = max(iv[home, 1].max(initial=-1), iv[win, 3].max(initial=-1))
@@ -587,11 +595,13 @@ class Player:
             off = int(offs[p - 1, k]) if self.placement else 0
             self.offset[b] = off
             iv = self._plan_intervals(b)[p]
-            self.p_ids = np.append(self.p_ids, b)
-            self.p_iv = np.vstack([self.p_iv, iv[None]])
+            n = self.n_placed
+            self._p_ids[n] = b
+            self._p_iv[n] = iv
             span = (min(iv[0] if iv[0] <= iv[1] else T, iv[2] if iv[2] <= iv[3] else T),
                     max(iv[1], iv[3]))
-            self.p_span = np.vstack([self.p_span, np.array(span)[None]])
+            self._p_span[n] = span
+            self.n_placed = n + 1
             top = off + int(self.size[b])
             i = np.searchsorted(self.tops, top)
             if i == len(self.tops) or self.tops[i] != top:
