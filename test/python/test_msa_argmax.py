@@ -20,13 +20,27 @@ _advance = jax.jit(game.advance)
 _offsets = jax.jit(lambda s: game.legal_and_offsets(s)[1])
 
 
+def _variant(params, life):
+    """The network as it is (``ops``) or with static lifetime means: its
+    static embedding moved off the op encoder's (network.with_static_life's
+    start), so that it differs from the dynamic variant's."""
+    if life == "ops":
+        return params
+    net = network.with_static_life(params)
+    key = jax.random.PRNGKey(1)
+    life_enc = [{"w": l["w"] + 0.3 * jax.random.normal(jax.random.fold_in(key, i), l["w"].shape),
+                 "b": l["b"]} for i, l in enumerate(net["life_enc"])]
+    return {**net, "life_enc": life_enc}
+
+
 def _one(inst):
     batch = agent.encode_batch([inst])
     return batch, play.unstack(batch.arrays, 0), play.unstack(batch.static, 0)
 
 
+@pytest.mark.parametrize("life", ["ops", "static"])
 @pytest.mark.parametrize("mode", ["offload", "placement"])
-def test_logits_and_legal_actions_equal_the_networks_at_every_move(mode):
+def test_logits_and_legal_actions_equal_the_networks_at_every_move(mode, life):
     """Stepping through a game, the Player's legal actions and candidate
     offsets are the game's and its logits network.apply's (float32 rounding:
     the rows it keeps were computed in other batches); ops that touch more
@@ -34,8 +48,9 @@ def test_logits_and_legal_actions_equal_the_networks_at_every_move(mode):
     for inst in (random_instance(5, num_ops=70, num_args=4, mode=mode),
                  Instance.load(DATA / "instances" / f"transformer_small-{mode}-50.json")):
         batch, g, sf = _one(inst)
-        params = agent.default_params(batch)
+        params = _variant(agent.default_params(batch), life)
         pl = argmax.Player(params, g, sf)
+        assert pl.static_life == (life == "static")
         assert pl.op_adj.rest or pl.buf_adj.rest or inst.program.startswith("synthetic")
         s = game.init(g)
         for i in range(inst.num_buffers):
@@ -56,8 +71,9 @@ def test_logits_and_legal_actions_equal_the_networks_at_every_move(mode):
         np.testing.assert_array_equal(pl.live, np.asarray(s.live))
 
 
+@pytest.mark.parametrize("life", ["ops", "static"])
 @pytest.mark.parametrize("mode", ["offload", "placement"])
-def test_fast_argmax_games_are_the_reference_games(mode):
+def test_fast_argmax_games_are_the_reference_games(mode, life):
     """argmax.play_batch plays the same moves, to the same final state and
     time, as play.play_batch's jitted reference loop (fast=False): on a
     batch of three instances whose ops fill their bucket (the schedule
@@ -70,7 +86,7 @@ def test_fast_argmax_games_are_the_reference_games(mode):
     big = [random_instance(13, num_ops=296, num_args=4, mode=mode)]
     for insts in (small, big):
         batch = agent.encode_batch(insts)
-        params = agent.default_params(batch)
+        params = _variant(agent.default_params(batch), life)
         key = jax.random.PRNGKey(0)
         fast, _, fast_acts, _ = argmax.play_batch(params, batch.arrays, batch.static)
         ref, _, ref_acts, _ = play.play_batch(params, batch.arrays, batch.static, key,
@@ -120,3 +136,22 @@ def test_row_counts_leave_the_moves_as_they_are():
     assert (rows[:, 4] <= rows[:, 2]).all() and (rows[:, 5] <= rows[:, 3]).all()
     assert (rows[:, 2] > rows[:, 4]).any()      # some buffer lives across a changed op
     assert (rows[:, :4] <= max(batch.arrays.order.shape[1], 70)).all()
+
+
+def test_static_lifetime_means_recompute_only_the_accessing_rows():
+    """With network.static_life a move recomputes in round 1 only the
+    buffers accessing a changed op, and in round 2 only the ops around
+    those and of those buffers (the counts without lifetime means), fewer
+    than the same game's with the dynamic means would need; the moves are
+    the reference's (test above)."""
+    inst = random_instance(5, num_ops=70, num_args=4, mode="offload")
+    batch, g, sf = _one(inst)
+    base = agent.default_params(batch)
+    static = argmax.Player(_variant(base, "static"), g, sf, count_rows=True)
+    static.play()
+    rows = np.asarray(static.rows)
+    np.testing.assert_array_equal(rows[:, 2], rows[:, 4])
+    np.testing.assert_array_equal(rows[:, 3], rows[:, 5])
+    dynamic = argmax.Player(base, g, sf, count_rows=True)
+    dynamic.play()
+    assert np.asarray(dynamic.rows)[:, 2].sum() > rows[:, 2].sum()

@@ -780,6 +780,64 @@ def test_checkpoint_round_trip_and_mismatch(tmp_path, params):
         checkpoint.load(tmp_path / "missing.npz")
 
 
+def _resave(src, dst, change):
+    with np.load(src) as z:
+        stored = {k: z[k] for k in z.files}
+    meta = json.loads(bytes(stored.pop("__meta__")).decode())
+    change(meta["signature"], stored)
+    np.savez(dst, __meta__=np.frombuffer(json.dumps(meta).encode(), np.uint8), **stored)
+
+
+def test_checkpoint_signature_names_the_lifetime_means(tmp_path, params):
+    """The first buffer round's lifetime means (network.static_life) are
+    part of the signature: a static one round-trips with its static
+    embedding; one whose signature says otherwise, or names a variant this
+    code lacks, is refused; a signature without the field (the packaged
+    checkpoints') is the dynamic variant."""
+    static = network.with_static_life(params)
+    path = tmp_path / "static.npz"
+    checkpoint.save(path, static)
+    loaded, meta = checkpoint.load(path)
+    assert meta["signature"]["life"] == "static" and network.static_life(loaded)
+    for x, y in zip(jax.tree.leaves(loaded), jax.tree.leaves(static)):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    relabelled = tmp_path / "relabelled.npz"
+    _resave(path, relabelled, lambda sig, _: sig.update(life="ops"))
+    with pytest.raises(MemfitError, match="life_enc"):
+        checkpoint.load(relabelled)
+    unknown = tmp_path / "unknown.npz"
+    _resave(path, unknown, lambda sig, _: sig.update(life="cheap"))
+    with pytest.raises(MemfitError, match="life: checkpoint 'cheap'"):
+        checkpoint.load(unknown)
+    dynamic = tmp_path / "dynamic.npz"
+    checkpoint.save(dynamic, params)
+    old = tmp_path / "old.npz"
+    _resave(dynamic, old, lambda sig, _: sig.pop("life"))
+    assert not network.static_life(checkpoint.load(old)[0])
+    def drop_static_embedding(sig, stored):
+        stored.pop(next(k for k in stored if "life_enc" in k))
+
+    missing = tmp_path / "missing_life.npz"
+    _resave(path, missing, drop_static_embedding)
+    with pytest.raises(MemfitError, match="missing or has the wrong shape"):
+        checkpoint.load(missing)
+
+
+def test_static_lifetime_means_change_the_logits(params):
+    """The static variant's logits are not the dynamic one's: the first
+    buffer round reads its static embedding's lifetime means."""
+    inst = random_instance(5, num_ops=30, num_args=3, mode="offload")
+    batch = agent.encode_batch([inst])
+    sf, arrays = play.unstack(batch.static, 0), play.unstack(batch.arrays, 0)
+    s = game.init(arrays)
+    want, _, legal = network.apply(params, sf, s)
+    static = network.with_static_life(params)
+    got, _, legal2 = network.apply(static, sf, s)
+    np.testing.assert_array_equal(np.asarray(legal), np.asarray(legal2))
+    legal = np.asarray(legal)
+    assert not np.allclose(np.asarray(got)[legal], np.asarray(want)[legal], atol=1e-6)
+
+
 def test_packaged_checkpoint_was_trained():
     _, meta = checkpoint.load()
     assert meta["training"]["grad_steps"] > 0 and meta["training"]["instances"] > 0

@@ -18,7 +18,9 @@ only the rows whose inputs changed:
 * round 1 ops: those, their schedule neighbours, the ops accessing the two
   buffers; round 1 buffers: the buffers accessing a changed op or living
   across one (their lifetime sums are updated by the prefix sums of the
-  changes);
+  changes); with ``network.static_life`` the lifetime sums are constant and
+  only the buffers accessing a changed op change (a few percent of the rows
+  here and in round 2, instead of a quarter to a half);
 * round 2 ops: the neighbours of round 1's and every op accessing a changed
   buffer; round 2 buffers: the next buffer's row only (the policy reads no
   other);
@@ -30,8 +32,9 @@ covers, the access lists, the lifetimes), so the host works the sets out in
 numpy, with the game itself (choices, offsets, resident bytes, the sorted
 tops of placed buffers; ``candidates`` finds the candidate offsets as
 ``game._candidates`` does, from the free gaps the conflicting rectangles
-leave), and each move is three jitted row updates and one jitted head,
-whose row counts are padded to powers of two (a few compiles per bucket).
+leave), and each move is one jitted call: the row updates of the last
+move and the head of the next (``_step``; ``move`` and ``logits`` make them
+two calls, to step through a game).
 Float32 as the reference, so the logits agree to rounding;
 ``test_msa_learned`` checks that the moves are the same.
 """
@@ -150,13 +153,14 @@ class _State(NamedTuple):
     hon: jax.Array     # [T, H]: normalised ho2
 
 
-def _chunks(n: int) -> tuple:
+def _chunks(n: int, static_life: bool = False) -> tuple:
     """Rows are updated a chunk at a time, in loops whose trip count is the
     number of changed rows (one compile per bucket, whatever a move changes):
     (round 0 and round 1 ops' chunk, the others') for a bucket of ``n``:
     round 1 changes a few percent of the ops, the others a quarter to a half
-    of the buffers and ops."""
-    return max(16, n // 32), max(64, min(512, n // 8))
+    of the buffers and ops, or a few percent with static lifetime means."""
+    small = max(16, n // 32)
+    return small, (max(64, small) if static_life else max(64, min(512, n // 8)))
 
 
 def _loop(n, body, carry, chunk):
@@ -206,7 +210,8 @@ def _init(net, C: _Consts, live_f, fits_f, hb0_state):
     ho0 = jnp.concatenate([network._mlp(net["op_enc"], x), zero])
     ho1 = jnp.concatenate([_op_round(net["op_msg"][0], ho0, hb0, C, ops,
                                      _rest_sums(hb0, C.op_rest, C.op_heavy_rows)), zero])
-    cs = jnp.concatenate([zero, jnp.cumsum(ho1[:T], axis=0)])
+    src = network.life_ops(net, C.op_static) if network.static_life(net) else ho1[:T]
+    cs = jnp.concatenate([zero, jnp.cumsum(src, axis=0)])
     life1 = cs[C.end + 1] - cs[C.start]
     hb1 = jnp.concatenate([_buf_round(net["buf_msg"][0], hb0, ho1, life1, C, bufs,
                                       _rest_sums(ho1, C.buf_rest, C.buf_heavy_rows)), zero])
@@ -311,6 +316,25 @@ def _head(net, S: _State, C: _Consts, cur, uses, iv, dyn, offs, legal):
     return jnp.argmax(logits), logits
 
 
+def _update_rows(net, S: _State, C: _Consts, r1, rb, r2, chunks):
+    S = _round1(net, S, C, *r1, chunk=chunks[0])
+    S = _round1_bufs(net, S, C, *rb, chunk=chunks[1])
+    return _round2(net, S, C, *r2, chunk=chunks[2])
+
+
+#: One move's row updates (_round1, _round1_bufs, _round2) in one device call:
+#: each call hands over the parameters, state and constants (some seventy
+#: arrays), and a tenth of a millisecond goes to that alone.
+_update = jax.jit(_update_rows, donate_argnums=(1,), static_argnames=("chunks",))
+
+
+@functools.partial(jax.jit, donate_argnums=(1,), static_argnames=("chunks",))
+def _step(net, S: _State, C: _Consts, r1, rb, r2, head, chunks):
+    """_update, then the next move's _head: (state, its argmax)."""
+    S = _update_rows(net, S, C, r1, rb, r2, chunks)
+    return S, _head(net, S, C, *head)[0]
+
+
 class _Capacity(NamedTuple):
     capacity: jax.Array
 
@@ -329,6 +353,7 @@ class Player:
         a = {k: np.asarray(v) for k, v in g._asdict().items()}
         s = {k: np.asarray(v) for k, v in sf._asdict().items()}
         self.net = jax.tree.map(jnp.asarray, params)
+        self.static_life = network.static_life(params)
         self.B, self.P = a["plan_valid"].shape
         self.T = a["op_valid"].shape[0]
         self.K = game.NUM_OFFSETS
@@ -343,6 +368,7 @@ class Player:
         self.has_pf = a["has_pf"]
         self.win_lo = np.where(self.has_pf, a["win_s"], 1).astype(np.int64)
         self.win_hi = np.where(self.has_pf, a["win_hi"], 0).astype(np.int64)
+        self.intervals = np.stack([self.home_lo, self.home_hi, self.win_lo, self.win_hi], 2)
         self.op_valid = a["op_valid"]
         self.buf_valid = s["buf_valid"]
         self.start, self.end = s["start"].astype(np.int64), s["end"].astype(np.int64)
@@ -386,7 +412,9 @@ class Player:
         # index arrays handed to the row updates are padded to the bucket, a
         # whole number of chunks (buckets and chunks are powers of two)
         self.op_len, self.buf_len = T, B
-        self.small_chunk, self.chunk = _chunks(T)
+        small, chunk = _chunks(T, self.static_life)
+        #: round 0-1 ops', round 1 buffers', round 2 ops' chunks
+        self.chunks = (small, min(chunk, B), chunk)
         self.reset()
 
     def reset(self):
@@ -396,9 +424,12 @@ class Player:
         self.offset = np.full(B, -1, np.int64)
         self.live = np.zeros(T, np.int64)
         # placed rectangles (their chosen plan's intervals), in placing order
-        self.p_ids = np.zeros(0, np.int64)
-        self.p_iv = np.zeros((0, 4), np.int64)      # home lo, hi, window lo, hi
-        self.p_span = np.zeros((0, 2), np.int64)    # the union's first and last op
+        # (the first n_placed rows of arrays allocated once: a move appends
+        # one, and growing them by copies costs a fraction of a move)
+        self.n_placed = 0
+        self._p_ids = np.zeros(B, np.int64)
+        self._p_iv = np.zeros((B, 4), np.int64)     # home lo, hi, window lo, hi
+        self._p_span = np.zeros((B, 2), np.int64)   # the union's first and last op
         self.tops = np.zeros(1, np.int64)           # sorted unique {0} and the placed tops
         cur = self.current()
         self.hb0_state = np.zeros(B, np.int64)
@@ -436,9 +467,13 @@ class Player:
 
     # -- the game ---------------------------------------------------------------
 
+    p_ids = property(lambda self: self._p_ids[:self.n_placed])
+    p_iv = property(lambda self: self._p_iv[:self.n_placed])
+    p_span = property(lambda self: self._p_span[:self.n_placed])
+
     def _plan_intervals(self, b):
         """[P, 4]: each plan's home and window intervals (empty: lo > hi)."""
-        return np.stack([self.home_lo[b], self.home_hi[b], self.win_lo[b], self.win_hi[b]], 1)
+        return self.intervals[b]
 
     def _residency(self, b):
         """(first op, [P, L] bool over ops first..first+L-1): game.plan_residency."""
@@ -463,7 +498,7 @@ class Player:
         cap_ok = ~(res.any(1) & (fill + size > self.cap_units)) & self.plan_valid[b]
         offs = np.full((P - 1, K), -1, np.int64)
         iv = self._plan_intervals(b)[1:]
-        if len(self.p_ids):
+        if self.n_placed:
             home, win = iv[:, 0] <= iv[:, 1], iv[:, 2] <= iv[:, 3]
             span_lo = min(iv[home, 0].min(initial=self.T), iv[win, 2].min(initial=self.T))
             span_hi = max(iv[home, 1].max(initial=-1), iv[win, 3].max(initial=-1))
@@ -515,9 +550,9 @@ class Player:
 
     # -- one move ---------------------------------------------------------------
 
-    def logits(self):
-        """(argmax, logits [A] with illegal actions at network.NEG, the
-        candidate offsets) of the current state."""
+    def _head_args(self):
+        """(the inputs of _head after net, S, C; the candidate offsets) of
+        the current state."""
         b = self.current()
         iv = self._plan_intervals(b)
         lo, res = self._residency(b)
@@ -531,12 +566,25 @@ class Player:
                         fillf / self.cap], axis=1)
         uses = np.zeros(self.T, np.float32)
         np.add.at(uses, self.buf_adj.neighbours(b), 1.0)    # an access list's repeats count
-        a, logits = _head(self.net, self.S, self.C, b, uses, iv.astype(np.int32), dyn,
-                          offs.astype(np.int32), legal)
+        return (b, uses, iv.astype(np.int32), dyn, offs.astype(np.int32), legal), offs
+
+    def logits(self):
+        """(argmax, logits [A] with illegal actions at network.NEG, the
+        candidate offsets) of the current state."""
+        args, offs = self._head_args()
+        a, logits = _head(self.net, self.S, self.C, *args)
         return int(a), logits, offs
 
     def move(self, action: int, offs):
         """Plays a legal ``action`` and updates the network's rows."""
+        rows = self._advance(action, offs)
+        if rows is not None:
+            self.S = _update(self.net, self.S, self.C, *rows, chunks=self.chunks)
+
+    def _advance(self, action: int, offs):
+        """Plays a legal ``action`` in the game and works out the rows whose
+        inputs changed: the inputs of _update after net, S, C (None after
+        the last move)."""
         b = self.current()
         K, T, B = self.K, self.T, self.B
         p = 0 if action == 0 else 1 + (action - 1) // K
@@ -547,11 +595,13 @@ class Player:
             off = int(offs[p - 1, k]) if self.placement else 0
             self.offset[b] = off
             iv = self._plan_intervals(b)[p]
-            self.p_ids = np.append(self.p_ids, b)
-            self.p_iv = np.vstack([self.p_iv, iv[None]])
+            n = self.n_placed
+            self._p_ids[n] = b
+            self._p_iv[n] = iv
             span = (min(iv[0] if iv[0] <= iv[1] else T, iv[2] if iv[2] <= iv[3] else T),
                     max(iv[1], iv[3]))
-            self.p_span = np.vstack([self.p_span, np.array(span)[None]])
+            self._p_span[n] = span
+            self.n_placed = n + 1
             top = off + int(self.size[b])
             i = np.searchsorted(self.tops, top)
             if i == len(self.tops) or self.tops[i] != top:
@@ -564,7 +614,7 @@ class Player:
         c = self.current()
         self.hb0_state[b] = 2 + self.plan_kind[b, p]
         if c is None:
-            return
+            return None
         self.hb0_state[c] = 1
         bufs0 = np.array([b, c], np.int64)
         # round 0: the ops whose resident bytes or fits flag changed
@@ -579,31 +629,31 @@ class Player:
         self.buf_adj.mark(m1, bufs0)
         d1 = self._ops(m1)
         L = self.op_len
-        self.S = _round1(
-            self.net, self.S, self.C, len(d0), _pad(d0, L, T + 1),
-            _pad(self._live_f(d0), L, 0.0), _pad(fits[d0].astype(np.float32), L, 0.0),
-            bufs0.astype(np.int32), self.hb0_state[bufs0].astype(np.int32), len(d1),
-            _pad(d1, L, T + 1), chunk=self.small_chunk)
+        r1 = (len(d0), _pad(d0, L, T + 1), _pad(self._live_f(d0), L, 0.0),
+              _pad(fits[d0].astype(np.float32), L, 0.0), bufs0.astype(np.int32),
+              self.hb0_state[bufs0].astype(np.int32), len(d1), _pad(d1, L, T + 1))
         # round 1, buffers: those living across a changed op (their lifetime
-        # sums), the two, and the buffers of the changed ops
-        i0 = np.searchsorted(d1, self.start, side="left")
-        i1 = np.searchsorted(d1, self.end, side="right")
+        # sums; none where they are static), the two, and the buffers of the
+        # changed ops
         mb = np.zeros(B + 1, bool)
-        mb[:B] = (i1 > i0) & self.buf_valid
+        if self.static_life:
+            i0 = i1 = np.zeros(B, np.int64)
+        else:
+            i0 = np.searchsorted(d1, self.start, side="left")
+            i1 = np.searchsorted(d1, self.end, side="right")
+            mb[:B] = (i1 > i0) & self.buf_valid
         mb[bufs0] = True
         self.op_adj.mark(mb, d1)
         b1 = np.nonzero(mb[:B] & self.buf_valid)[0]
         LB = self.buf_len
-        self.S = _round1_bufs(self.net, self.S, self.C, len(b1), _pad(b1, LB, B + 1),
-                              _pad(i0[b1], LB, 0), _pad(i1[b1], LB, 0),
-                              chunk=min(self.chunk, B))
+        rb = (len(b1), _pad(b1, LB, B + 1), _pad(i0[b1], LB, 0), _pad(i1[b1], LB, 0))
         # round 2, ops: round 1's and their neighbours, the ops of the changed buffers
         m2 = self._around(d1)
         self.buf_adj.mark(m2, b1)
         d2 = self._ops(m2)
-        self.S = _round2(self.net, self.S, self.C, len(d2), _pad(d2, L, T + 1), chunk=self.chunk)
         if self.rows is not None:
             self.rows.append((len(d0), len(d1), len(b1), len(d2)) + self._without_lifetimes(d1, bufs0))
+        return r1, rb, (len(d2), _pad(d2, L, T + 1))
 
     def _without_lifetimes(self, d1, bufs0):
         """(round 1 buffers, round 2 ops) if a buffer's lifetime mean did not
@@ -620,11 +670,18 @@ class Player:
         """The argmax game from the start: the actions [B] (0 after the end)."""
         self.reset()
         actions = np.zeros(self.B, np.int32)
-        while self.step < self.n:
-            a, _, offs = self.logits()
+        if self.n == 0:
+            return actions
+        a, _, offs = self.logits()
+        while True:
             actions[self.step] = a
-            self.move(a, offs)
-        return actions
+            rows = self._advance(a, offs)
+            if rows is None:
+                return actions
+            # the rows' update and the next move's head in one device call
+            args, offs = self._head_args()
+            self.S, a = _step(self.net, self.S, self.C, *rows, args, chunks=self.chunks)
+            a = int(a)
 
 
 #: play.play_batch plays the argmax here from this game bucket up. Below it

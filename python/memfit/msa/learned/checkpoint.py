@@ -25,20 +25,27 @@ DEFAULT_PATH = Path(__file__).with_name("agent.npz")
 BIG_PATH = Path(__file__).with_name("agent_big.npz")
 
 
-def signature(hidden: int = network.HIDDEN) -> dict:
+#: the first buffer round's lifetime means: over the first round's op
+#: embeddings, or over a static op embedding (network.static_life); a
+#: signature without the field is the former
+LIFE = ("ops", "static")
+
+
+def signature(hidden: int = network.HIDDEN, life: str = "ops") -> dict:
     return {"format": FORMAT, "buf_static": F.BUF_STATIC, "op_static": F.OP_STATIC,
             "plan_static": F.PLAN_STATIC, "buf_dynamic": F.BUF_DYNAMIC,
             "op_dynamic": F.OP_DYNAMIC, "plan_dynamic": F.PLAN_DYNAMIC,
             "offset_features": F.OFFSET_FEATURES, "global_features": F.GLOBAL_FEATURES,
             "num_plans": game.NUM_PLANS, "num_offsets": game.NUM_OFFSETS,
-            "rounds": network.ROUNDS, "hidden": hidden}
+            "rounds": network.ROUNDS, "hidden": hidden, "life": life}
 
 
 def save(path, net, meta: dict | None = None) -> None:
     leaves, _ = jax.tree.flatten_with_path(net)
     arrays = {jax.tree_util.keystr(p): np.asarray(x, np.float32) for p, x in leaves}
     hidden = int(net["buf_enc"][0]["w"].shape[1])
-    record = {"signature": signature(hidden), **(meta or {})}
+    life = LIFE[int(network.static_life(net))]
+    record = {"signature": signature(hidden, life), **(meta or {})}
     buf = io.BytesIO()
     np.savez_compressed(buf, __meta__=np.frombuffer(json.dumps(record).encode(), np.uint8),
                         **arrays)
@@ -54,15 +61,20 @@ def load(path=None) -> tuple[dict, dict]:
     with np.load(path) as z:
         meta = json.loads(bytes(z["__meta__"]).decode())
         stored = {k: z[k] for k in z.files if k != "__meta__"}
-    sig = meta.get("signature", {})
-    want = signature(int(sig.get("hidden", network.HIDDEN)))
+    sig = {"life": LIFE[0], **meta.get("signature", {})}
+    life = sig["life"] if sig["life"] in LIFE else LIFE[0]
+    want = signature(int(sig.get("hidden", network.HIDDEN)), life)
     diff = sorted(k for k in set(sig) | set(want) if sig.get(k) != want.get(k))
     if diff:
         details = ", ".join(f"{k}: checkpoint {sig.get(k)!r} vs code {want.get(k)!r}" for k in diff)
         raise MemfitError(f"checkpoint {path} does not match this memfit's learned agent "
                           f"({details}); retrain with `memfit train-agent`")
-    template = network.init_params(0, want["hidden"])
+    template = network.init_params(0, want["hidden"], static_life=life == "static")
     leaves, tree = jax.tree.flatten_with_path(template)
+    extra = sorted(set(stored) - {jax.tree_util.keystr(p) for p, _ in leaves})
+    if extra:
+        raise MemfitError(f"checkpoint {path}: parameters {', '.join(extra[:3])} are not this "
+                          f"network's (signature life {life!r}); retrain with `memfit train-agent`")
     params = []
     for p, x in leaves:
         name = jax.tree_util.keystr(p)

@@ -111,6 +111,9 @@ class Recipe:
                                 default=False)
     ls_rounds: int = _doc("big_checkpoint: expert-iteration rounds with the local search",
                           default=1)
+    static_life: bool = _doc("the first buffer round's lifetime means over a static op "
+                             "embedding (network.static_life; added to an init that lacks it)",
+                             default=False)
     data: str = _doc("the directory of manifest.json and its instances", default="data/msa")
     expert_cache: str = _doc("cache of the expert games ('': none)",
                              default="bench/out/msa_expert_cache")
@@ -424,13 +427,15 @@ def train_big(recipe: Recipe) -> int:
     local_search_imitate and imitation steps. Kept: the network with the
     best argmax score on these training instances (the initial one
     included); no held-out instance is played."""
-    from . import checkpoint, train
+    from . import checkpoint, network, train
     t_start = time.time()
     insts = big_training_instances(recipe)
     classes = train.group_by_class(encode_all(insts, "encode big training instances"))
     baseline = heuristic_times([s for cd in classes for s in cd.specs])
     init = recipe.init or str(checkpoint.DEFAULT_PATH)
     net, _ = checkpoint.load(init)
+    if recipe.static_life:
+        net = network.with_static_life(net)
     cfg = train.Config(seed=recipe.seed, learning_rate=recipe.learning_rate)
     trainer = train.Trainer(classes, cfg, net=net)
     add_experts(classes, 0.0, _cache(recipe.expert_cache), cpsat_max_buffers=0,
@@ -465,6 +470,7 @@ def train_big(recipe: Recipe) -> int:
                                                           "sha256": _sha256(init)},
                          "instances": len(insts), "seed": recipe.seed,
                          "pretrain_steps": recipe.pretrain_steps, "ls_rounds": recipe.ls_rounds,
+                         "static_life": recipe.static_life,
                          "round_steps": recipe.search_expert_steps,
                          "learning_rate": recipe.learning_rate, "kept": best[2],
                          "big_train_argmax_over_heuristic": {s["stage"]: s["geomean"]
@@ -482,7 +488,7 @@ def train_big(recipe: Recipe) -> int:
 def train_small(recipe: Recipe) -> int:
     """The checkpoint the agent plays up to the searched buckets
     (agent.npz): imitation, expert iteration, then self-play."""
-    from . import checkpoint, programs, train
+    from . import checkpoint, network, programs, train
     t_start = time.time()
     manifest = [i for i in load_manifest(recipe, "train")
                 if recipe.big_programs or i.num_buffers <= train.SEARCH_MAX_BUCKET]
@@ -504,6 +510,9 @@ def train_small(recipe: Recipe) -> int:
                        learning_rate=recipe.learning_rate, expert_fraction=recipe.expert_fraction,
                        value_mode=recipe.value_mode)
     init_net, init_meta = (checkpoint.load(recipe.init) if recipe.init else (None, None))
+    if recipe.static_life:
+        init_net = network.with_static_life(init_net if init_net is not None
+                                            else network.init_params(recipe.seed))
     trainer = train.Trainer(classes, cfg, net=init_net)
     n_expert = add_experts(classes, recipe.cpsat_seconds, _cache(recipe.expert_cache),
                            recipe.cpsat_max_buffers)
