@@ -284,11 +284,16 @@ int Exporter::findDonor(Operation *op, Value result, const FusionModel &m,
                         const llvm::SmallDenseSet<int, 2> &taken) const {
   unsigned pos = m.indexOf(op);
   Block *block = op->getBlock();
+  // A barrier's results are its operands' buffers, whose last use covers
+  // the results' readers (an in-place update behind a barrier: a split's
+  // remainder step).
   auto deadAfterHere = [&](Value w) {
+    w = FusionModel::forwardedThroughBarriers(w);
     return !llvm::isa<BlockArgument>(w) && w.getDefiningOp()->getBlock() == block &&
            m.isMaterialised(w) && m.lastUse(w) <= pos;
   };
   auto usable = [&](Value v, int64_t bytes) {
+    v = FusionModel::forwardedThroughBarriers(v);
     int b = bufferOf(v);
     return b >= 0 && !llvm::isa<BlockArgument>(v) && m.isMaterialised(v) &&
            m.lastUse(v) == pos && buffers[b].kind != "argument" &&

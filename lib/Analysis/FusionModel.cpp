@@ -80,17 +80,6 @@ bool isBarrier(Operation *op) {
   return op && getOpKind(op) == OpKind::OptimizationBarrier;
 }
 
-/// The value whose buffer `v` is: an optimization_barrier's results are
-/// its operands' buffers.
-Value forwardedThroughBarriers(Value v) {
-  while (auto r = llvm::dyn_cast<OpResult>(v)) {
-    if (!isBarrier(r.getOwner()))
-      break;
-    v = r.getOwner()->getOperand(r.getResultNumber());
-  }
-  return v;
-}
-
 /// XLA:CPU's TreeReductionRewriter turns a reduce over a dimension longer
 /// than this into a reduce-window and a reduce; the reduce-window does not
 /// fuse its producers, so the reduce's input is materialised.
@@ -182,6 +171,15 @@ bool FusionModel::isFusible(Operation *op) {
 }
 
 /// XLA's input fusion puts the producers of a short reduce inside it.
+Value FusionModel::forwardedThroughBarriers(Value v) {
+  while (auto r = llvm::dyn_cast<OpResult>(v)) {
+    if (!isBarrier(r.getOwner()))
+      break;
+    v = r.getOwner()->getOperand(r.getResultNumber());
+  }
+  return v;
+}
+
 bool FusionModel::acceptsFusedOperand(Operation *user) {
   return isFusible(user) || (getOpKind(user) == OpKind::Reduce && reduceFusesInputs(user));
 }

@@ -37,6 +37,9 @@ public:
   /// The op can take a fused producer: fusible ops, and reductions short
   /// enough that XLA fuses their inputs' producers.
   static bool acceptsFusedOperand(mlir::Operation *user);
+  /// The value whose buffer `v` is: an optimization_barrier's results are
+  /// its operands' buffers.
+  static mlir::Value forwardedThroughBarriers(mlir::Value v);
 
   //===-- this block ------------------------------------------------------===//
 

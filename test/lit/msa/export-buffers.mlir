@@ -1,6 +1,7 @@
 // RUN: memfit-opt %s --memfit-export-buffers="function=fused capacity=100%" -o /dev/null | FileCheck %s --check-prefix=FUSED
 // RUN: memfit-opt %s --memfit-export-buffers="function=dot capacity=50%" -o /dev/null | FileCheck %s --check-prefix=DOT
 // RUN: memfit-opt %s --memfit-export-buffers="function=in_place capacity=1KiB" -o /dev/null | FileCheck %s --check-prefix=INPLACE
+// RUN: memfit-opt %s --memfit-export-buffers="function=in_place_through_barrier" -o /dev/null | FileCheck %s --check-prefix=BARRIER
 // RUN: memfit-opt %s --memfit-export-buffers="function=several_uses" -o /dev/null | FileCheck %s --check-prefix=USES
 // RUN: memfit-opt %s --memfit-export-buffers="function=bitcast" -o /dev/null | FileCheck %s --check-prefix=BITCAST
 // RUN: memfit-opt %s --memfit-export-buffers="function=dot output=%t.json" | FileCheck %s --check-prefix=UNCHANGED
@@ -99,6 +100,33 @@ func.func @in_place(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> tensor<16x16x
   %c = "stablehlo.dot_general"(%a, %b) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}> : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
   %e = "stablehlo.exponential"(%c) : (tensor<16x16xf32>) -> tensor<16x16xf32>
   return %e : tensor<16x16xf32>
+}
+
+// An in-place update behind an optimization_barrier writes the buffer the
+// barrier forwards (a split's remainder step updates its loop's accumulator
+// so; XLA puts exp(x) and the scatter at one offset): the scatter's entry
+// reads and writes exp(x)'s buffer and makes none of its own.
+// BARRIER:        "name": "stablehlo.scatter",
+// BARRIER:        "operands": [3, 1, 2],
+// BARRIER-NEXT:   "results": []
+// BARRIER:        "name": "exponential:1024x1024xf32",
+// BARRIER:        "values": 2
+// BARRIER-NOT:    "name": "scatter:
+func.func @in_place_through_barrier(%x: tensor<1024x1024xf32>, %idx: tensor<256x1xi32>, %upd: tensor<256x1024xf32>) -> tensor<1024xf32> {
+  %y = "stablehlo.exponential"(%x) : (tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  %b = "stablehlo.optimization_barrier"(%y) : (tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  %s = "stablehlo.scatter"(%b, %idx, %upd) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+  ^bb0(%a0: tensor<f32>, %a1: tensor<f32>):
+    %t = "stablehlo.add"(%a0, %a1) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "stablehlo.return"(%t) : (tensor<f32>) -> ()
+  }) : (tensor<1024x1024xf32>, tensor<256x1xi32>, tensor<256x1024xf32>) -> tensor<1024x1024xf32>
+  %z = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+  %r = "stablehlo.reduce"(%s, %z) <{dimensions = array<i64: 0>}> ({
+  ^bb0(%a0: tensor<f32>, %a1: tensor<f32>):
+    %t = "stablehlo.add"(%a0, %a1) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "stablehlo.return"(%t) : (tensor<f32>) -> ()
+  }) : (tensor<1024x1024xf32>, tensor<f32>) -> tensor<1024xf32>
+  return %r : tensor<1024xf32>
 }
 
 // A buffer read by two later entries lives until the last one; an argument
