@@ -398,9 +398,8 @@ def layouts(a, shapes):
     for name, what in LAYOUTS.items():
         print(f"{name}: {what}")
     print()
-    print("| N | M | D | data | C, NB | GEMM alone s (CPU s) | "
-          + " | ".join(f"{n} s (CPU s)" for n in LAYOUTS) + " |")
-    print("|---|---|---|---|---|---|" + "---|" * len(LAYOUTS))
+    _table_header(["N", "M", "D", "data", "C, NB", "GEMM alone s (CPU s)"]
+                  + [f"{n} s (CPU s)" for n in LAYOUTS])
     for n, m, d, k, kind in shapes:
         q, x, (c, nb, b, _), fns = _at_memfits_tiles(n, m, d, k, kind)
         for name in LAYOUTS:
@@ -413,15 +412,20 @@ def layouts(a, shapes):
     print(f"\nload average after: {os.getloadavg()[0]:.1f}")
 
 
+def _table_header(columns):
+    """A markdown table's header row and separator."""
+    print("| " + " | ".join(columns) + " |")
+    print("|" + "---|" * len(columns))
+
+
 def blocks(a, shapes):
     """--floor --blocks: the hand replica of memfit's loop at its C, NB
     (rounded to whole blocks) and S with each block size of --blocks
     (those that divide N), against the GEMM alone, one interleaved run per
     shape; memfit's own B is printed."""
     sizes = [int(v) for v in a.blocks.split(",")]
-    print("| N | M | D | k | data | memfit's C, NB, B | GEMM alone CPU s | "
-          + " | ".join(f"B={b} CPU s (/ GEMM)" for b in sizes) + " |")
-    print("|---|---|---|---|---|---|---|" + "---|" * len(sizes))
+    _table_header(["N", "M", "D", "k", "data", "memfit's C, NB, B", "GEMM alone CPU s"]
+                  + [f"B={b} CPU s (/ GEMM)" for b in sizes])
     for n, m, d, k, kind in shapes:
         q, x, (c, nb, b0, part), fns = _at_memfits_tiles(n, m, d, k, kind)
         for b in sizes:
