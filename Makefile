@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 APT_PACKAGES := libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools libzstd-dev
 PY_PACKAGES := jax==0.12.0.1 jaxlib==0.12.0.1 numpy nanobind==3.1.0 scikit-build-core \
-  pytest hypothesis lit ortools matplotlib mctx==0.0.71 optax==0.2.8 tqdm==4.70.1 \
+  pytest hypothesis lit ortools matplotlib mctx==0.0.71 optax==0.2.8 tqdm==4.70.1 flax==0.12.12 \
   iree-base-compiler==3.13.0 iree-base-runtime==3.13.0
 SOURCES := $(shell find lib include python/bindings tools cmake test/lib -type f 2>/dev/null) CMakeLists.txt pyproject.toml
 LLVM_BIN := /usr/lib/llvm-22/bin

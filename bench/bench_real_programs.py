@@ -20,10 +20,9 @@ refused at the limit is timed at that floor.
 
 Rows are registered with @row: each returns (function, arguments) for the
 sizes (quick, seq); the function is the value and gradient of a loss
-written as the library writes it. flax is not installed here, so there is
-no nn.scan row; the decoder row is the program flax's
-nn.scan(nn.remat(Block)) lowers to (a lax.scan over stacked parameters
-with jax.checkpoint).
+written as the library writes it; `flax_decoder` is written with flax
+itself (nn.scan over nn.remat(Block), as flax's lm1b example builds its
+decoder).
 """
 from __future__ import annotations
 
@@ -144,6 +143,14 @@ def kv_cache_decode(quick, seq):
                      "4 heads, GELU MLP 4x; value_and_grad in params and x")
 def decoder_scan(quick, seq):
     return sp.decoder(heads=4), sp.decoder_args(seq, d=256, layers=4)
+
+
+@row("flax_decoder", "4-layer flax decoder: nn.scan(nn.remat(Block)) over flax's "
+                     "MultiHeadDotProductAttention (no biases, as flax's lm1b example), "
+                     "nn.make_causal_mask, LayerNorm, Dense + tanh GELU MLP 4x, d=256, 4 heads; "
+                     "value_and_grad of optax.l2_loss in the params")
+def flax_decoder(quick, seq):
+    return sp.flax_decoder(seq, d=256, layers=4, heads=4, attention_bias=False)
 
 
 @row("mean_shift_fori", "lax.fori_loop of 4 mean-shift steps: softmax(-|x - y|^2 / 2) y, "

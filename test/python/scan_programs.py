@@ -10,6 +10,11 @@
   recomputes each layer's forward inside its body.
 * ``mean_shift``: ``lax.fori_loop`` over iterations of a kernel-weighted
   mean (each iteration's [N, M] weights depend on the carried points).
+* ``flax_decoder`` and ``flax_train_step``: the decoder as flax writes it
+  (``nn.scan(nn.remat(Block))`` over ``nn.MultiHeadDotProductAttention``
+  with ``nn.make_causal_mask``, LayerNorm, Dense with biases, flax's tanh
+  GELU), its loss ``optax.l2_loss``, and one ``optax.adamw`` training step
+  over it. flax is imported on the first call (tests skip without it).
 * ``scan_masked`` and ``scan_stacked``: small scans for the profile.
 """
 from __future__ import annotations
@@ -107,3 +112,58 @@ def scan_args(steps, n, d, rng=None):
     r = rng if rng is not None else np.random.default_rng(2)
     return (r.standard_normal((steps, n, d)).astype(np.float32) * 0.1,
             (r.standard_normal((d, d)) / np.sqrt(d)).astype(np.float32))
+
+
+def _flax_decoder_module(layers, heads, mlp, attention_bias):
+    import flax.linen as nn
+
+    class Block(nn.Module):
+        @nn.compact
+        def __call__(self, x, _):
+            h = nn.LayerNorm()(x)
+            mask = nn.make_causal_mask(jnp.ones(x.shape[:-1], jnp.int32))
+            x = x + nn.MultiHeadDotProductAttention(
+                num_heads=heads, use_bias=attention_bias)(h, mask=mask)
+            h = nn.Dense(mlp)(nn.LayerNorm()(x))
+            return x + nn.Dense(x.shape[-1])(nn.gelu(h)), None
+
+    class Decoder(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            stack = nn.scan(nn.remat(Block), variable_axes={"params": 0},
+                            split_rngs={"params": True}, length=layers)
+            x, _ = stack()(x, None)
+            return nn.LayerNorm()(x)
+    return Decoder()
+
+
+def flax_decoder(s, d=64, layers=2, heads=2, batch=1, seed=0, attention_bias=True):
+    """(value_and_grad of the flax decoder's optax.l2_loss in its params,
+    (params, x, target)): x and target [batch, s, d], MLP 4x. With
+    ``attention_bias`` (flax's default) the key projection's bias has a
+    gradient that is zero but for rounding (softmax ignores a shift of a
+    row); flax's lm1b example and MaxText leave attention biases out."""
+    import optax
+    model = _flax_decoder_module(layers, heads, 4 * d, attention_bias)
+    keys = jax.random.split(jax.random.PRNGKey(seed), 3)
+    x = jax.random.normal(keys[0], (batch, s, d))
+    target = jax.random.normal(keys[1], (batch, s, d))
+    params = model.init(keys[2], x)
+
+    def loss(params, x, target):
+        return jnp.mean(optax.l2_loss(model.apply(params, x), target))
+    return jax.value_and_grad(loss), (params, x, target)
+
+
+def flax_train_step(s, d=64, layers=2, heads=2, batch=1, seed=0):
+    """(one optax.adamw step on the flax decoder: (params, opt_state, x,
+    target) -> (params, opt_state, loss), its arguments)."""
+    import optax
+    grad_fn, (params, x, target) = flax_decoder(s, d, layers, heads, batch, seed)
+    tx = optax.adamw(1e-3)
+
+    def step(params, opt_state, x, target):
+        loss, grads = grad_fn(params, x, target)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state, loss
+    return step, (params, tx.init(params), x, target)
