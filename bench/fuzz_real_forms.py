@@ -1,14 +1,18 @@
 """memfit's split rate on random programs written the way ML libraries write
 them (memfit/testing/real_forms.py: scanned layer stacks, GNN message
-passing, embedding bags, LLM heads, contrastive losses, fori loops), value
-and gradient, at a limit whose temporaries are 16x below jax's.
+passing, embedding bags, LLM heads, contrastive losses, fori loops, flax
+language models), value and gradient, at a limit whose temporaries are 16x
+below jax's.
 
 Per program: jax's bytes (XLA's argument + output + temp - alias, ynn
 fusions off, as the limit is counted), the limit (arguments + outputs +
 jax's temporaries / --divisor), and memfit.jit's outcome:
 
   fits     XLA's bytes of memfit's program <= the limit, results equal to
-           jax's (largest difference <= 1e-4 of the output's largest value)
+           jax's (largest difference <= 1e-4 of the output's largest value,
+           or, where an output is rounding noise in both, such as the
+           gradient of attention's key bias, memfit's error from float64
+           within the numerics contract's bound on jax's)
   over     memfit compiled a program over the limit (it warned)
   refused  memfit raised its error; the smallest limit it names, over the
            arguments + outputs, is reported
@@ -17,9 +21,9 @@ jax's temporaries / --divisor), and memfit.jit's outcome:
 and, where it compiled, memfit's time over jax's (median of interleaved
 runs, ynn fusions off for both).
 
-    .venv/bin/python bench/fuzz_real_forms.py --seed 0 --programs 12   # development seed
-    .venv/bin/python bench/fuzz_real_forms.py --seed 1 --programs 36   # held out
-    .venv/bin/python bench/fuzz_real_forms.py --seed 1 --programs 36 --write
+    .venv/bin/python bench/fuzz_real_forms.py --seed 0 --programs 14   # development seed
+    .venv/bin/python bench/fuzz_real_forms.py --seed 1 --programs 42   # held out
+    .venv/bin/python bench/fuzz_real_forms.py --seed 1 --programs 42 --write
 """
 from __future__ import annotations
 
@@ -38,13 +42,15 @@ if __name__ == "__main__":
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + NO_YNN).strip()
 
 import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
 
 import _results  # noqa: E402
 import memfit  # noqa: E402
 from memfit.calibrate import MemoryLimitWarning  # noqa: E402
 from memfit.explain.split import smallest_reachable  # noqa: E402
 from memfit.measure import cpu_model, interleaved_medians, xla_bytes  # noqa: E402
-from memfit.testing.oracle import relative_error  # noqa: E402
+from memfit.testing.oracle import EPS32, FACTOR, FLOOR_ULPS, relative_error  # noqa: E402
 from memfit.testing import real_forms  # noqa: E402
 
 MiB = 1024 * 1024
@@ -55,6 +61,20 @@ OUTCOMES = ("fits", "over", "refused", "wrong")
 def _max_rel_err(want, got) -> float:
     return max(relative_error(g, w) for w, g in zip(jax.tree_util.tree_leaves(want),
                                                     jax.tree_util.tree_leaves(got)))
+
+
+def _within_float64_contract(prog, got_jax, got_memfit) -> bool:
+    """memfit's error from a float64 evaluation within FACTOR x jax's (or
+    FLOOR_ULPS float32 ulps), output by output (memfit.testing.oracle)."""
+    def wide(a):
+        a = np.asarray(a)
+        return jnp.asarray(a, jnp.float64) if np.issubdtype(a.dtype, np.floating) else a
+    with jax.enable_x64(True):
+        ref = jax.jit(prog.fn)(*jax.tree_util.tree_map(wide, prog.args))
+        ref = [np.asarray(r, np.float64) for r in jax.tree_util.tree_leaves(ref)]
+    return all(relative_error(m, r) <= max(FACTOR * relative_error(j, r), FLOOR_ULPS * EPS32)
+               for j, m, r in zip(jax.tree_util.tree_leaves(got_jax),
+                                  jax.tree_util.tree_leaves(got_memfit), ref))
 
 
 def _reason(message: str) -> str:
@@ -85,8 +105,9 @@ def measure(prog, divisor: int, rounds: int) -> dict:
         return out
     out["compile_s"] = time.perf_counter() - t0
     out["memfit"] = xla_bytes(split)
-    out["err"] = _max_rel_err(base(*prog.args), split(*prog.args))
-    if out["err"] > TOL:
+    got_jax, got_memfit = base(*prog.args), split(*prog.args)
+    out["err"] = _max_rel_err(got_jax, got_memfit)
+    if out["err"] > TOL and not _within_float64_contract(prog, got_jax, got_memfit):
         out.update(outcome="wrong", why=f"max relative difference {out['err']:.2e}")
         return out
     out["outcome"] = "fits" if out["memfit"] <= limit else "over"
@@ -138,10 +159,11 @@ def main() -> int:
     a = ap.parse_args()
     only = _results.chosen(ap, a.families, real_forms.FAMILIES, "families")
     rows, t0 = [], time.time()
+    families = list(real_forms.FAMILIES)
     for i in range(a.programs):
-        prog = real_forms.make(a.seed, i)
-        if prog.family not in only:
+        if families[i % len(families)] not in only:
             continue
+        prog = real_forms.make(a.seed, i)
         rows.append({**measure(prog, a.divisor, a.rounds), "i": i})
         print(_row(i, rows[-1]), file=sys.stderr, flush=True)
     print(f"memfit.jit on random real-form programs, seed {a.seed}, value and gradient "

@@ -39,11 +39,12 @@ def _limit(fn, args, divisor):
 
 
 def _f64(fn, args):
+    def wide(a):
+        a = np.asarray(a)
+        return jnp.asarray(a, jnp.float64) if np.issubdtype(a.dtype, np.floating) else jnp.asarray(a)
     with jax.enable_x64(True):
-        wide = [jnp.asarray(np.asarray(a), jnp.float64)
-                if np.issubdtype(np.asarray(a).dtype, np.floating) else jnp.asarray(a)
-                for a in args]
-        return [np.asarray(o, np.float64) for o in jax.tree_util.tree_leaves(jax.jit(fn)(*wide))]
+        out = jax.jit(fn)(*jax.tree_util.tree_map(wide, args))
+        return [np.asarray(o, np.float64) for o in jax.tree_util.tree_leaves(out)]
 
 
 def _within_contract(fn, args, base, fitted):

@@ -8,8 +8,12 @@
 namespace memfit {
 
 /// The user's source position recorded in `loc`, as "file:line:col".
-/// jax nests locations as name(callsite(user frame at caller frame)); the
-/// innermost callee frame is the user's line. Empty when there is none.
+/// jax nests locations as name(callsite(callee frame at caller frame)); the
+/// innermost frame is the line that made the op. When that line is in an
+/// installed package (flax's attention, optax's loss) the innermost frame
+/// outside installed packages follows, "lib.py:1:2, called from
+/// user.py:3:4": the line of the user's model that called the library.
+/// Empty when there is none.
 std::string getUserSourceLine(mlir::Location loc);
 
 /// The op name jax recorded (e.g. "jit(knn)/top_k"), or empty.

@@ -20,6 +20,13 @@ training code calls it. The families and what each draws:
 * ``contrastive``: a CLIP-style loss over a [B, B] matrix of normalised
   embeddings, symmetric or one-sided, a learned temperature.
 * ``fori_kernel``: ``lax.fori_loop`` of kernel-weighted means (mean shift).
+* ``flax_lm``: a language model written with flax: ``nn.Embed``, a stack of
+  blocks in ``nn.scan`` (with or without ``nn.remat``) over flax's
+  ``MultiHeadDotProductAttention`` (causal or not, with or without biases)
+  and a Dense MLP, LayerNorm or RMSNorm, logits from the embedding
+  (``Embed.attend``) or a Dense head, ``optax``'s integer-label
+  cross-entropy on the next token. Needs flax (``make`` raises ImportError
+  without it).
 
 Development uses seed 0; ``bench/fuzz_real_forms.py`` reports the seed it
 is given, and README's number is from a seed held out from development.
@@ -217,8 +224,54 @@ def _fori_kernel(rng, scale):
     return desc, run, args
 
 
+def _flax_lm(rng, scale):
+    import flax.linen as nn
+    import jax
+    import jax.numpy as jnp
+    import optax
+    layers, s = int(rng.integers(2, 5)), int(_pick(rng, (512, 768, 1024)) * scale)
+    d, dh = int(_pick(rng, (64, 128, 192))), int(_pick(rng, (32, 64)))
+    vocab = int(_pick(rng, (4_096, 16_384, 32_000)) * scale)
+    mlp, causal = int(_pick(rng, (2, 4))) * d, bool(rng.random() < 0.7)
+    remat, bias, tied = (bool(rng.random() < p) for p in (0.7, 0.5, 0.5))
+    norm_name = _pick(rng, ("LayerNorm", "RMSNorm"))
+    norm = getattr(nn, norm_name)
+
+    class Block(nn.Module):
+        @nn.compact
+        def __call__(self, x, _):
+            mask = nn.make_causal_mask(jnp.ones(x.shape[:-1], jnp.int32)) if causal else None
+            x = x + nn.MultiHeadDotProductAttention(
+                num_heads=max(1, d // dh), use_bias=bias)(norm()(x), mask=mask)
+            return x + nn.Dense(d)(nn.gelu(nn.Dense(mlp)(norm()(x)))), None
+
+    class LM(nn.Module):
+        @nn.compact
+        def __call__(self, tokens):
+            embed = nn.Embed(vocab, d)
+            stack = nn.scan(nn.remat(Block) if remat else Block, variable_axes={"params": 0},
+                            split_rngs={"params": True}, length=layers)
+            x, _ = stack()(embed(tokens), None)
+            x = norm()(x)
+            return embed.attend(x) if tied else nn.Dense(vocab, use_bias=False)(x)
+
+    model = LM()
+    tokens = rng.integers(0, vocab, (1, s + 1)).astype(np.int32)
+    params = model.init(jax.random.PRNGKey(int(rng.integers(1 << 30))), tokens[:, :-1])
+
+    def loss(params, tokens):
+        logits = model.apply(params, tokens[:, :-1])
+        return jnp.mean(optax.softmax_cross_entropy_with_integer_labels(logits, tokens[:, 1:]))
+
+    desc = (f"flax LM, {layers} blocks{' remat' if remat else ''} in nn.scan, S={s} d={d} "
+            f"{max(1, d // dh)}x{dh}{' causal' if causal else ''}, {norm_name}, MLP {mlp // d}x, "
+            f"vocab {vocab}{' tied' if tied else ''}{', attention biases' if bias else ''}")
+    return desc, jax.value_and_grad(loss), (params, tokens)
+
+
 FAMILIES = {"scan_stack": _scan_stack, "gnn": _gnn, "embedding_bag": _embedding_bag,
-            "xent": _xent, "contrastive": _contrastive, "fori_kernel": _fori_kernel}
+            "xent": _xent, "contrastive": _contrastive, "fori_kernel": _fori_kernel,
+            "flax_lm": _flax_lm}
 
 
 def make(seed: int, index: int, scale: float = 1.0) -> RealForm:
