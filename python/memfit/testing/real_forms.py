@@ -228,7 +228,9 @@ def _flax_lm(rng, scale):
     import flax.linen as nn
     import jax
     import jax.numpy as jnp
-    import optax
+
+    from .._optional import require
+    optax = require("optax", "the flax_lm family of memfit.testing.real_forms")
     layers, s = int(rng.integers(2, 5)), int(_pick(rng, (512, 768, 1024)) * scale)
     d, dh = int(_pick(rng, (64, 128, 192))), int(_pick(rng, (32, 64)))
     vocab = int(_pick(rng, (4_096, 16_384, 32_000)) * scale)
