@@ -24,6 +24,10 @@ only the rows whose inputs changed:
 * round 2 ops: the neighbours of round 1's and every op accessing a changed
   buffer; round 2 buffers: the next buffer's row only (the policy reads no
   other);
+* round 1 buffers and round 2 ops keep their message MLP's first layer on
+  the two input parts a move rarely changes (``_Fixed``), so a row whose
+  lifetime mean or buffers' mean alone changed pays one [H, H] product for
+  it (``_split_first``);
 * the attention, the plans' residency means and the plan head on the next
   buffer, as ``network.apply`` does.
 
