@@ -155,3 +155,32 @@ def test_static_lifetime_means_recompute_only_the_accessing_rows():
     dynamic = argmax.Player(base, g, sf, count_rows=True)
     dynamic.play()
     assert np.asarray(dynamic.rows)[:, 2].sum() > rows[:, 2].sum()
+
+
+@pytest.mark.parametrize("life", ["ops", "static"])
+@pytest.mark.parametrize("mode", ["offload", "placement"])
+def test_kept_intermediates_equal_a_recompute_at_every_move(mode, life):
+    """What the row updates keep move after move (the embeddings of every
+    round, the lifetime sums, the first layers' fixed parts of round 1's
+    buffers and round 2's ops) equals the same state's intermediates
+    computed afresh (Player.recomputed), to float32 rounding: a row a move
+    changes but the updates leave stale fails it."""
+    for inst in (random_instance(5, num_ops=70, num_args=4, mode=mode),
+                 Instance.load(DATA / "instances" / f"transformer_small-{mode}-50.json")):
+        batch, g, sf = _one(inst)
+        pl = argmax.Player(_variant(agent.default_params(batch), life), g, sf)
+        for i in range(inst.num_buffers - 1):
+            a, _, offs = pl.logits()
+            pl.move(a, offs)
+            kept, fresh = pl.S, pl.recomputed()
+            for name in kept._fields:
+                if name == "cd":        # the last move's prefix sums, not a function of the state
+                    continue
+                # the real buffers' and ops' rows (padding rows are never read)
+                valid = pl.buf_valid if name in ("hb0", "life1", "fb1", "hb1") else pl.op_valid
+                for k, f in zip(jax.tree.leaves(getattr(kept, name)),
+                                jax.tree.leaves(getattr(fresh, name))):
+                    n = len(valid)
+                    np.testing.assert_allclose(np.asarray(k)[:n][valid], np.asarray(f)[:n][valid],
+                                               rtol=1e-4, atol=1e-4,
+                                               err_msg=f"{inst.program} move {i}: {name}")

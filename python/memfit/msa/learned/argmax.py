@@ -24,6 +24,10 @@ only the rows whose inputs changed:
 * round 2 ops: the neighbours of round 1's and every op accessing a changed
   buffer; round 2 buffers: the next buffer's row only (the policy reads no
   other);
+* round 1 buffers and round 2 ops keep their message MLP's first layer on
+  the two input parts a move rarely changes (``_Fixed``), so a row whose
+  lifetime mean or buffers' mean alone changed pays one [H, H] product for
+  it (``_split_first``);
 * the attention, the plans' residency means and the plan head on the next
   buffer, as ``network.apply`` does.
 
@@ -141,6 +145,17 @@ class _Consts(NamedTuple):
     capacity: jax.Array      # float32 scalar
 
 
+class _Fixed(NamedTuple):
+    """A message MLP's first layer on the part of each row's input that a
+    move rarely changes (a buffer's own embedding and its ops' mean; an op's
+    own embedding and its neighbours' mean), centred: ``_split_first``
+    completes it with the part that changes (the lifetime mean; the
+    buffers' mean)."""
+    proj: jax.Array    # [n + 1, H]: (part - its mean) @ its rows of the weight
+    mean: jax.Array    # [n + 1, 1]
+    ssd: jax.Array     # [n + 1, 1]: the part's sum of squared deviations
+
+
 class _State(NamedTuple):
     """The network's intermediates; embedding arrays have a zero last row."""
     ho0: jax.Array     # [T + 1, H]
@@ -148,7 +163,9 @@ class _State(NamedTuple):
     ho1: jax.Array     # [T + 1, H]
     cd: jax.Array      # [L + 1, H]: prefix sums of round 1's last changes
     life1: jax.Array   # [B, H]: sums of ho1 over each lifetime
+    fb1: _Fixed        # round 1 buffers' [hb0, ops' mean of ho1]
     hb1: jax.Array     # [B + 1, H]
+    fo2: _Fixed        # round 2 ops' [ho1, neighbours' mean of ho1]
     ho2: jax.Array     # [T + 1, H]
     hon: jax.Array     # [T, H]: normalised ho2
 
@@ -179,23 +196,86 @@ def _rest_sums(X, rest, heavy):
         else jnp.zeros((n + 1, X.shape[1]), X.dtype)
 
 
-def _op_round(layers, ho, hb, C, rows, rest):
-    """network._op_round on ``rows`` (pad: T + 1); ``rest``: _rest_sums of hb."""
+def _from_bufs(hb, C, rows, rest):
+    return (hb[C.op_tbl[rows]].sum(1) + rest[C.op_heavy[rows]]) / C.op_cnt[rows]
+
+
+def _neighbours(ho, C, rows):
+    """The mean of an op's schedule neighbours (wrapping, as network._op_round's roll)."""
     T = C.op_static.shape[0]
     left = jnp.where(rows < T, (rows - 1) % T, T)
     right = jnp.where(rows < T, (rows + 1) % T, T)
-    from_bufs = (hb[C.op_tbl[rows]].sum(1) + rest[C.op_heavy[rows]]) / C.op_cnt[rows]
-    nb = (ho[left] * C.op_validf[left] + ho[right] * C.op_validf[right]) / 2.0
-    x = network._norm(jnp.concatenate([ho[rows], from_bufs, nb], axis=1))
+    return (ho[left] * C.op_validf[left] + ho[right] * C.op_validf[right]) / 2.0
+
+
+def _from_ops(ho, C, rows, rest):
+    return (ho[C.buf_tbl[rows]].sum(1) + rest[C.buf_heavy[rows]]) / C.buf_cnt[rows]
+
+
+def _op_round(layers, ho, hb, C, rows, rest):
+    """network._op_round on ``rows`` (pad: T + 1); ``rest``: _rest_sums of hb."""
+    x = network._norm(jnp.concatenate([ho[rows], _from_bufs(hb, C, rows, rest),
+                                       _neighbours(ho, C, rows)], axis=1))
     return ho[rows] + network._mlp(layers, x) * C.op_validf[rows]
 
 
 def _buf_round(layers, hb, ho, life_sums, C, rows, rest):
     """network._buf_round on ``rows``, the lifetime means from ``life_sums``."""
-    from_ops = (ho[C.buf_tbl[rows]].sum(1) + rest[C.buf_heavy[rows]]) / C.buf_cnt[rows]
     life = life_sums / C.life_len[rows]
-    x = network._norm(jnp.concatenate([hb[rows], from_ops, life], axis=1))
+    x = network._norm(jnp.concatenate([hb[rows], _from_ops(ho, C, rows, rest), life], axis=1))
     return hb[rows] + network._mlp(layers, x) * C.buf_validf[rows]
+
+
+# A message MLP's input is [own, mean of the other side, third] (3H); the
+# rounds below split its first layer: the rows of the weight on the part a
+# move rarely changes (``_FIXED``: op rounds [own, neighbours], buffer rounds
+# [own, ops]) against those on the part that changes (``_MOVING``: the
+# buffers' mean; the lifetime mean). norm(x) @ W is, with the two parts'
+# means and sums of squared deviations (the parallel variance formula),
+# the centred parts' products plus the means' offsets times W's column
+# sums, over the whole input's deviation: the same function, its rounding
+# apart, for one [H, H] product per row instead of [3H, H].
+_FIXED = {"op": (0, 2), "buf": (0, 1)}
+_MOVING = {"op": 1, "buf": 2}
+
+
+def _blocks(w, kind):
+    H = w.shape[0] // 3
+    fixed = jnp.concatenate([w[i * H:(i + 1) * H] for i in _FIXED[kind]])
+    m = _MOVING[kind]
+    return fixed, w[m * H:(m + 1) * H]
+
+
+def _fixed_part(layers, kind, x):
+    """_Fixed rows (without the pad row) of the fixed part ``x`` [n, 2H]."""
+    w_fixed, _ = _blocks(layers[0]["w"], kind)
+    mean = x.mean(1, keepdims=True)
+    d = x - mean
+    return d @ w_fixed, mean, (d * d).sum(1, keepdims=True)
+
+
+def _split_first(layers, kind, proj, mean, ssd, y):
+    """The message MLP of the rows whose fixed part is (proj, mean, ssd)
+    and moving part ``y`` [n, H]: network._mlp(layers, network._norm(x))."""
+    w = layers[0]["w"]
+    w_fixed, w_moving = _blocks(w, kind)
+    nf, nm = w_fixed.shape[0], w_moving.shape[0]
+    ym = y.mean(1, keepdims=True)
+    dy = y - ym
+    mu = (nf * mean + nm * ym) / (nf + nm)
+    var = (ssd + nf * (mean - mu) ** 2 + (dy * dy).sum(1, keepdims=True)
+           + nm * (ym - mu) ** 2) / (nf + nm)
+    z = (proj + (mean - mu) * w_fixed.sum(0) + dy @ w_moving + (ym - mu) * w_moving.sum(0)) \
+        * jax.lax.rsqrt(var + 1e-5) + layers[0]["b"]
+    return network._mlp(layers[1:], jax.nn.gelu(z))
+
+
+def _set_fixed(f: _Fixed, rows, part) -> _Fixed:
+    return _Fixed(*(a.at[rows].set(v, mode="drop") for a, v in zip(f, part)))
+
+
+def _with_pad(part):
+    return _Fixed(*(jnp.concatenate([a, jnp.zeros((1, a.shape[1]), a.dtype)]) for a in part))
 
 
 @jax.jit
@@ -218,7 +298,12 @@ def _init(net, C: _Consts, live_f, fits_f, hb0_state):
     ho2 = jnp.concatenate([_op_round(net["op_msg"][1], ho1, hb1, C, ops,
                                      _rest_sums(hb1, C.op_rest, C.op_heavy_rows)), zero])
     cd = jnp.zeros((T + 1, H), jnp.float32)
-    return _State(ho0, hb0, ho1, cd, life1, hb1, ho2, network._norm(ho2[:T]))
+    rest = _rest_sums(ho1, C.buf_rest, C.buf_heavy_rows)
+    fb1 = _with_pad(_fixed_part(net["buf_msg"][0], "buf", jnp.concatenate(
+        [hb0[:B], _from_ops(ho1, C, bufs, rest)], axis=1)))
+    fo2 = _with_pad(_fixed_part(net["op_msg"][1], "op", jnp.concatenate(
+        [ho1[:T], _neighbours(ho1, C, ops)], axis=1)))
+    return _State(ho0, hb0, ho1, cd, life1, fb1, hb1, fo2, ho2, network._norm(ho2[:T]))
 
 
 @functools.partial(jax.jit, donate_argnums=(1,), static_argnames=("chunk",))
@@ -249,39 +334,61 @@ def _round1(net, S: _State, C: _Consts, n0, d0, live0, fits0, bufs0, states0, n1
     return S._replace(ho0=ho0, hb0=hb0, ho1=ho1, cd=cd)
 
 
-@functools.partial(jax.jit, donate_argnums=(1,), static_argnames=("chunk",))
-def _round1_bufs(net, S: _State, C: _Consts, nb, b1, i0, i1, chunk: int):
-    """Round 1 on the ``nb`` buffers ``b1``: their lifetime sums first gain
-    round 1's changes between positions ``i0`` and ``i1`` of its rows
-    (nothing where the lifetime holds none of them)."""
+@functools.partial(jax.jit, donate_argnums=(1,), static_argnames=("chunks",))
+def _round1_bufs(net, S: _State, C: _Consts, nf, f1, nb, b1, i0, i1, chunks):
+    """Round 1 on the ``nb`` buffers ``b1``: first the fixed part of the
+    ``nf`` buffers ``f1`` whose own embedding or ops changed; the lifetime
+    sums gain round 1's changes between positions ``i0`` and ``i1`` of its
+    rows (nothing where the lifetime holds none of them)."""
+    layers = net["buf_msg"][0]
     rest = _rest_sums(S.ho1, C.buf_rest, C.buf_heavy_rows)
     last = S.life1.shape[0] - 1
 
+    def fixed(i, fb1):
+        r = _chunk(f1, i, chunks[0])
+        x = jnp.concatenate([S.hb0[r], _from_ops(S.ho1, C, r, rest)], axis=1)
+        return _set_fixed(fb1, r, _fixed_part(layers, "buf", x))
+
+    fb1 = _loop(nf, fixed, S.fb1, chunks[0])
+
     def round1(i, carry):
         hb1, life1 = carry
-        r = _chunk(b1, i, chunk)
-        sums = life1[jnp.minimum(r, last)] + S.cd[_chunk(i1, i, chunk)] \
-            - S.cd[_chunk(i0, i, chunk)]
-        new = _buf_round(net["buf_msg"][0], S.hb0, S.ho1, sums, C, r, rest)
+        r = _chunk(b1, i, chunks[1])
+        sums = life1[jnp.minimum(r, last)] + S.cd[_chunk(i1, i, chunks[1])] \
+            - S.cd[_chunk(i0, i, chunks[1])]
+        out = _split_first(layers, "buf", fb1.proj[r], fb1.mean[r], fb1.ssd[r],
+                           sums / C.life_len[r])
+        new = S.hb0[r] + out * C.buf_validf[r]
         return hb1.at[r].set(new, mode="drop"), life1.at[r].set(sums, mode="drop")
 
-    hb1, life1 = _loop(nb, round1, (S.hb1, S.life1), chunk)
-    return S._replace(life1=life1, hb1=hb1)
+    hb1, life1 = _loop(nb, round1, (S.hb1, S.life1), chunks[1])
+    return S._replace(life1=life1, fb1=fb1, hb1=hb1)
 
 
-@functools.partial(jax.jit, donate_argnums=(1,), static_argnames=("chunk",))
-def _round2(net, S: _State, C: _Consts, n2, d2, chunk: int):
-    """Round 2 on the ``n2`` ops ``d2``."""
+@functools.partial(jax.jit, donate_argnums=(1,), static_argnames=("chunks",))
+def _round2(net, S: _State, C: _Consts, nf, f2, n2, d2, chunks):
+    """Round 2 on the ``n2`` ops ``d2``, after the fixed part of the ``nf``
+    ops ``f2`` whose own or neighbours' round 1 changed."""
+    layers = net["op_msg"][1]
     rest = _rest_sums(S.hb1, C.op_rest, C.op_heavy_rows)
+
+    def fixed(i, fo2):
+        r = _chunk(f2, i, chunks[0])
+        x = jnp.concatenate([S.ho1[r], _neighbours(S.ho1, C, r)], axis=1)
+        return _set_fixed(fo2, r, _fixed_part(layers, "op", x))
+
+    fo2 = _loop(nf, fixed, S.fo2, chunks[0])
 
     def round2(i, carry):
         ho2, hon = carry
-        r = _chunk(d2, i, chunk)
-        new = _op_round(net["op_msg"][1], S.ho1, S.hb1, C, r, rest)
+        r = _chunk(d2, i, chunks[1])
+        out = _split_first(layers, "op", fo2.proj[r], fo2.mean[r], fo2.ssd[r],
+                           _from_bufs(S.hb1, C, r, rest))
+        new = S.ho1[r] + out * C.op_validf[r]
         return ho2.at[r].set(new, mode="drop"), hon.at[r].set(network._norm(new), mode="drop")
 
-    ho2, hon = _loop(n2, round2, (S.ho2, S.hon), chunk)
-    return S._replace(ho2=ho2, hon=hon)
+    ho2, hon = _loop(n2, round2, (S.ho2, S.hon), chunks[1])
+    return S._replace(fo2=fo2, ho2=ho2, hon=hon)
 
 
 @jax.jit
@@ -318,8 +425,8 @@ def _head(net, S: _State, C: _Consts, cur, uses, iv, dyn, offs, legal):
 
 def _update_rows(net, S: _State, C: _Consts, r1, rb, r2, chunks):
     S = _round1(net, S, C, *r1, chunk=chunks[0])
-    S = _round1_bufs(net, S, C, *rb, chunk=chunks[1])
-    return _round2(net, S, C, *r2, chunk=chunks[2])
+    S = _round1_bufs(net, S, C, *rb, chunks=(chunks[0], chunks[1]))
+    return _round2(net, S, C, *r2, chunks=(chunks[0], chunks[2]))
 
 
 #: One move's row updates (_round1, _round1_bufs, _round2) in one device call:
@@ -436,9 +543,14 @@ class Player:
         if cur is not None:
             self.hb0_state[cur] = 1
         self.fits = self._fits(cur)
-        self.S = _init(self.net, self.C, jnp.asarray(self._live_f(np.arange(T))),
-                       jnp.asarray(self.fits.astype(np.float32)),
-                       jnp.asarray(self.hb0_state, jnp.int32))
+        self.S = self.recomputed()
+
+    def recomputed(self) -> _State:
+        """The network's intermediates of the current state computed afresh
+        (what the row updates keep, but ``cd``: zero)."""
+        return _init(self.net, self.C, jnp.asarray(self._live_f(np.arange(self.T))),
+                     jnp.asarray(self.fits.astype(np.float32)),
+                     jnp.asarray(self.hb0_state, jnp.int32))
 
     def current(self):
         return int(self.order[self.step]) if self.step < self.n else None
@@ -635,25 +747,32 @@ class Player:
         # round 1, buffers: those living across a changed op (their lifetime
         # sums; none where they are static), the two, and the buffers of the
         # changed ops
-        mb = np.zeros(B + 1, bool)
+        # (the two and those of the changed ops: their first layers' fixed part)
+        mf = np.zeros(B + 1, bool)
+        mf[bufs0] = True
+        self.op_adj.mark(mf, d1)
+        f1 = np.nonzero(mf[:B] & self.buf_valid)[0]
         if self.static_life:
             i0 = i1 = np.zeros(B, np.int64)
+            mb = mf
         else:
             i0 = np.searchsorted(d1, self.start, side="left")
             i1 = np.searchsorted(d1, self.end, side="right")
-            mb[:B] = (i1 > i0) & self.buf_valid
-        mb[bufs0] = True
-        self.op_adj.mark(mb, d1)
+            mb = mf.copy()
+            mb[:B] |= (i1 > i0) & self.buf_valid
         b1 = np.nonzero(mb[:B] & self.buf_valid)[0]
         LB = self.buf_len
-        rb = (len(b1), _pad(b1, LB, B + 1), _pad(i0[b1], LB, 0), _pad(i1[b1], LB, 0))
-        # round 2, ops: round 1's and their neighbours, the ops of the changed buffers
+        rb = (len(f1), _pad(f1, LB, B + 1), len(b1), _pad(b1, LB, B + 1),
+              _pad(i0[b1], LB, 0), _pad(i1[b1], LB, 0))
+        # round 2, ops: round 1's and their neighbours (their first layers'
+        # fixed part), the ops of the changed buffers
         m2 = self._around(d1)
+        f2 = self._ops(m2)
         self.buf_adj.mark(m2, b1)
         d2 = self._ops(m2)
         if self.rows is not None:
             self.rows.append((len(d0), len(d1), len(b1), len(d2)) + self._without_lifetimes(d1, bufs0))
-        return r1, rb, (len(d2), _pad(d2, L, T + 1))
+        return r1, rb, (len(f2), _pad(f2, L, T + 1), len(d2), _pad(d2, L, T + 1))
 
     def _without_lifetimes(self, d1, bufs0):
         """(round 1 buffers, round 2 ops) if a buffer's lifetime mean did not
