@@ -22,6 +22,9 @@
 //    optimization_barrier, dot(lhs^T, rhs) = [B, M, N], the original layout;
 //  * rhs [B, K, N], rhs the smaller: rhs^T = [B, N, K] behind a barrier,
 //    dot(rhs^T, lhs) = [B, N, M].
+// Batch dimensions need not lead (jax's gradient of einsum("qhd,khd->hqk")
+// by k reads the query chunk as [Q, H, D]): the operand transposed takes
+// them to the front, [B, N, K], and the other keeps its dimension numbers.
 // The barrier keeps XLA's algebraic simplifier from folding the transpose
 // back into the dot's dimension numbers. A result in [B, N, M] order is
 // accumulated as it comes and transposed once, after the loop.
@@ -39,6 +42,8 @@ namespace memfit::split {
 struct MinorContraction {
   bool swap = false;     // the emitted dot reads (rhs, lhs)
   int transposed = -1;   // original operand (0 lhs, 1 rhs) transposed behind a barrier
+  /// How that operand is transposed: to [batch..., free, contracted].
+  llvm::SmallVector<int64_t> perm;
   DotDims dims;          // of the emitted dot
   /// The emitted dot's result type (its layout, [B, N, M] when swapped).
   mlir::RankedTensorType resultType;
@@ -50,8 +55,10 @@ struct MinorContraction {
 /// How `dot` (a dot_general) is written with its lhs contracted on its
 /// minor dimension; nullopt when it already is, or when it is not a
 /// batched matrix product memfit rewrites (one contracting dimension per
-/// side, batch dimensions leading on both, one free dimension per side,
-/// f32/f64/bf16 operands, no `algorithm` or sharding attribute).
+/// side, one free dimension per side, f32/f64/bf16 operands, no
+/// `algorithm` or sharding attribute). Batch dimensions may lie anywhere:
+/// the transposed operand takes them to the front, the other keeps its
+/// dimension numbers.
 std::optional<MinorContraction> planMinorContraction(Operation *dot);
 
 /// `dot` applied to `lhs`, `rhs` (its operands, or chunks of them) in the
