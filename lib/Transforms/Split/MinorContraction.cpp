@@ -143,4 +143,51 @@ Value emitMinorContraction(OpBuilder &b, Location loc, Operation *dot,
   return y->getResult(0);
 }
 
+std::optional<SmallVector<int64_t>> carriedOperandLayout(Operation *dot, unsigned operand) {
+  auto view = DotGeneralView::match(dot);
+  if (!view || operand > 1)
+    return std::nullopt;
+  auto t = llvm::dyn_cast<RankedTensorType>(dot->getOperand(operand).getType());
+  if (!t || !t.hasStaticShape() || !ynnElementType(t.getElementType()))
+    return std::nullopt;
+  DotDims d = view->getDims();
+  const SmallVector<int64_t> &batch = operand == 0 ? d.lhsBatch : d.rhsBatch;
+  if (batch.empty() || isLeading(batch))
+    return std::nullopt;
+  SmallVector<int64_t> rest;
+  for (int64_t i = 0; i < t.getRank(); ++i)
+    if (!llvm::is_contained(batch, i))
+      rest.push_back(i);
+  llvm::stable_sort(rest, [&](int64_t a, int64_t b) { return t.getDimSize(a) < t.getDimSize(b); });
+  SmallVector<int64_t> perm(batch.begin(), batch.end());
+  perm.append(rest.begin(), rest.end());
+  return perm;
+}
+
+unsigned writeTopLevelDotsMinor(Block &block) {
+  SmallVector<Operation *> dots;
+  for (Operation &op : block)
+    if (getOpKind(&op) == OpKind::DotGeneral)
+      dots.push_back(&op);
+  unsigned n = 0;
+  for (Operation *dot : dots) {
+    std::optional<MinorContraction> mc = planMinorContraction(dot);
+    if (!mc)
+      continue;
+    OpBuilder b(dot);
+    Value r = emitMinorContraction(b, dot->getLoc(), dot, *mc, dot->getOperand(0),
+                                   dot->getOperand(1));
+    // XLA folds a transpose of a dot's result into the dot by swapping its
+    // operands (jax transposes a weight gradient h^T dK so), which would
+    // contract the other operand on its major dimension again.
+    r = buildOptimizationBarrier(b, dot->getLoc(), {r})->getResult(0);
+    if (!mc->toOriginal.empty())
+      r = buildTranspose(b, dot->getLoc(), r, mc->toOriginal);
+    dot->getResult(0).replaceAllUsesWith(r);
+    dot->erase();
+    ++n;
+  }
+  return n;
+}
+
 } // namespace memfit::split

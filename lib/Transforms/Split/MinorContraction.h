@@ -66,6 +66,31 @@ std::optional<MinorContraction> planMinorContraction(Operation *dot);
 Value emitMinorContraction(mlir::OpBuilder &b, mlir::Location loc, Operation *dot,
                            const MinorContraction &mc, Value lhs, Value rhs);
 
+/// For an operand of `dot` that a split loop reads whole in every
+/// iteration (a live-in: attention's keys and values, [S, H, D] by jax's
+/// reshape of k = h W_k), the permutation to carry it in when its batch
+/// dimensions do not lead: XLA:CPU makes a dot's batch dimensions leading
+/// with a copy, and in a loop body that copy runs in every iteration
+/// (XLA's while-loop sinking also moves a transposed loop operand back into
+/// the body, so the carried copy goes behind an optimization_barrier).
+/// Batch dimensions first, then the others by size, the largest minor:
+/// [H, D, S] serves both of attention's dots on k and on v without a copy
+/// (measured: [H, S, D] made XLA swap the product of the probabilities and
+/// v into a library dot contracted on its major dimension). nullopt when
+/// the batch dimensions lead already or the dot is not one memfit rewrites.
+std::optional<llvm::SmallVector<int64_t>> carriedOperandLayout(Operation *dot, unsigned operand);
+
+/// Writes the dots of `block` itself (not of loops in it) in the form
+/// planMinorContraction gives, transposing the result back where the form
+/// swaps the operands; returns how many. In a split program the dots left
+/// outside its loops are whole (the key and value projections' weight
+/// gradients h^T dK after a transformer block's loop over query rows): as
+/// library dots their packing scratch, about their operands' bytes, is
+/// memory XLA does not count (python/memfit/runtime_scratch.py), 18 MiB
+/// beside a 69 MiB limit in that block's SGD step; written so, the operand
+/// transposed is a buffer XLA counts, and ynn runs the dot.
+unsigned writeTopLevelDotsMinor(mlir::Block &block);
+
 } // namespace memfit::split
 
 #endif

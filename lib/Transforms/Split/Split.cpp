@@ -34,6 +34,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ChunkChooser.h"
+#include "MinorContraction.h"
 #include "FoldViews.h"
 #include "LoopCost.h"
 #include "LoopEmitter.h"
@@ -517,6 +518,39 @@ void dropRemainderMarks(func::FuncOp f) {
   f.walk([](Operation *op) { op->removeDiscardableAttr(kRemainderAttr); });
 }
 
+/// Whether memfit-split made a loop in `f`.
+bool madeLoops(func::FuncOp f) {
+  bool any = false;
+  f.walk([&](Operation *op) { any |= op->hasAttr(kSplitRecordAttr); });
+  return any;
+}
+
+/// With minor-contraction, a split program's whole dots at its top level
+/// in the form XLA:CPU's ynn fusions take (writeTopLevelDotsMinor), unless
+/// the transposed operands would take the profile over `limit` (and over
+/// its peak without them).
+void writeWholeDotsMinor(func::FuncOp f, int64_t limit, const Settings &settings) {
+  if (!settings.minorContraction || !madeLoops(f))
+    return;
+  FailureOr<FunctionProfile> before = profileForSplit(f);
+  auto work = llvm::cast<func::FuncOp>(f->clone());
+  if (writeTopLevelDotsMinor(work.front()) > 0) {
+    FailureOr<FunctionProfile> after = profileForSplit(work);
+    if (succeeded(before) && succeeded(after) &&
+        after->peakBytes <= std::max(limit, before->peakBytes)) {
+      f.getBody().takeBody(work.getBody());
+    }
+  }
+  work->erase();
+}
+
+/// A split that fits: `work`'s body becomes `f`'s.
+void adoptSplit(func::FuncOp f, func::FuncOp work, int64_t limit, const Settings &settings) {
+  dropRemainderMarks(work);
+  writeWholeDotsMinor(work, limit, settings);
+  f.getBody().takeBody(work.getBody());
+}
+
 struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
   using MemfitSplitBase::MemfitSplitBase;
 
@@ -611,8 +645,7 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     attachMeshes(work, f->getParentOp());
     RunResult rr = runSplits(work, limit, Steps::Greedy, settings);
     if (rr.ok) {
-      dropRemainderMarks(work);
-      f.getBody().takeBody(work.getBody());
+      adoptSplit(f, work, limit, settings);
       work->erase();
       return success();
     }
@@ -638,8 +671,7 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
       return success();
     }
     if (reachable <= limit) {
-      dropRemainderMarks(probe);
-      f.getBody().takeBody(probe.getBody());
+      adoptSplit(f, probe, limit, settings);
       probe->erase();
       work->erase();
       return success();
@@ -674,8 +706,7 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
         attachMeshes(work, f->getParentOp());
         RunResult rr = runSplits(work, limit, Steps::Projected, settings, budget, whole);
         if (rr.ok) {
-          dropRemainderMarks(work);
-          f.getBody().takeBody(work.getBody());
+          adoptSplit(f, work, limit, settings);
           work->erase();
           return success();
         }
