@@ -367,7 +367,8 @@ static bool onlyReadInRegion(const Plan &plan, Value v) {
 void LoopEmitter::relayoutWholeOperands() {
   if (!plan.minorContraction || plan.osm)
     return;
-  SmallVector<std::tuple<Value, SmallVector<int64_t>, Value>> made;
+  // Which operands, before any copy adds a reader outside the region.
+  SmallVector<std::tuple<Operation *, unsigned, SmallVector<int64_t>>> chosen;
   for (Operation *x : plan.order) {
     if (getOpKind(x) != OpKind::DotGeneral)
       continue;
@@ -377,25 +378,28 @@ void LoopEmitter::relayoutWholeOperands() {
       if (!def || plan.operandDims.lookup(x)[i] >= 0 || plan.dimOf.count(o) ||
           isConstantLike(def) || plan.inPlan(def) || !onlyReadInRegion(plan, o))
         continue;
-      std::optional<SmallVector<int64_t>> perm = carriedOperandLayout(x, i);
-      if (!perm)
-        continue;
-      Value carried;
-      for (auto &[v, p, c] : made)
-        if (v == o && p == *perm)
-          carried = c;
-      if (!carried) {
-        OpBuilder b(x->getContext());
-        b.setInsertionPointAfter(def);
-        Value t = buildTranspose(b, x->getLoc(), o, *perm);
-        carried = buildOptimizationBarrier(b, x->getLoc(), {t})->getResult(0);
-        made.emplace_back(o, *perm, carried);
-      }
-      SmallVector<int64_t> back(perm->size());
-      for (auto [j, d] : llvm::enumerate(*perm))
-        back[d] = static_cast<int64_t>(j);
-      relayouts[{x, i}] = Relayout{carried, back};
+      if (std::optional<SmallVector<int64_t>> perm = carriedOperandLayout(x, i))
+        chosen.emplace_back(x, i, *perm);
     }
+  }
+  SmallVector<std::tuple<Value, SmallVector<int64_t>, Value>> made;
+  for (auto &[x, i, perm] : chosen) {
+    Value o = x->getOperand(i);
+    Value carried;
+    for (auto &[v, p, c] : made)
+      if (v == o && p == perm)
+        carried = c;
+    if (!carried) {
+      OpBuilder b(x->getContext());
+      b.setInsertionPointAfter(o.getDefiningOp());
+      Value t = buildTranspose(b, x->getLoc(), o, perm);
+      carried = buildOptimizationBarrier(b, x->getLoc(), {t})->getResult(0);
+      made.emplace_back(o, perm, carried);
+    }
+    SmallVector<int64_t> back(perm.size());
+    for (auto [j, d] : llvm::enumerate(perm))
+      back[d] = static_cast<int64_t>(j);
+    relayouts[{x, i}] = Relayout{carried, back};
   }
 }
 
