@@ -350,14 +350,32 @@ bool LoopEmitter::readOnlyAsChunks(Value v, int64_t dim) const {
   return true;
 }
 
-/// Whether only ops of the region read `v`: a copy the loop carries
-/// instead then takes its place, no more memory.
-static bool onlyReadInRegion(const Plan &plan, Value v) {
-  return llvm::all_of(v.getUsers(), [&](Operation *u) { return plan.inPlan(u); });
+/// Whether a copy of `v` that the loop carries takes the place of a buffer
+/// the loop would carry anyway: `v` is read only by ops of the region, and
+/// is (through reshapes and transposes, views XLA makes of a buffer, read
+/// by nothing else) the result of an op that is no fusible computation
+/// (attention's k = h W_k). A fusible one (an argument scaled) the body
+/// recomputes in whatever layout its dots read; an argument its caller
+/// keeps, so a copy would take its bytes again.
+static bool carriedInstead(const Plan &plan, Value v) {
+  if (!llvm::all_of(v.getUsers(), [&](Operation *u) { return plan.inPlan(u); }))
+    return false;
+  for (unsigned steps = 0; steps < 16; ++steps) {
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return false;
+    OpKind kind = getOpKind(def);
+    if (kind != OpKind::Reshape && kind != OpKind::Transpose)
+      return !FusionModel::isFusible(def) && !isConstantLike(def);
+    v = def->getOperand(0);
+    if (!v.hasOneUse())
+      return false;
+  }
+  return false;
 }
 
 /// A whole operand of a dot in the region whose batch dimensions do not
-/// lead, computed and read by the region alone, is carried in the layout carriedOperandLayout gives (behind an
+/// lead, a buffer the loop would carry (carriedInstead), is carried in the layout carriedOperandLayout gives (behind an
 /// optimization_barrier, made where the operand is), and each chunk
 /// transposes it back, which XLA folds into the dot: XLA:CPU would
 /// otherwise copy it into that layout in every iteration (attention's k and
@@ -376,7 +394,7 @@ void LoopEmitter::relayoutWholeOperands() {
       Value o = x->getOperand(i);
       Operation *def = o.getDefiningOp();
       if (!def || plan.operandDims.lookup(x)[i] >= 0 || plan.dimOf.count(o) ||
-          isConstantLike(def) || plan.inPlan(def) || !onlyReadInRegion(plan, o))
+          isConstantLike(def) || plan.inPlan(def) || !carriedInstead(plan, o))
         continue;
       if (std::optional<SmallVector<int64_t>> perm = carriedOperandLayout(x, i))
         chosen.emplace_back(x, i, *perm);

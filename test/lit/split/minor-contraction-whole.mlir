@@ -7,13 +7,13 @@
 // RUN: memfit-opt %s --pass-pipeline='builtin.module(memfit-split{memory-limit=600KB})' | FileCheck %s --check-prefix=OFF
 
 "builtin.module"() ({
-// Attention split by query rows with k = kx * kx [S, H, D] read whole by
-// both dots, by heads in its middle dimension: k is transposed once to
+// Attention split by query rows with k = kx W [S, H, D] (a dot, computed
+// once before the loop) read whole by both dots, by heads in its middle dimension: k is transposed once to
 // [H, D, S] (batch first, the largest dimension minor) behind a barrier
 // before the loop, the loop carries that, and each iteration transposes it
 // back for the dots (which XLA folds into their dimension numbers).
 // ON-LABEL: func.func public @carried_heads_first
-// ON: %[[K:.*]] = "stablehlo.multiply"(%arg1, %arg1)
+// ON: %[[K:.*]] = "stablehlo.dot_general"(%arg1, %arg2)
 // ON: %[[KT:.*]] = "stablehlo.transpose"(%[[K]]) <{permutation = array<i64: 1, 2, 0>}> : (tensor<512x2x8xf32>) -> tensor<2x8x512xf32>
 // ON: %[[B:.*]] = "stablehlo.optimization_barrier"(%[[KT]]) : (tensor<2x8x512xf32>) -> tensor<2x8x512xf32>
 // ON: "stablehlo.while"({{.*}}%[[B]]
@@ -27,7 +27,30 @@
 // OFF: "stablehlo.while"
 // OFF-NOT: tensor<2x8x512xf32>
 // OFF: return
-  "func.func"() <{function_type = (tensor<512x2x8xf32>, tensor<512x2x8xf32>) -> tensor<2x512x8xf32>, sym_name = "carried_heads_first", sym_visibility = "public"}> ({
+  "func.func"() <{function_type = (tensor<512x2x8xf32>, tensor<512x2x8xf32>, tensor<8x8xf32>) -> tensor<2x512x8xf32>, sym_name = "carried_heads_first", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<512x2x8xf32>, %arg1: tensor<512x2x8xf32>, %arg2: tensor<8x8xf32>):
+    %k = "stablehlo.dot_general"(%arg1, %arg2) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>}> : (tensor<512x2x8xf32>, tensor<8x8xf32>) -> tensor<512x2x8xf32>
+    %1 = "stablehlo.dot_general"(%arg0, %k) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [1], rhs_batching_dimensions = [1], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [2]>}> : (tensor<512x2x8xf32>, tensor<512x2x8xf32>) -> tensor<2x512x512xf32>
+    %2 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %3 = "stablehlo.reduce"(%1, %2) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %9 = "stablehlo.maximum"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%9) : (tensor<f32>) -> ()
+    }) : (tensor<2x512x512xf32>, tensor<f32>) -> tensor<2x512xf32>
+    %5 = "stablehlo.broadcast_in_dim"(%3) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<2x512xf32>) -> tensor<2x512x512xf32>
+    %6 = "stablehlo.subtract"(%1, %5) : (tensor<2x512x512xf32>, tensor<2x512x512xf32>) -> tensor<2x512x512xf32>
+    %7 = "stablehlo.exponential"(%6) : (tensor<2x512x512xf32>) -> tensor<2x512x512xf32>
+    %8 = "stablehlo.dot_general"(%7, %k) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [1], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>}> : (tensor<2x512x512xf32>, tensor<512x2x8xf32>) -> tensor<2x512x8xf32>
+    "func.return"(%8) : (tensor<2x512x8xf32>) -> ()
+  }) : () -> ()
+// The same loop with k = kx * kx, which the loop body recomputes from kx
+// (in whatever layout its dots read): no copy is carried.
+// ON-LABEL: func.func public @fusible_recomputed
+// ON-NOT: "stablehlo.optimization_barrier"(%{{[^,]*}}) :
+// ON: "stablehlo.while"
+// ON-NOT: tensor<2x8x512xf32>
+// ON: return
+  "func.func"() <{function_type = (tensor<512x2x8xf32>, tensor<512x2x8xf32>) -> tensor<2x512x8xf32>, sym_name = "fusible_recomputed", sym_visibility = "public"}> ({
   ^bb0(%arg0: tensor<512x2x8xf32>, %arg1: tensor<512x2x8xf32>):
     %k = "stablehlo.multiply"(%arg1, %arg1) : (tensor<512x2x8xf32>, tensor<512x2x8xf32>) -> tensor<512x2x8xf32>
     %1 = "stablehlo.dot_general"(%arg0, %k) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [1], rhs_batching_dimensions = [1], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [2]>}> : (tensor<512x2x8xf32>, tensor<512x2x8xf32>) -> tensor<2x512x512xf32>
