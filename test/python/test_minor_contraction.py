@@ -145,6 +145,50 @@ def test_split_attention_gradient_matches_jax_and_float64():
             assert rel_err(g, r) <= 4 * je + 16 * np.finfo(np.float32).eps, (minor, name)
 
 
+def heads_in_the_middle(x, wq, wk, wv, g):
+    """Attention as jax's einsums write it on [S, H, D] projections (heads in
+    the middle dimension), and its weights' gradients."""
+    def f(wq, wk, wv):
+        q, k, v = ((x @ w).reshape(x.shape[0], 2, 64) for w in (wq, wk, wv))
+        s = jnp.einsum("qhd,khd->hqk", q, k) / np.float32(8.0)
+        o = jnp.einsum("hqk,khd->qhd", jax.nn.softmax(s, -1), v)
+        return jnp.sum(o * g)
+    return jax.grad(f, argnums=(0, 1, 2))(wq, wk, wv)
+
+
+def heads_in_the_middle64(x, wq, wk, wv, g):
+    x, wq, wk, wv, g = (np.asarray(a, np.float64) for a in (x, wq, wk, wv, g))
+    per_head = lambda a: a.reshape(a.shape[0], 2, 64).transpose(1, 0, 2)  # noqa: E731
+    flat = lambda a: a.transpose(1, 0, 2).reshape(a.shape[1], -1)  # noqa: E731
+    dq, dk, dv = attention_grad64(per_head(x @ wq), per_head(x @ wk), per_head(x @ wv),
+                                  per_head(g.reshape(g.shape[0], -1)))
+    return x.T @ flat(dq), x.T @ flat(dk), x.T @ flat(dv)
+
+
+def test_heads_in_the_middle_gradient_matches_jax_and_float64():
+    # The loop over query rows carries k and v as [H, D, S] copies made once
+    # (their batch dimension is in the middle of [S, H, D]), accumulates dS^T q
+    # from q's chunk [c, H, D] transposed, and the weights' gradients x^T dK,
+    # x^T dV are whole dots after the loop, written contracted on their lhs's
+    # minor dimension; with the option off none of that happens.
+    x = normal(0, (1024, 128))
+    ws = [normal(i, (128, 128)) / np.float32(np.sqrt(128)) for i in (1, 2, 3)]
+    args = (x, *ws, normal(4, (1024, 2, 64)))
+    want = jax.jit(heads_in_the_middle)(*args)
+    ref = heads_in_the_middle64(*args)
+    jax_err = [rel_err(w, r) for w, r in zip(want, ref)]
+    limit = 6 * MiB
+    c, text = compile_split(heads_in_the_middle, args, limit, minor=True)
+    off_text = compile_split(heads_in_the_middle, args, limit, minor=False)[1]
+    assert "stablehlo.while" in text
+    assert re.search(r"tensor<1024x2x64xf32>\) -> tensor<2x64x1024xf32>", text)  # carried copy
+    assert not ONE_OPERAND_BARRIER.search(off_text)
+    assert xla_bytes(c) <= limit
+    for name, got, w, r, je in zip(("wq", "wk", "wv"), c(*args), want, ref, jax_err):
+        assert rel_err(got, w) <= 1e-5, name
+        assert rel_err(got, r) <= 4 * je + 16 * np.finfo(np.float32).eps, name
+
+
 # ---------------------------------------- the compiled program, jax defaults
 
 _DEFAULTS_SCRIPT = r"""

@@ -17,6 +17,7 @@
 #include "LoopEmitter.h"
 
 #include "GatherSelect.h"
+#include "MinorContraction.h"
 #include "OnlineSoftmax.h"
 #include "Reductions.h"
 #include "Scatter.h"
@@ -43,6 +44,7 @@ private:
 
   std::unique_ptr<Accumulator> makeAccumulator(Operation *sink);
   void chooseOutputBuffers();
+  void relayoutWholeOperands();
   bool readOnlyAsChunks(Value v, int64_t dim) const;
   void collectLiveIns();
   void rematerialiseLiveIns(llvm::SetVector<Value> &ins);
@@ -68,6 +70,14 @@ private:
   /// Per output (plan.outputs' order): the whole value whose buffer it is
   /// assembled in, or null for a new zero buffer (chooseOutputBuffers).
   SmallVector<Value> outputLeaf;
+  /// Whole operands of the region's dots that the loop carries in another
+  /// layout (relayoutWholeOperands): by (dot, operand number), the carried
+  /// value and the permutation back to the operand's own layout.
+  struct Relayout {
+    Value carried;
+    SmallVector<int64_t> back;
+  };
+  llvm::DenseMap<std::pair<Operation *, unsigned>, Relayout> relayouts;
 };
 
 /// One chunk of the region at `b`: the loop body, or the remainder step.
@@ -99,6 +109,8 @@ private:
   llvm::DenseMap<std::pair<Value, int64_t>, Value> leafCache;
   /// Leaves an output is assembled over: read from that output's state.
   llvm::DenseMap<Value, Value> leafInState;
+  /// Carried relaid-out operands, back in their own layout in this chunk.
+  llvm::DenseMap<Value, Value> relaidBack;
 };
 
 SmallVector<Value> ChunkEmission::starts(int64_t rank, int64_t dim) const {
@@ -145,6 +157,14 @@ SmallVector<Value> ChunkEmission::operandsOf(Operation *x, const Accumulator *ac
   for (auto [i, o] : llvm::enumerate(x->getOperands())) {
     if (acc && acc->isInitialState(i)) {
       operands.push_back(Value());
+      continue;
+    }
+    if (auto r = e.relayouts.find({x, static_cast<unsigned>(i)}); r != e.relayouts.end()) {
+      // The transpose folds into the dot's dimension numbers.
+      Value &back = relaidBack[r->second.carried];
+      if (!back)
+        back = buildTranspose(step.b, step.loc, whole(r->second.carried), r->second.back);
+      operands.push_back(back);
       continue;
     }
     int64_t d = plan.operandDims.lookup(x)[i];
@@ -330,12 +350,87 @@ bool LoopEmitter::readOnlyAsChunks(Value v, int64_t dim) const {
   return true;
 }
 
+/// Whether a copy of `v` that the loop carries takes the place of a buffer
+/// the loop would carry anyway: `v` is read only by ops of the region, and
+/// is (through reshapes and transposes, views XLA makes of a buffer, read
+/// by nothing else) the result of an op that is no fusible computation
+/// (attention's k = h W_k). A fusible one (an argument scaled) the body
+/// recomputes in whatever layout its dots read; an argument its caller
+/// keeps, so a copy would take its bytes again.
+static bool carriedInstead(const Plan &plan, Value v) {
+  if (!llvm::all_of(v.getUsers(), [&](Operation *u) { return plan.inPlan(u); }))
+    return false;
+  for (unsigned steps = 0; steps < 16; ++steps) {
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return false;
+    OpKind kind = getOpKind(def);
+    if (kind != OpKind::Reshape && kind != OpKind::Transpose)
+      return !FusionModel::isFusible(def) && !isConstantLike(def);
+    v = def->getOperand(0);
+    if (!v.hasOneUse())
+      return false;
+  }
+  return false;
+}
+
+/// A whole operand of a dot in the region whose batch dimensions do not
+/// lead, a buffer the loop would carry (carriedInstead), is carried in the layout carriedOperandLayout gives (behind an
+/// optimization_barrier, made where the operand is), and each chunk
+/// transposes it back, which XLA folds into the dot: XLA:CPU would
+/// otherwise copy it into that layout in every iteration (attention's k and
+/// v, [S, H, D], per head: three whole copies per iteration in a
+/// transformer block's SGD step). Written with minor-contraction (the
+/// forms XLA:CPU's ynn fusions take), not for an online softmax's loop.
+void LoopEmitter::relayoutWholeOperands() {
+  if (!plan.minorContraction || plan.osm)
+    return;
+  // Which operands, before any copy adds a reader outside the region.
+  SmallVector<std::tuple<Operation *, unsigned, SmallVector<int64_t>>> chosen;
+  for (Operation *x : plan.order) {
+    if (getOpKind(x) != OpKind::DotGeneral)
+      continue;
+    for (unsigned i = 0; i < 2; ++i) {
+      Value o = x->getOperand(i);
+      Operation *def = o.getDefiningOp();
+      if (!def || plan.operandDims.lookup(x)[i] >= 0 || plan.dimOf.count(o) ||
+          isConstantLike(def) || plan.inPlan(def) || !carriedInstead(plan, o))
+        continue;
+      if (std::optional<SmallVector<int64_t>> perm = carriedOperandLayout(x, i))
+        chosen.emplace_back(x, i, *perm);
+    }
+  }
+  SmallVector<std::tuple<Value, SmallVector<int64_t>, Value>> made;
+  for (auto &[x, i, perm] : chosen) {
+    Value o = x->getOperand(i);
+    Value carried;
+    for (auto &[v, p, c] : made)
+      if (v == o && p == perm)
+        carried = c;
+    if (!carried) {
+      OpBuilder b(x->getContext());
+      b.setInsertionPointAfter(o.getDefiningOp());
+      Value t = buildTranspose(b, x->getLoc(), o, perm);
+      carried = buildOptimizationBarrier(b, x->getLoc(), {t})->getResult(0);
+      made.emplace_back(o, perm, carried);
+    }
+    SmallVector<int64_t> back(perm.size());
+    for (auto [j, d] : llvm::enumerate(perm))
+      back[d] = static_cast<int64_t>(j);
+    relayouts[{x, i}] = Relayout{carried, back};
+  }
+}
+
 /// Values the region reads from outside (constants are cloned instead; a
 /// sink's initial state is read before the loop).
 void LoopEmitter::collectLiveIns() {
   llvm::SetVector<Value> ins;
   for (Operation *x : plan.order)
     for (auto [i, o] : llvm::enumerate(x->getOperands())) {
+      if (auto r = relayouts.find({x, static_cast<unsigned>(i)}); r != relayouts.end()) {
+        ins.insert(r->second.carried);
+        continue;
+      }
       if (plan.dimOf.count(o))
         continue;
       if (auto acc = accumulators.find(x);
@@ -552,6 +647,7 @@ Operation *LoopEmitter::apply(int64_t chunk) {
   Location loc = plan.seedOp->getLoc();
   int64_t n = plan.size / chunk, rem = plan.size % chunk;
   chooseOutputBuffers();
+  relayoutWholeOperands();
   collectLiveIns();
   OpBuilder b(insertionPoint());
   SmallVector<Value> init = initialState(b, loc);

@@ -34,6 +34,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ChunkChooser.h"
+#include "MinorContraction.h"
 #include "FoldViews.h"
 #include "LoopCost.h"
 #include "LoopEmitter.h"
@@ -70,6 +71,9 @@ struct Settings {
   /// limit asked for, whatever limit a step is planned against (the
   /// probe's is 0), so that the probe's plans and their replays agree.
   int64_t stashBytes = 0;
+  /// Set when a plan built under these settings keeps values for its
+  /// second pass: only then can a split without stashes differ.
+  bool *sawStash = nullptr;
 };
 
 /// How the split steps choose. Greedy: the plan of least modelled time
@@ -289,6 +293,8 @@ SmallVector<int64_t> offerSeed(func::FuncOp f, Value seed, const Planner &planne
                      " devices, and memfit chunks only unsharded dimensions";
       continue;
     }
+    if (plan->stashed && settings.sawStash)
+      *settings.sawStash = true;
     // The chunk is chosen on the loop as it will be emitted.
     plan->minorContraction = settings.minorContraction;
     c.offer(*plan, chooseChunk(f, *plan, minimize ? 0 : limit, rr.fixedBytes,
@@ -512,6 +518,39 @@ void dropRemainderMarks(func::FuncOp f) {
   f.walk([](Operation *op) { op->removeDiscardableAttr(kRemainderAttr); });
 }
 
+/// Whether memfit-split made a loop in `f`.
+bool madeLoops(func::FuncOp f) {
+  bool any = false;
+  f.walk([&](Operation *op) { any |= op->hasAttr(kSplitRecordAttr); });
+  return any;
+}
+
+/// With minor-contraction, a split program's whole dots at its top level
+/// in the form XLA:CPU's ynn fusions take (writeTopLevelDotsMinor), unless
+/// the transposed operands would take the profile over `limit` (and over
+/// its peak without them).
+void writeWholeDotsMinor(func::FuncOp f, int64_t limit, const Settings &settings) {
+  if (!settings.minorContraction || !madeLoops(f))
+    return;
+  FailureOr<FunctionProfile> before = profileForSplit(f);
+  auto work = llvm::cast<func::FuncOp>(f->clone());
+  if (writeTopLevelDotsMinor(work.front()) > 0) {
+    FailureOr<FunctionProfile> after = profileForSplit(work);
+    if (succeeded(before) && succeeded(after) &&
+        after->peakBytes <= std::max(limit, before->peakBytes)) {
+      f.getBody().takeBody(work.getBody());
+    }
+  }
+  work->erase();
+}
+
+/// A split that fits: `work`'s body becomes `f`'s.
+void adoptSplit(func::FuncOp f, func::FuncOp work, int64_t limit, const Settings &settings) {
+  dropRemainderMarks(work);
+  writeWholeDotsMinor(work, limit, settings);
+  f.getBody().takeBody(work.getBody());
+}
+
 struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
   using MemfitSplitBase::MemfitSplitBase;
 
@@ -569,24 +608,44 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
 
   /// A first pass may keep up to an eighth of the limit for its second
   /// (Stash.h); where the split then cannot fit (a kept value that the
-  /// smallest chunks' loop cannot afford), it is split again without.
+  /// smallest chunks' loop cannot afford), it is split again without, when
+  /// some plan did keep values: without any, the second split would be the
+  /// same, and its error (and each failed calibration split) would pay the
+  /// search for the smallest reachable limit twice.
   LogicalResult splitFunction(func::FuncOp f, int64_t limit) {
-    if (succeeded(splitFunction(f, limit, Settings{tempMargin, minorContraction, limit / 8},
-                                /*report=*/false)))
+    bool sawStash = false;
+    Settings stashing{tempMargin, minorContraction, limit / 8, &sawStash};
+    NoFit noFit;
+    if (succeeded(splitFunction(f, limit, stashing, noFit)))
       return success();
-    return splitFunction(f, limit, Settings{tempMargin, minorContraction, 0}, /*report=*/true);
+    Settings plain{tempMargin, minorContraction, 0};
+    if (sawStash && succeeded(splitFunction(f, limit, plain, noFit)))
+      return success();
+    if (noFit.reachable < kInfeasible / 2)
+      noFit.reachable = lowestGreedyLimit(f, std::max(limit, noFit.fixedBytes), noFit.reachable,
+                                          sawStash ? plain : stashing);
+    reportNoFit(noFit);
+    return failure();
   }
 
-  /// Splits `f` to fit `limit`; on failure leaves it as it was and, with
-  /// `report`, says why and names the smallest limit the split reaches.
+  /// Why a split failed: the greedy steps' result and the smallest limit
+  /// the probe reaches.
+  struct NoFit {
+    std::string message;
+    std::optional<Location> loc;
+    int64_t fixedBytes = 0;
+    int64_t reachable = kInfeasible;
+  };
+
+  /// Splits `f` to fit `limit`; on failure leaves it as it was and says
+  /// in `noFit` why.
   LogicalResult splitFunction(func::FuncOp f, int64_t limit, const Settings &settings,
-                              bool report) {
+                              NoFit &noFit) {
     auto work = llvm::cast<func::FuncOp>(f->clone());
     attachMeshes(work, f->getParentOp());
     RunResult rr = runSplits(work, limit, Steps::Greedy, settings);
     if (rr.ok) {
-      dropRemainderMarks(work);
-      f.getBody().takeBody(work.getBody());
+      adoptSplit(f, work, limit, settings);
       work->erase();
       return success();
     }
@@ -612,16 +671,13 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
       return success();
     }
     if (reachable <= limit) {
-      dropRemainderMarks(probe);
-      f.getBody().takeBody(probe.getBody());
+      adoptSplit(f, probe, limit, settings);
       probe->erase();
       work->erase();
       return success();
     }
-    if (report && reachable < kInfeasible / 2)
-      reachable = lowestGreedyLimit(f, std::max(limit, rr.fixedBytes), reachable, settings);
-    if (report)
-      reportNoFit(f, limit, rr, reachable);
+    describeNoFit(f, limit, rr, noFit);
+    noFit.reachable = reachable;
     probe->erase();
     work->erase();
     return failure();
@@ -650,8 +706,7 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
         attachMeshes(work, f->getParentOp());
         RunResult rr = runSplits(work, limit, Steps::Projected, settings, budget, whole);
         if (rr.ok) {
-          dropRemainderMarks(work);
-          f.getBody().takeBody(work.getBody());
+          adoptSplit(f, work, limit, settings);
           work->erase();
           return success();
         }
@@ -680,10 +735,9 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     return hi;
   }
 
-  /// The error for a function left as it was: what blocks, and the smallest
-  /// limit that would work.
-  static void reportNoFit(func::FuncOp f, int64_t limit, const RunResult &rr,
-                          int64_t reachable) {
+  /// What blocks a function left as it was, said while the clone whose ops
+  /// the steps' result names still exists.
+  static void describeNoFit(func::FuncOp f, int64_t limit, const RunResult &rr, NoFit &noFit) {
     std::string msg;
     llvm::raw_string_ostream os(msg);
     os << "memfit-split: cannot fit @" << f.getSymName() << " into " << formatBytes(limit)
@@ -699,10 +753,17 @@ struct MemfitSplitPass : memfit::impl::MemfitSplitBase<MemfitSplitPass> {
     }
     if (!rr.sharded.empty())
       os << "; " << rr.sharded;
-    os << "; the smallest limit memfit can reach is " << formatBytes(reachable) << " ("
-       << reachable << " bytes)";
-    Location loc = rr.blocker && !rr.belowFixed ? rr.blocker->getLoc() : functionLoc(f);
-    mlir::emitError(loc) << msg;
+    noFit.message = msg;
+    noFit.loc = rr.blocker && !rr.belowFixed ? rr.blocker->getLoc() : functionLoc(f);
+    noFit.fixedBytes = rr.fixedBytes;
+  }
+
+  /// The error for a function left as it was: what blocks, and the smallest
+  /// limit that would work.
+  static void reportNoFit(const NoFit &noFit) {
+    mlir::emitError(*noFit.loc) << noFit.message << "; the smallest limit memfit can reach is "
+                                << formatBytes(noFit.reachable) << " (" << noFit.reachable
+                                << " bytes)";
   }
 
   /// Where an error about the whole function points: jax gives functions

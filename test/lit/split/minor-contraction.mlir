@@ -135,4 +135,38 @@
     %8 = "stablehlo.dot_general"(%arg2, %7) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<8x512xf32>, tensor<512x512xf32>) -> tensor<8x512xf32>
     "func.return"(%8) : (tensor<8x512xf32>) -> ()
   }) : () -> ()
+// dot(p, q) contracting the query rows, with q [N, H, D] read by heads in
+// its middle dimension (jax's gradient of einsum("qhd,khd->hqk") by k): q's
+// chunk, the smaller, is transposed to [H, D, c] (batch first, the
+// contracted rows minor) behind a barrier and becomes the lhs; the loop
+// accumulates [H, D, N] and transposes it once after the loop.
+// ON-LABEL: func.func public @batch_not_leading
+// ON: "stablehlo.while"
+// ON: %[[Q:.*]] = "stablehlo.dynamic_slice"({{.*}} -> tensor<[[C:[0-9]+]]x2x8xf32>
+// ON: %[[QT:.*]] = "stablehlo.transpose"(%[[Q]]) <{permutation = array<i64: 1, 2, 0>}> : (tensor<[[C]]x2x8xf32>) -> tensor<2x8x[[C]]xf32>
+// ON: %[[B:.*]] = "stablehlo.optimization_barrier"(%[[QT]])
+// ON: %[[D:.*]] = "stablehlo.dot_general"(%[[B]], %{{.*}}) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>{{.*}}(tensor<2x8x[[C]]xf32>, tensor<2x[[C]]x512xf32>) -> tensor<2x8x512xf32>
+// ON: "stablehlo.add"(%{{.*}}, %[[D]]) : (tensor<2x8x512xf32>, tensor<2x8x512xf32>)
+// ON: "stablehlo.return"
+// ON: %[[R:.*]] = "stablehlo.transpose"(%{{.*}}#1) <{permutation = array<i64: 0, 2, 1>}> : (tensor<2x8x512xf32>) -> tensor<2x512x8xf32>
+// ON: return %[[R]]
+// OFF-LABEL: func.func public @batch_not_leading
+// OFF-NOT: "stablehlo.optimization_barrier"(%{{[^,]*}}) :
+// OFF: "stablehlo.dot_general"({{.*}}lhs_batching_dimensions = [0], rhs_batching_dimensions = [1], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>{{.*}} -> tensor<2x512x8xf32>
+// OFF: return
+  "func.func"() <{function_type = (tensor<512x2x8xf32>, tensor<512x2x8xf32>) -> tensor<2x512x8xf32>, res_attrs = [{jax.result_info = "result"}], sym_name = "batch_not_leading", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<512x2x8xf32>, %arg1: tensor<512x2x8xf32>):
+    %1 = "stablehlo.dot_general"(%arg0, %arg1) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [1], rhs_batching_dimensions = [1], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [2]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<512x2x8xf32>, tensor<512x2x8xf32>) -> tensor<2x512x512xf32>
+    %2 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+    %3 = "stablehlo.reduce"(%1, %2) <{dimensions = array<i64: 2>}> ({
+    ^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>):
+      %9 = "stablehlo.maximum"(%arg2, %arg3) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%9) : (tensor<f32>) -> ()
+    }) : (tensor<2x512x512xf32>, tensor<f32>) -> tensor<2x512xf32>
+    %5 = "stablehlo.broadcast_in_dim"(%3) <{broadcast_dimensions = array<i64: 0, 1>}> : (tensor<2x512xf32>) -> tensor<2x512x512xf32>
+    %6 = "stablehlo.subtract"(%1, %5) : (tensor<2x512x512xf32>, tensor<2x512x512xf32>) -> tensor<2x512x512xf32>
+    %7 = "stablehlo.exponential"(%6) : (tensor<2x512x512xf32>) -> tensor<2x512x512xf32>
+    %8 = "stablehlo.dot_general"(%7, %arg0) <{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [1], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<2x512x512xf32>, tensor<512x2x8xf32>) -> tensor<2x512x8xf32>
+    "func.return"(%8) : (tensor<2x512x8xf32>) -> ()
+  }) : () -> ()
 }) : () -> ()
