@@ -42,7 +42,6 @@ if __name__ == "__main__":
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + NO_YNN).strip()
 
 import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 import _results  # noqa: E402
@@ -50,7 +49,8 @@ import memfit  # noqa: E402
 from memfit.calibrate import MemoryLimitWarning  # noqa: E402
 from memfit.explain.split import smallest_reachable  # noqa: E402
 from memfit.measure import cpu_model, interleaved_medians, xla_bytes  # noqa: E402
-from memfit.testing.oracle import EPS32, FACTOR, FLOOR_ULPS, relative_error  # noqa: E402
+from memfit.testing.oracle import (EPS32, FACTOR, FLOOR_ULPS, float64_outputs,  # noqa: E402
+                                   relative_error)
 from memfit.testing import real_forms  # noqa: E402
 
 MiB = 1024 * 1024
@@ -66,12 +66,8 @@ def _max_rel_err(want, got) -> float:
 def _within_float64_contract(prog, got_jax, got_memfit) -> bool:
     """memfit's error from a float64 evaluation within FACTOR x jax's (or
     FLOOR_ULPS float32 ulps), output by output (memfit.testing.oracle)."""
-    def wide(a):
-        a = np.asarray(a)
-        return jnp.asarray(a, jnp.float64) if np.issubdtype(a.dtype, np.floating) else a
-    with jax.enable_x64(True):
-        ref = jax.jit(prog.fn)(*jax.tree_util.tree_map(wide, prog.args))
-        ref = [np.asarray(r, np.float64) for r in jax.tree_util.tree_leaves(ref)]
+    ref = [np.asarray(r, np.float64)
+           for r in jax.tree_util.tree_leaves(float64_outputs(prog.fn, prog.args))]
     return all(relative_error(m, r) <= max(FACTOR * relative_error(j, r), FLOOR_ULPS * EPS32)
                for j, m, r in zip(jax.tree_util.tree_leaves(got_jax),
                                   jax.tree_util.tree_leaves(got_memfit), ref))

@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 
 from memfit.testing import examples
-from memfit.testing.oracle import EPS32, FACTOR, FLOOR_ULPS, relative_error
+from memfit.testing.oracle import EPS32, FACTOR, FLOOR_ULPS, float64_outputs, relative_error
 from numerics import split_within
 
 
@@ -39,12 +39,8 @@ def _limit(fn, args, divisor):
 
 
 def _f64(fn, args):
-    def wide(a):
-        a = np.asarray(a)
-        return jnp.asarray(a, jnp.float64) if np.issubdtype(a.dtype, np.floating) else jnp.asarray(a)
-    with jax.enable_x64(True):
-        out = jax.jit(fn)(*jax.tree_util.tree_map(wide, args))
-        return [np.asarray(o, np.float64) for o in jax.tree_util.tree_leaves(out)]
+    return [np.asarray(o, np.float64)
+            for o in jax.tree_util.tree_leaves(float64_outputs(fn, args))]
 
 
 def _within_contract(fn, args, base, fitted):

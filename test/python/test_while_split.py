@@ -175,16 +175,6 @@ def test_error_below_the_floor_names_a_limit_that_is_met_and_tight():
 flax = pytest.importorskip("flax")
 
 
-def _f64_keep_ints(fn, args):
-    """fn in float64, integer leaves (adamw's step count) left as they are."""
-    def wide(a):
-        a = np.asarray(a)
-        return jnp.asarray(a, jnp.float64) if np.issubdtype(a.dtype, np.floating) else a
-    with jax.enable_x64(True):
-        return jax.tree_util.tree_map(np.asarray,
-                                      jax.jit(fn)(*jax.tree_util.tree_map(wide, args)))
-
-
 def _quarter_of_jax_temporaries(fn, args):
     m = jax.jit(fn).lower(*args).compile().memory_analysis()
     fixed = m.argument_size_in_bytes + m.output_size_in_bytes - m.alias_size_in_bytes
@@ -200,7 +190,7 @@ def test_flax_scanned_decoder_is_split_in_its_layer_loop(program):
     text = lowered.as_text()
     assert _split_loops(text) and _nested_in_layer_loop(text)
     assert xla_bytes(lowered.compile()) <= limit
-    got_jax, got_memfit, ref = jax.jit(fn)(*args), fitted(*args), _f64_keep_ints(fn, args)
+    got_jax, got_memfit, ref = jax.jit(fn)(*args), fitted(*args), oracle.float64_outputs(fn, args)
     if program == "flax_train_step":
         # Judge the loss and adamw's moments (0.1 g and 0.001 g^2 after one
         # step), not the new parameters: their first update is

@@ -349,6 +349,18 @@ class Outcome:
     detail: str = ""
 
 
+def float64_outputs(fn, args):
+    """``fn``'s outputs evaluated in float64: floating arguments (any pytree)
+    widened, integer ones (labels, a step count) as they are; numpy arrays
+    in ``fn``'s output structure."""
+    def wide(a):
+        a = np.asarray(a)
+        return jnp.asarray(a, jnp.float64) if np.issubdtype(a.dtype, np.floating) else a
+    with jax.enable_x64(True):
+        out = jax.jit(fn)(*jax.tree_util.tree_map(wide, args))
+        return jax.tree_util.tree_map(np.asarray, out)
+
+
 def relative_error(got, ref) -> float:
     got, ref = _f64(got), _f64(ref)
     scale = max(float(np.max(np.abs(ref))), 1e-300)
