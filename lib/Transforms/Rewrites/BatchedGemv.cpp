@@ -12,15 +12,13 @@
 // Why: XLA:CPU runs a dot with its batch dimensions leading, so it copies
 // m, a cache chunk as big as the chunk itself, into [B, H, S, D] before a
 // matrix-vector product where a GEMM library has nothing to gain (one
-// multiply-add per element read). The multiply + reduce reads m in place
-// in one fused loop. Measured on XLA:CPU (AMD EPYC, 2 cores), both dots of
-// the decode step on [16, 120, 8, 64] chunks, 34 chunks in a loop: 0.134 s
-// as dots, 0.033 s as multiply + reduce (ynn fusions off; 0.046 s and
-// 0.013 s with them on). On the whole [16, 4096, 8, 64] caches the dots
-// are the faster with ynn fusions off (0.087 s against 0.103 s), so the
-// rewrite is applied only in split loops (a stablehlo.while that
-// memfit-split made: it carries `memfit.split`), where a program that fits
-// is compiled exactly as jax wrote it.
+// multiply-add per element read). The multiply + reduce reads m where it
+// lies. On XLA:CPU (bench/bench_batched_gemv.py, numbers in
+// docs/rewrites.md) both dots of the decode step on 34 chunks of 120
+// positions take about 5x longer as dots than as multiply + reduce, with or
+// without ynn fusions; on the whole [16, 4096, 8, 64] caches the dots are
+// the faster with ynn fusions off. So the rewrite applies only in split
+// loops (inSplitLoop), and a program that fits compiles as jax wrote it.
 //
 // The reduce carries kBatchedGemvAttr so that reduce-to-dot leaves it as
 // it is. Rounding: each output element is the same sum of the same
