@@ -12,20 +12,18 @@ that fits is left alone.
 """
 from __future__ import annotations
 
-import copy
 import re
 
 import jax
 import numpy as np
 
 import memfit
-from memfit import _jax_handover as handover
 from memfit.api import _modelled_peak
 from memfit.explain.split import applied_rewrites
 from memfit.measure import xla_bytes
 from memfit.testing import examples
 from memfit.testing.oracle import EPS32, FACTOR, FLOOR_ULPS, float64_outputs, relative_error
-from memfit.transform import pipeline_for
+from numerics import split_pipeline
 
 MiB = 1024 * 1024
 
@@ -44,15 +42,7 @@ def limit_for(fn, args, divisor=16):
 
 
 def split(fn, args, limit, batched_gemv=True):
-    """memfit's pipeline at `limit` (margin 2, no calibration): the compiled
-    program and its text."""
-    p = pipeline_for(memory_limit=limit)
-    if not batched_gemv:
-        p = p.replace("memfit-rewrite{", "memfit-rewrite{batched-gemv=false ")
-    lowered = jax.jit(fn).lower(*args)
-    lowered._lowering = copy.copy(lowered._lowering)
-    text = memfit.transform(handover.module_text(lowered), p)
-    return handover.replace_module(lowered, text).compile(), text
+    return split_pipeline(fn, args, limit, None if batched_gemv else "batched-gemv")
 
 
 def test_the_decode_steps_dots_become_reduces():

@@ -46,13 +46,11 @@ struct BatchedGemv {
 };
 
 /// `dot` as a batched matrix-vector product whose matrix operand XLA would
-/// transpose; nullopt otherwise (also for mixed element types, an
-/// `algorithm` or a sharding annotation, which name the operands or the
-/// result's dimensions in order).
+/// transpose; nullopt otherwise (also for element types other than f32 and
+/// f64, mixed ones, and a dot tied to its form by its annotations).
 std::optional<BatchedGemv> matchBatchedGemv(Operation *dot) {
   auto v = DotGeneralView::match(dot);
-  if (!v || dot->getAttr("algorithm") || dot->getAttr("sdy.sharding") ||
-      dot->getAttr("mhlo.sharding"))
+  if (!v || v->hasOrderedAnnotations())
     return std::nullopt;
   auto lt = llvm::dyn_cast<RankedTensorType>(v->getLhs().getType());
   auto rt = llvm::dyn_cast<RankedTensorType>(v->getRhs().getType());
