@@ -113,6 +113,7 @@ struct MemfitRewritePass : memfit::impl::MemfitRewriteBase<MemfitRewritePass> {
         {factorSums, {"factor-sums", memfit::rewriteFactorSum}},
         {invariantSolve, {"invariant-solve", memfit::rewriteLoopInvariantSolve}},
         {scaleAfterDot, {"scale-after-dot", memfit::rewriteScaleAfterDot}},
+        {batchedGemv, {"batched-gemv", memfit::rewriteBatchedGemv}},
         {topK, {"top-k", memfit::rewriteTwoStageTopK}},
     };
     RewritePatternSet patterns(&getContext());

@@ -2,11 +2,15 @@
 output's largest magnitude, integers (indices) identical unless told not."""
 from __future__ import annotations
 
+import copy
+
 import jax
 import numpy as np
 
 import memfit
+from memfit import _jax_handover as handover
 from memfit.measure import xla_bytes
+from memfit.transform import pipeline_for
 
 
 def assert_matches(want, got, tol: float = 1e-5, exact_ints: bool = True) -> None:
@@ -39,3 +43,17 @@ def split_within(fn, args, limit: int, *, min_ratio: float, rewrite: bool = Fals
     assert split_bytes <= limit, (split_bytes, limit)
     assert base_bytes >= min_ratio * limit, (base_bytes, limit)
     return base, fitted, base_bytes, split_bytes
+
+
+def split_pipeline(fn, args, limit: int, rewrite_off: str | None = None):
+    """memfit's pipeline at ``limit`` (margin 2, no calibration), with the
+    memfit-rewrite option ``rewrite_off`` (e.g. "scale-after-dot") off in
+    both of its runs: the compiled program and its text."""
+    p = pipeline_for(memory_limit=limit)
+    assert p.count("memfit-rewrite{") == 2
+    if rewrite_off:
+        p = p.replace("memfit-rewrite{", f"memfit-rewrite{{{rewrite_off}=false ")
+    lowered = jax.jit(fn).lower(*args)
+    lowered._lowering = copy.copy(lowered._lowering)
+    text = memfit.transform(handover.module_text(lowered), p)
+    return handover.replace_module(lowered, text).compile(), text

@@ -11,16 +11,12 @@ program that fits is left alone.
 """
 from __future__ import annotations
 
-import copy
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-import memfit
-from memfit import _jax_handover as handover
 from memfit.explain.split import applied_rewrites
-from memfit.transform import pipeline_for
+from numerics import split_pipeline
 from test_minor_contraction import attention, attention_grad, attention_grad64, normal, rel_err
 
 MiB = 1024 * 1024
@@ -34,14 +30,7 @@ def attention64(q, k, v):
 
 
 def split(f, args, limit, scale_after_dot):
-    p = pipeline_for(memory_limit=limit)
-    assert p.count("memfit-rewrite{") == 2
-    if not scale_after_dot:
-        p = p.replace("memfit-rewrite{", "memfit-rewrite{scale-after-dot=false ")
-    lowered = jax.jit(f).lower(*args)
-    lowered._lowering = copy.copy(lowered._lowering)
-    text = memfit.transform(handover.module_text(lowered), p)
-    return handover.replace_module(lowered, text).compile(), text
+    return split_pipeline(f, args, limit, None if scale_after_dot else "scale-after-dot")
 
 
 def check(f, args, limit, ref):

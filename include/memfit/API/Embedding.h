@@ -55,7 +55,7 @@ struct MemoryLimitPipelineOptions {
 /// `memfit opt --memory-limit` run:
 ///   memfit-inline, memfit-rewrite{top-k=false},
 ///   memfit-split{memory-limit=<bytes> minor-contraction=true},
-///   memfit-rewrite{top-k, invariant-solve, scale-after-dot}
+///   memfit-rewrite{top-k, invariant-solve, scale-after-dot, batched-gemv}
 /// to `pm`, which must be anchored on builtin.module or op-agnostic
 /// (mlir::PassManager's default) and run on a module. Fails, adding
 /// nothing, when it is anchored elsewhere (e.g. nested on func.func) or

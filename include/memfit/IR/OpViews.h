@@ -172,6 +172,13 @@ MEMFIT_VIEW(DotGeneralView, DotGeneral)
   mlir::Value getLhs() const { return op->getOperand(0); }
   mlir::Value getRhs() const { return op->getOperand(1); }
   DotDims getDims() const;
+  /// Whether an `algorithm` (which names the operands' precisions in
+  /// order) or a sharding annotation (the result's dimensions in order)
+  /// ties the dot to its written form: rewrites leave such a dot as it is.
+  bool hasOrderedAnnotations() const {
+    return op->getAttr("algorithm") || op->getAttr("sdy.sharding") ||
+           op->getAttr("mhlo.sharding");
+  }
 MEMFIT_VIEW_END
 
 /// The combiner of a reduce body when it is one binary op of the two

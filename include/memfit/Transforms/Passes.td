@@ -117,7 +117,13 @@ def MemfitRewrite : Pass<"memfit-rewrite", "::mlir::ModuleOp"> {
        dot(x * broadcast(c), y) -> dot(x, y) * broadcast(c) (also x / c)
        when c varies only along dimensions the result keeps, every reader
        of x * c is such a dot, and the result is smaller than x (a split
-       attention's dS = P (dP - rowsum) scale, then dS k).
+       attention's dS = P (dP - rowsum) scale, then dS k);
+     * `batched-gemv`: in split loops, a batched matrix-vector dot_general
+       (one operand has only batch and contracting dimensions) whose matrix
+       operand's batch dimensions do not lead (a decode step's q against a
+       [B, S, H, D] cache chunk) -> reduce(add, broadcast(vector) * matrix),
+       which XLA:CPU runs in one fused loop over the matrix as it lies
+       instead of copying it batch-first for a library dot.
     Rewrites change rounding (see README for the contract). Ops they replace
     are erased.
   }];
@@ -147,6 +153,9 @@ def MemfitRewrite : Pass<"memfit-rewrite", "::mlir::ModuleOp"> {
     Option<"scaleAfterDot", "scale-after-dot", "bool", /*default=*/"true",
            "In split loops, dot(x * broadcast(c), y) -> dot(x, y) * broadcast(c) when c "
            "varies along dims the result keeps and the result is smaller than x">,
+    Option<"batchedGemv", "batched-gemv", "bool", /*default=*/"true",
+           "In split loops, batched matrix-vector dots whose matrix's batch dims do not "
+           "lead -> multiply + reduce (no batch-first copy of the matrix)">,
   ];
 }
 

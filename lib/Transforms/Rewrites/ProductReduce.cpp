@@ -103,7 +103,7 @@ bool memfit::rewriteSquaredDistance(Operation *op, RewriterBase &rewriter) {
 
 bool memfit::rewriteReduceOfProduct(Operation *op, RewriterBase &rewriter) {
   auto reduce = matchSumReduce(op);
-  if (!reduce)
+  if (!reduce || op->hasAttr(kBatchedGemvAttr))
     return false;
   Operation *mul = reduce->getInputs()[0].getDefiningOp();
   if (!isOp(mul, ElementwiseFn::Multiply) || mul->getOperand(0) == mul->getOperand(1))

@@ -77,6 +77,20 @@ bool rewriteLoopInvariantSolve(mlir::Operation *solve, mlir::RewriterBase &rewri
 /// than x.
 bool rewriteScaleAfterDot(mlir::Operation *dot, mlir::RewriterBase &rewriter);
 
+/// In a split loop (a stablehlo.while memfit-split made, which carries
+/// `memfit.split`), directly or nested: the rewrites that pay only on
+/// chunks apply there, so that a program that fits compiles as written.
+bool inSplitLoop(mlir::Operation *op);
+
+/// In split loops, a batched matrix-vector dot_general (one operand has
+/// only batch and contracting dimensions) whose matrix operand's batch
+/// dimensions do not lead -> reduce(add, broadcast(vector) * matrix):
+/// XLA:CPU would copy the matrix into a batch-leading layout first.
+bool rewriteBatchedGemv(mlir::Operation *dot, mlir::RewriterBase &rewriter);
+/// The reduces rewriteBatchedGemv makes carry this unit attribute, and
+/// reduce-to-dot leaves them as they are.
+inline constexpr llvm::StringLiteral kBatchedGemvAttr = "memfit.batched_gemv";
+
 /// reduce(add, A * B) over dims both carry, A and B broadcasts of a and b
 ///  ->  dot_general(a, b)
 bool rewriteReduceOfProduct(mlir::Operation *reduce, mlir::RewriterBase &rewriter);

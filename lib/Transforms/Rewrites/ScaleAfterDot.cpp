@@ -38,13 +38,6 @@ struct Scaled {
   bool divide;
 };
 
-bool inSplitLoop(Operation *op) {
-  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
-    if (getOpKind(p) == OpKind::While && p->getAttr("memfit.split"))
-      return true;
-  return false;
-}
-
 /// `v` as broadcast_in_dim(c, dims), or a splat constant (c a scalar).
 std::optional<std::pair<Value, SmallVector<int64_t>>> asBroadcast(Value v) {
   Operation *def = v.getDefiningOp();
@@ -207,5 +200,12 @@ bool memfit::rewriteScaleAfterDot(Operation *dot, RewriterBase &rewriter) {
     eraseIfDead(rewriter, maybeDead);
     return true;
   }
+  return false;
+}
+
+bool memfit::inSplitLoop(Operation *op) {
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (getOpKind(p) == OpKind::While && p->getAttr("memfit.split"))
+      return true;
   return false;
 }

@@ -58,10 +58,7 @@ void swapPrecision(Operation *dot) {
 
 std::optional<MinorContraction> planMinorContraction(Operation *dot) {
   auto view = DotGeneralView::match(dot);
-  // An `algorithm` names the operands' precisions in order, and a sharding
-  // annotation the result's dimensions in order: left as written.
-  if (!view || dot->getAttr("algorithm") || dot->getAttr("sdy.sharding") ||
-      dot->getAttr("mhlo.sharding"))
+  if (!view || view->hasOrderedAnnotations())
     return std::nullopt;
   auto lt = llvm::dyn_cast<RankedTensorType>(view->getLhs().getType());
   auto rt = llvm::dyn_cast<RankedTensorType>(view->getRhs().getType());
