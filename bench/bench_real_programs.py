@@ -1,12 +1,14 @@
 """memfit on programs as ML libraries write them, value and gradient.
 
 For each program: XLA's bytes for plain jax.jit (argument + output + temp -
-alias, ynn fusions off so XLA counts every buffer); memfit.jit under a limit
+alias, counted by a compile with ynn fusions off so XLA counts every
+buffer: memfit.measure.ACCOUNTING_OPTIONS); memfit.jit under a limit
 whose temporaries are 16x below jax's (limit = arguments + outputs + jax's
 temporaries / 16, --divisor); XLA's bytes of memfit's program at that limit;
 the largest difference from jax's results (relative to the output's largest
-magnitude); the median of interleaved timings (jax, memfit, ...; ynn fusions
-off for both); and the smallest limit memfit reaches: the lowest limit at
+magnitude); the median of interleaved timings of the executables as they
+run in jax's defaults (ynn fusions on; --time-ynn-off runs the whole process
+with them off, as the accounting compiles); and the smallest limit memfit reaches: the lowest limit at
 which memfit-split (margin 2) fits the program in its model, found by
 bisection on the pass alone, and XLA's bytes of the program memfit.jit
 compiles at that limit (+2%), over the arguments + outputs. A program
@@ -33,7 +35,7 @@ from pathlib import Path
 
 from memfit.measure import NO_YNN
 
-if __name__ == "__main__":
+if __name__ == "__main__" and "--time-ynn-off" in sys.argv:
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + NO_YNN).strip()
 
 import jax  # noqa: E402
@@ -43,7 +45,8 @@ import _results  # noqa: E402
 import memfit  # noqa: E402
 from memfit import _jax_handover as handover  # noqa: E402
 from memfit.explain.split import smallest_reachable as reachable_in  # noqa: E402
-from memfit.measure import cpu_model, interleaved_medians, xla_bytes  # noqa: E402
+from memfit.measure import (ACCOUNTING_OPTIONS, cpu_model, interleaved_medians,  # noqa: E402
+                            xla_bytes)
 from memfit.testing.oracle import relative_error  # noqa: E402
 from memfit.testing import examples  # noqa: E402
 from memfit.transform import pipeline_for, transform  # noqa: E402
@@ -52,6 +55,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "python"))
 import scan_programs as sp  # noqa: E402
 
 MiB = 1024 * 1024
+#: timed with ynn fusions off (--time-ynn-off) instead of jax's defaults
+YNN_OFF = NO_YNN in os.environ.get("XLA_FLAGS", "")
 
 #: name -> (description, builder(quick, seq) -> (function, args))
 ROWS: dict[str, tuple[str, object]] = {}
@@ -160,6 +165,11 @@ def mean_shift_fori(quick, seq):
 
 
 
+def _accounted(lowered):
+    """XLA's count of a lowered program (jax's or memfit's), ynn fusions off."""
+    return lowered.compile(compiler_options=ACCOUNTING_OPTIONS)
+
+
 def _fixed_and_temp(compiled):
     m = compiled.memory_analysis()
     return (m.argument_size_in_bytes + m.output_size_in_bytes - m.alias_size_in_bytes,
@@ -205,7 +215,7 @@ def _pass_floor(text: str, fixed: int, margin: float, steps: int) -> int | None:
 
 
 def smallest_reachable(f, args, fixed, steps=7):
-    """(floor, XLA's bytes at floor * 1.02, that executable), the floor of
+    """(floor, XLA's bytes at floor * 1.02, its executable as it runs), the floor of
     memfit-split's default margin (2). Below it memfit.jit's calibration
     may still meet a limit with the model as it is (calibrate._rescue), but
     the greedy steps are not monotonic in the limit at margin 1, so no
@@ -215,21 +225,22 @@ def smallest_reachable(f, args, fixed, steps=7):
     if floor is None:
         return None, None, None
     try:
-        compiled = memfit.jit(f, memory_limit=int(floor * 1.02)).lower(*args).compile()
-        return floor, xla_bytes(compiled), compiled
+        lowered = memfit.jit(f, memory_limit=int(floor * 1.02)).lower(*args)
+        return floor, xla_bytes(_accounted(lowered)), lowered.compile()
     except memfit.MemfitError:
         return floor, None, None
 
 
 def measure(name, quick, seq, rounds, divisor):
     f, args = ROWS[name][1](quick, seq)
-    base = jax.jit(f).lower(*args).compile()
-    fixed, temp = _fixed_and_temp(base)
+    base_lowered = jax.jit(f).lower(*args)
+    base, base_counted = base_lowered.compile(), _accounted(base_lowered)
+    fixed, temp = _fixed_and_temp(base_counted)
     limit = fixed + temp // divisor
-    out = {"name": name, "jax": xla_bytes(base), "fixed": fixed, "limit": limit}
+    out = {"name": name, "jax": xla_bytes(base_counted), "fixed": fixed, "limit": limit}
     try:
-        fitted = memfit.jit(f, memory_limit=limit)
-        split = fitted.lower(*args).compile()
+        lowered = memfit.jit(f, memory_limit=limit).lower(*args)
+        split, split_counted = lowered.compile(), _accounted(lowered)
     except memfit.MemfitError as e:
         lines = [ln for ln in str(e).splitlines() if "memfit-split:" in ln]
         out["error"] = (lines or str(e).splitlines())[-1].split("memfit-split:")[-1].strip()[:300]
@@ -241,7 +252,7 @@ def measure(name, quick, seq, rounds, divisor):
         # refused at the limit: its time is the program memfit compiles at its floor
         split, out["timed_at_floor"] = at_floor, True
     else:
-        out["memfit"] = xla_bytes(split)
+        out["memfit"] = xla_bytes(split_counted)
     out["err"] = _max_rel_err(base(*args), split(*args))
     t = interleaved_medians({"jax": lambda: base(*args), "memfit": lambda: split(*args)},
                             repeats=rounds)
@@ -254,7 +265,8 @@ def table(rows, rounds, divisor, quick, seq) -> str:
     ratio = lambda b, fixed: "-" if b is None else f"{b / fixed:.2f}x"  # noqa: E731
     lines = [f"memfit on real-form programs, value and gradient (limit = arguments + outputs "
              f"+ jax's temporaries / {divisor}; {'quick' if quick else 'default'} sizes, S={seq}; "
-             f"median of {rounds} interleaved runs, ynn fusions off; CPU: {cpu_model()}, "
+             f"XLA's bytes with ynn fusions off; median of {rounds} interleaved runs, "
+             f"{'ynn fusions off' if YNN_OFF else 'jax defaults'}; CPU: {cpu_model()}, "
              f"{os.cpu_count()} cores)"]
     hdr = (f"{'program':15s} {'args+out':>9s} {'jax XLA':>9s} {'limit':>9s} {'memfit XLA':>10s} "
            f"{'jax s':>7s} {'memfit s':>8s} {'time':>6s} {'max rel err':>11s} "
@@ -292,6 +304,8 @@ def main():
     ap.add_argument("--divisor", type=int, default=16,
                     help="memfit's limit leaves jax's temporaries / divisor")
     ap.add_argument("--rows", default="", help="comma-separated row names (default: all)")
+    ap.add_argument("--time-ynn-off", action="store_true",
+                    help="time with ynn fusions off (the whole process), not in jax's defaults")
     _results.add_write_flag(ap)
     opts = ap.parse_args()
     seq = opts.seq or (1024 if opts.quick else 2048)

@@ -19,7 +19,9 @@ jax's temporaries / --divisor), and memfit.jit's outcome:
   wrong    results differ, or anything but memfit's error escaped
 
 and, where it compiled, memfit's time over jax's (median of interleaved
-runs, ynn fusions off for both).
+runs of both executables as they run in jax's defaults, ynn fusions on;
+--time-ynn-off runs the whole process with them off). XLA's bytes come
+from compiles with ynn fusions off (memfit.measure.ACCOUNTING_OPTIONS).
 
     .venv/bin/python bench/fuzz_real_forms.py --seed 0 --programs 14   # development seed
     .venv/bin/python bench/fuzz_real_forms.py --seed 1 --programs 42   # held out
@@ -38,7 +40,7 @@ from collections import Counter, defaultdict
 
 from memfit.measure import NO_YNN
 
-if __name__ == "__main__":
+if __name__ == "__main__" and "--time-ynn-off" in sys.argv:
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + NO_YNN).strip()
 
 import jax  # noqa: E402
@@ -48,7 +50,8 @@ import _results  # noqa: E402
 import memfit  # noqa: E402
 from memfit.calibrate import MemoryLimitWarning  # noqa: E402
 from memfit.explain.split import smallest_reachable  # noqa: E402
-from memfit.measure import cpu_model, interleaved_medians, xla_bytes  # noqa: E402
+from memfit.measure import (ACCOUNTING_OPTIONS, cpu_model, interleaved_medians,  # noqa: E402
+                            xla_bytes)
 from memfit.testing.oracle import (EPS32, FACTOR, FLOOR_ULPS, float64_outputs,  # noqa: E402
                                    relative_error)
 from memfit.testing import real_forms  # noqa: E402
@@ -81,17 +84,20 @@ def _reason(message: str) -> str:
 
 
 def measure(prog, divisor: int, rounds: int) -> dict:
-    base = jax.jit(prog.fn).lower(*prog.args).compile()
-    m = base.memory_analysis()
+    base_lowered = jax.jit(prog.fn).lower(*prog.args)
+    base = base_lowered.compile()
+    base_counted = base_lowered.compile(compiler_options=ACCOUNTING_OPTIONS)
+    m = base_counted.memory_analysis()
     fixed = m.argument_size_in_bytes + m.output_size_in_bytes - m.alias_size_in_bytes
     limit = fixed + m.temp_size_in_bytes // divisor
     out = {"family": prog.family, "desc": prog.description, "fixed": fixed,
-           "jax": xla_bytes(base), "limit": limit}
+           "jax": xla_bytes(base_counted), "limit": limit}
     t0 = time.perf_counter()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MemoryLimitWarning)
-            split = memfit.jit(prog.fn, memory_limit=limit).lower(*prog.args).compile()
+            lowered = memfit.jit(prog.fn, memory_limit=limit).lower(*prog.args)
+            split = lowered.compile()
     except memfit.MemfitError as e:
         out.update(outcome="refused", floor=smallest_reachable(e),
                    why=_reason(str(e)))
@@ -100,7 +106,7 @@ def measure(prog, divisor: int, rounds: int) -> dict:
         out.update(outcome="wrong", why=f"{type(e).__name__}: {e}"[:160])
         return out
     out["compile_s"] = time.perf_counter() - t0
-    out["memfit"] = xla_bytes(split)
+    out["memfit"] = xla_bytes(lowered.compile(compiler_options=ACCOUNTING_OPTIONS))
     got_jax, got_memfit = base(*prog.args), split(*prog.args)
     out["err"] = _max_rel_err(got_jax, got_memfit)
     if out["err"] > TOL and not _within_float64_contract(prog, got_jax, got_memfit):
@@ -151,6 +157,8 @@ def main() -> int:
     ap.add_argument("--divisor", type=int, default=16)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--families", default="", help="comma-separated (default: all)")
+    ap.add_argument("--time-ynn-off", action="store_true",
+                    help="time with ynn fusions off (the whole process), not in jax's defaults")
     _results.add_write_flag(ap)
     a = ap.parse_args()
     only = _results.chosen(ap, a.families, real_forms.FAMILIES, "families")
@@ -163,7 +171,8 @@ def main() -> int:
         rows.append({**measure(prog, a.divisor, a.rounds), "i": i})
         print(_row(i, rows[-1]), file=sys.stderr, flush=True)
     print(f"memfit.jit on random real-form programs, seed {a.seed}, value and gradient "
-          f"(limit = arguments + outputs + jax's temporaries / {a.divisor}; ynn fusions off; "
+          f"(limit = arguments + outputs + jax's temporaries / {a.divisor}, XLA's bytes with ynn "
+          f"fusions off; timed {'with them off' if NO_YNN in os.environ.get('XLA_FLAGS', '') else 'in jax defaults'}; "
           f"CPU: {cpu_model()}, {os.cpu_count()} cores; {time.time() - t0:.0f} s)\n")
     print("\n".join(summary(rows)) + "\n")
     print("| # | family | program | a+o MiB | jax MiB | limit MiB | outcome | memfit |")
