@@ -33,6 +33,8 @@ int64_t elementsOf(Value v) {
 /// The one-element value that `v` broadcasts (through broadcast_in_dim and
 /// unit reshapes), or the constant of a splat; null when `v` varies.
 Value splatSource(Value v) {
+  if (!llvm::isa<RankedTensorType>(v.getType()))
+    return {};
   Value source = traceBroadcast(v).source;
   if (elementsOf(source) == 1)
     return source;
@@ -62,6 +64,8 @@ Value soleVaryingOperand(Operation *op) {
     return {};
   Value varying;
   for (Value o : op->getOperands()) {
+    if (!llvm::isa<RankedTensorType>(o.getType()))
+      return {};
     if (splatSource(o))
       continue;
     if (varying && varying != o)
