@@ -80,11 +80,6 @@ bool isBarrier(Operation *op) {
   return op && getOpKind(op) == OpKind::OptimizationBarrier;
 }
 
-/// XLA:CPU's TreeReductionRewriter turns a reduce over a dimension longer
-/// than this into a reduce-window and a reduce; the reduce-window does not
-/// fuse its producers, so the reduce's input is materialised.
-constexpr int64_t kTreeReductionWindow = 32;
-
 /// A reduce that XLA fuses with the producers of its inputs.
 bool reduceFusesInputs(Operation *reduce) {
   if (reduce->getNumOperands() == 0)
@@ -94,7 +89,7 @@ bool reduceFusesInputs(Operation *reduce) {
   if (!type || !dims)
     return false;
   for (int64_t d : *dims)
-    if (d < 0 || d >= type.getRank() || type.getDimSize(d) > kTreeReductionWindow)
+    if (d < 0 || d >= type.getRank() || type.getDimSize(d) > FusionModel::kTreeReductionWindow)
       return false;
   return true;
 }

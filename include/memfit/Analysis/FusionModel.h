@@ -37,6 +37,10 @@ public:
   /// The op can take a fused producer: fusible ops, and reductions short
   /// enough that XLA fuses their inputs' producers.
   static bool acceptsFusedOperand(mlir::Operation *user);
+  /// XLA:CPU's TreeReductionRewriter turns a reduce over a dimension longer
+  /// than this into a reduce-window and a reduce; the reduce-window does
+  /// not fuse its producers, so the reduce's input is materialised.
+  static constexpr int64_t kTreeReductionWindow = 32;
   /// The value whose buffer `v` is: an optimization_barrier's results are
   /// its operands' buffers.
   static mlir::Value forwardedThroughBarriers(mlir::Value v);

@@ -36,6 +36,8 @@
 #include "ChunkChooser.h"
 #include "MinorContraction.h"
 #include "FoldViews.h"
+#include "GatherElementwise.h"
+#include "ShortReduceFirst.h"
 #include "LoopCost.h"
 #include "LoopEmitter.h"
 #include "Planner.h"
@@ -464,9 +466,11 @@ RunResult runSplits(func::FuncOp f, int64_t limit, Steps steps, const Settings &
       return rr;
     }
     // Over the limit: fold identity views and constant conversions, and
-    // recompute in loop bodies the invariants their loops carry (once:
-    // FoldViews.h, SinkInvariants.h), then look again.
-    if (iter == 0 && (foldViewsAndConstants(f) | sinkLoopInvariants(f)))
+    // recompute in loop bodies the invariants their loops carry, and gather
+    // before elementwise ops of splats (once: FoldViews.h, SinkInvariants.h,
+    // GatherElementwise.h), then look again.
+    if (iter == 0 &&
+        (foldViewsAndConstants(f) | sinkLoopInvariants(f) | gatherBeforeElementwise(f)))
       continue;
     // A first pass leaves the originals to its second pass: the peak drops
     // only once that is split too.
@@ -544,10 +548,15 @@ void writeWholeDotsMinor(func::FuncOp f, int64_t limit, const Settings &settings
   work->erase();
 }
 
-/// A split that fits: `work`'s body becomes `f`'s.
+/// A split that fits: `work`'s body becomes `f`'s. Its top-level reduces
+/// keep their inputs fused where XLA:CPU would materialise them
+/// (ShortReduceFirst.h: a buffer smaller by a reduced dimension, never
+/// larger, so no profile is needed to accept it).
 void adoptSplit(func::FuncOp f, func::FuncOp work, int64_t limit, const Settings &settings) {
   dropRemainderMarks(work);
   writeWholeDotsMinor(work, limit, settings);
+  if (madeLoops(work))
+    reduceShortDimensionFirst(work.front());
   f.getBody().takeBody(work.getBody());
 }
 

@@ -26,12 +26,14 @@
 
 // The [1000, 2000] operand is computed; the gather reads its rows at the
 // indices, so it is chunked by columns, each chunk's gathered columns
-// assembled into the result.
+// assembled into the result. The sine of the operand is taken on the
+// gathered rows (GatherElementwise.cpp).
 // CHECK-LABEL: func.func public @gather_columns
 // CHECK: "stablehlo.while"
-// CHECK: "stablehlo.sine"{{.*}} -> tensor<1000x[[C:[0-9]+]]xf32>
+// CHECK: "stablehlo.multiply"{{.*}} -> tensor<1000x[[C:[0-9]+]]xf32>
 // CHECK: "stablehlo.gather"{{.*}} slice_sizes = array<i64: 1, [[C]]>
 // CHECK-SAME: (tensor<1000x[[C]]xf32>, tensor<16x1xi32>) -> tensor<16x[[C]]xf32>
+// CHECK: "stablehlo.sine"{{.*}} -> tensor<16x[[C]]xf32>
 // CHECK: "stablehlo.dynamic_update_slice"
 "builtin.module"() ({
   "func.func"() <{function_type = (tensor<1000x16xf32>, tensor<20000xi32>) -> tensor<16xf32>, sym_name = "embedding_lookup", sym_visibility = "public"}> ({
