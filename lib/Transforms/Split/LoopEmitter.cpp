@@ -46,6 +46,7 @@ private:
   void chooseOutputBuffers();
   void relayoutWholeOperands();
   bool readOnlyAsChunks(Value v, int64_t dim) const;
+  bool recomputedBySecondPass(Value v) const;
   void collectLiveIns();
   void rematerialiseLiveIns(llvm::SetVector<Value> &ins);
   void cloneRemat(OpBuilder &b, IRMapping &outer);
@@ -307,7 +308,8 @@ std::unique_ptr<Accumulator> LoopEmitter::makeAccumulator(Operation *sink) {
 
 /// An output assembled chunk by chunk is assembled in the buffer of a whole
 /// value of its type that the region reads only as the same chunks and
-/// nothing else reads (it dies at the loop): each iteration reads its chunk
+/// nothing else reads (it dies at the loop, and no second pass recomputes
+/// from it: recomputedBySecondPass): each iteration reads its chunk
 /// of that value before writing its chunk of the output there. Split by
 /// columns, a loop body's `acc + partial` then updates acc in place instead
 /// of filling a second buffer of its size.
@@ -347,7 +349,35 @@ bool LoopEmitter::readOnlyAsChunks(Value v, int64_t dim) const {
         acc != accumulators.end() && acc->second->isInitialState(i))
       return false;
   }
-  return true;
+  return !recomputedBySecondPass(v);
+}
+
+/// Whether a second pass (Plan::later) reads a value that the region
+/// computes from `v` and does not deliver: a later split recomputes it in
+/// chunks from `v`, so `v` must outlive this loop. Assembled over, XLA
+/// copies it whole (twice per iteration in a checkpointed decoder's
+/// backward body, where the stash of dq W_q^T was written over the
+/// incoming gradient that the second pass reads again).
+bool LoopEmitter::recomputedBySecondPass(Value v) const {
+  if (plan.later.empty())
+    return false;
+  llvm::DenseSet<Value> seen;
+  SmallVector<Value> stack{v};
+  while (!stack.empty()) {
+    Value x = stack.pop_back_val();
+    if (!seen.insert(x).second || (x != v && llvm::is_contained(plan.outputs, x)))
+      continue;
+    for (Operation *user : x.getUsers()) {
+      Operation *u = plan.block->findAncestorOpInBlock(*user);
+      if (!u)
+        continue;
+      if (plan.later.contains(u))
+        return true;
+      if (plan.chunked.contains(u))
+        stack.append(u->result_begin(), u->result_end());
+    }
+  }
+  return false;
 }
 
 /// Whether a copy of `v` that the loop carries takes the place of a buffer
