@@ -294,7 +294,7 @@ std::unique_ptr<Accumulator> LoopEmitter::makeAccumulator(Operation *sink) {
   switch (plan.sinks.lookup(sink)) {
   case SinkKind::Reduce:
   case SinkKind::Dot:
-    return makeReductionAccumulator(sink, plan.minorContraction);
+    return makeReductionAccumulator(sink, plan.minorContraction, &plan);
   case SinkKind::TopK:
   case SinkKind::SortTopK:
     return makeTopKAccumulator(sink);
