@@ -38,8 +38,8 @@ public:
   explicit Accumulator(Operation *sink) : sink(sink) {}
   virtual ~Accumulator() = default;
 
-  /// The loop carries one state value per result of the sink.
-  unsigned numState() const { return sink->getNumResults(); }
+  /// The loop carries one state value per result of the sink (by default).
+  virtual unsigned numState() const { return sink->getNumResults(); }
   /// Whether `step` reads ChunkStep::isFirst (a running top-k).
   virtual bool needsFirstFlag() const { return false; }
   /// Whether the sink's operand `i` is only the initial state (a scatter's

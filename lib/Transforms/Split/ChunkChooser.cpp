@@ -251,13 +251,20 @@ static int64_t chunkFreePeak(func::FuncOp f, const Plan &plan) {
 }
 
 /// The largest chunk that divides `plan`'s dimension (no remainder step),
-/// aligned as `c` is, between 3/4 of `c` and `c` and at least the plan's
-/// smallest chunk: `c` itself when it divides; 0 when none does.
+/// aligned as `c` is, between 3/4 of `c` (1/2 in a layer loop's body) and
+/// `c` and at least the plan's smallest chunk: `c` itself when it divides;
+/// 0 when none does. In a layer loop's body a remainder step also costs
+/// bytes: XLA copies the whole operands its dots read in another layout
+/// (attention's k and v, transposed) beside the loop, which the model does
+/// not see (the S=512 scanned decoder of test_while_split.py: 5.12 MiB by
+/// XLA's count with 88- and 104-row chunks and their remainders at a 5 MiB
+/// limit).
 static int64_t dividingChunk(const Plan &plan, int64_t c) {
   if (plan.size % c == 0)
     return c;
   int64_t a = tileOf(c);
-  for (int64_t d = c / a * a; d >= plan.minChunk && 4 * d >= 3 * c; d -= a)
+  int64_t down = inLoopBody(plan) ? 2 : 4, keep = inLoopBody(plan) ? 1 : 3;
+  for (int64_t d = c / a * a; d >= plan.minChunk && down * d >= keep * c; d -= a)
     if (plan.size % d == 0)
       return d;
   return 0;

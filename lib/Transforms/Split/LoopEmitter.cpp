@@ -46,6 +46,8 @@ private:
   void chooseOutputBuffers();
   void relayoutWholeOperands();
   bool readOnlyAsChunks(Value v, int64_t dim) const;
+  bool recomputedBySecondPass(Value v) const;
+  void findStackRows();
   void collectLiveIns();
   void rematerialiseLiveIns(llvm::SetVector<Value> &ins);
   void cloneRemat(OpBuilder &b, IRMapping &outer);
@@ -78,6 +80,13 @@ private:
     SmallVector<int64_t> back;
   };
   llvm::DenseMap<std::pair<Operation *, unsigned>, Relayout> relayouts;
+  /// Leaves read by rows that are one layer's slice of a stacked value the
+  /// layer loop carries (findStackRows): each chunk is sliced from it.
+  struct StackRows {
+    Value stack;
+    SmallVector<Value> starts; // the layer's slice's start indices
+  };
+  llvm::DenseMap<Value, StackRows> stackRows;
 };
 
 /// One chunk of the region at `b`: the loop body, or the remainder step.
@@ -95,6 +104,7 @@ private:
   SmallVector<Value> starts(int64_t rank, int64_t dim) const;
   Value whole(Value o);
   Value chunkOperand(Value o, int64_t dim);
+  Value stackRowsChunk(const LoopEmitter::StackRows &sr, int64_t dim, ArrayRef<int64_t> sizes);
   SmallVector<Value> operandsOf(Operation *x, const Accumulator *acc);
   void emitChunkedOp(Operation *x, ValueRange operands);
   void shiftScatterIndices(Operation *x, Operation *y);
@@ -142,6 +152,11 @@ Value ChunkEmission::chunkOperand(Value o, int64_t dim) {
   auto t = tensorType(o);
   SmallVector<int64_t> sizes(t.getShape());
   sizes[dim] = step.chunk;
+  if (auto sr = e.stackRows.find(o); sr != e.stackRows.end()) {
+    Value s = stackRowsChunk(sr->second, dim, sizes);
+    leafCache[key] = s;
+    return s;
+  }
   // A leaf an output is assembled over still holds its own values in this
   // chunk: the output's chunks written so far are the earlier ones.
   Value from = leafInState.lookup(o);
@@ -149,6 +164,26 @@ Value ChunkEmission::chunkOperand(Value o, int64_t dim) {
                               sizes);
   leafCache[key] = s;
   return s;
+}
+
+/// One chunk of a layer's slice read from the stack itself: the slice's
+/// start indices, the chunk's start added along `dim`, one layer deep.
+Value ChunkEmission::stackRowsChunk(const LoopEmitter::StackRows &sr, int64_t dim,
+                                    ArrayRef<int64_t> sizes) {
+  auto i64 = RankedTensorType::get({}, step.b.getIntegerType(64));
+  SmallVector<Value> at;
+  for (Value v : sr.starts) {
+    Value w = whole(v);
+    at.push_back(tensorType(w).getElementType().isInteger(64)
+                     ? w
+                     : buildConvert(step.b, step.loc, i64, w));
+  }
+  at[dim + 1] = buildElementwise(step.b, step.loc, "stablehlo.add", {at[dim + 1], step.start});
+  SmallVector<int64_t> deep{1};
+  deep.append(sizes.begin(), sizes.end());
+  Value s = buildDynamicSlice(step.b, step.loc, whole(sr.stack), at, deep);
+  auto t = RankedTensorType::get(sizes, tensorType(s).getElementType());
+  return buildReshape(step.b, step.loc, t, s);
 }
 
 /// `x`'s operands in this chunk; a sink's initial state is left null.
@@ -293,7 +328,7 @@ std::unique_ptr<Accumulator> LoopEmitter::makeAccumulator(Operation *sink) {
   switch (plan.sinks.lookup(sink)) {
   case SinkKind::Reduce:
   case SinkKind::Dot:
-    return makeReductionAccumulator(sink, plan.minorContraction);
+    return makeReductionAccumulator(sink, plan.minorContraction, &plan);
   case SinkKind::TopK:
   case SinkKind::SortTopK:
     return makeTopKAccumulator(sink);
@@ -307,7 +342,8 @@ std::unique_ptr<Accumulator> LoopEmitter::makeAccumulator(Operation *sink) {
 
 /// An output assembled chunk by chunk is assembled in the buffer of a whole
 /// value of its type that the region reads only as the same chunks and
-/// nothing else reads (it dies at the loop): each iteration reads its chunk
+/// nothing else reads (it dies at the loop, and no second pass recomputes
+/// from it: recomputedBySecondPass): each iteration reads its chunk
 /// of that value before writing its chunk of the output there. Split by
 /// columns, a loop body's `acc + partial` then updates acc in place instead
 /// of filling a second buffer of its size.
@@ -347,7 +383,35 @@ bool LoopEmitter::readOnlyAsChunks(Value v, int64_t dim) const {
         acc != accumulators.end() && acc->second->isInitialState(i))
       return false;
   }
-  return true;
+  return !recomputedBySecondPass(v);
+}
+
+/// Whether a second pass (Plan::later) reads a value that the region
+/// computes from `v` and does not deliver: a later split recomputes it in
+/// chunks from `v`, so `v` must outlive this loop. Assembled over, XLA
+/// copies it whole (twice per iteration in a checkpointed decoder's
+/// backward body, where the stash of dq W_q^T was written over the
+/// incoming gradient that the second pass reads again).
+bool LoopEmitter::recomputedBySecondPass(Value v) const {
+  if (plan.later.empty())
+    return false;
+  llvm::DenseSet<Value> seen;
+  SmallVector<Value> stack{v};
+  while (!stack.empty()) {
+    Value x = stack.pop_back_val();
+    if (!seen.insert(x).second || (x != v && llvm::is_contained(plan.outputs, x)))
+      continue;
+    for (Operation *user : x.getUsers()) {
+      Operation *u = plan.block->findAncestorOpInBlock(*user);
+      if (!u)
+        continue;
+      if (plan.later.contains(u))
+        return true;
+      if (plan.chunked.contains(u))
+        stack.append(u->result_begin(), u->result_end());
+    }
+  }
+  return false;
 }
 
 /// Whether a copy of `v` that the loop carries takes the place of a buffer
@@ -424,6 +488,68 @@ void LoopEmitter::relayoutWholeOperands() {
   }
 }
 
+/// A leaf the region reads only by rows along one dimension that is one
+/// layer's slice of a stacked value the layer loop carries (the layer's
+/// input, reshape(dynamic_slice(stack, layer, 0, ..)), behind the
+/// checkpoint's optimization_barrier) is read from the stack chunk by
+/// chunk: the loop carries the stack, which lives anyway, and the slice,
+/// whole, dies with its last reader outside the loop (in a checkpointed
+/// decoder's backward body, the key and value projections) instead of
+/// living through the loops (2 MiB of the decoder's floor).
+static std::optional<std::pair<Value, SmallVector<Value>>> stackSliceOf(const Plan &plan,
+                                                                       Value o) {
+  Value v = o;
+  if (Operation *d = v.getDefiningOp(); d && getOpKind(d) == OpKind::OptimizationBarrier)
+    v = d->getOperand(llvm::cast<OpResult>(v).getResultNumber());
+  Operation *r = v.getDefiningOp();
+  if (!r || getOpKind(r) != OpKind::Reshape)
+    return std::nullopt;
+  Operation *ds = r->getOperand(0).getDefiningOp();
+  if (!ds || getOpKind(ds) != OpKind::DynamicSlice)
+    return std::nullopt;
+  auto stack = llvm::dyn_cast<BlockArgument>(ds->getOperand(0));
+  Operation *loop = plan.block->getParentOp();
+  if (!stack || stack.getOwner() != plan.block || !loop || getOpKind(loop) != OpKind::While)
+    return std::nullopt;
+  ArrayRef<int64_t> sliceShape = tensorType(ds->getResult(0)).getShape();
+  ArrayRef<int64_t> rows = tensorType(o).getShape();
+  if (sliceShape.empty() || sliceShape.front() != 1 || sliceShape.drop_front() != rows ||
+      tensorType(stack).getShape().drop_front() != rows)
+    return std::nullopt;
+  SmallVector<Value> starts(ds->getOperands().drop_front());
+  for (Value i : starts) {
+    Operation *d = i.getDefiningOp();
+    if (d && !isConstantLike(d) && d->getBlock() == plan.block &&
+        !d->isBeforeInBlock(plan.order.front()))
+      return std::nullopt;
+  }
+  return std::make_pair(Value(stack), starts);
+}
+
+void LoopEmitter::findStackRows() {
+  if (!inLoopBody(plan) || plan.osm)
+    return;
+  for (Operation *x : plan.order)
+    for (auto [i, o] : llvm::enumerate(x->getOperands())) {
+      if (plan.dimOf.count(o) || stackRows.count(o) || llvm::is_contained(outputLeaf, o))
+        continue;
+      int64_t d = plan.operandDims.lookup(x)[i];
+      bool byRows = d >= 0 && llvm::all_of(o.getUses(), [&](OpOperand &use) {
+        Operation *u = use.getOwner();
+        if (!plan.inPlan(u))
+          return true;
+        if (auto acc = accumulators.find(u);
+            acc != accumulators.end() && acc->second->isInitialState(use.getOperandNumber()))
+          return false;
+        return plan.operandDims.lookup(u)[use.getOperandNumber()] == d;
+      });
+      if (!byRows)
+        continue;
+      if (auto found = stackSliceOf(plan, o))
+        stackRows[o] = StackRows{found->first, found->second};
+    }
+}
+
 /// Values the region reads from outside (constants are cloned instead; a
 /// sink's initial state is read before the loop).
 void LoopEmitter::collectLiveIns() {
@@ -441,6 +567,13 @@ void LoopEmitter::collectLiveIns() {
         continue;
       if (llvm::is_contained(outputLeaf, o))
         continue; // the output's state carries it
+      if (auto sr = stackRows.find(o); sr != stackRows.end()) {
+        ins.insert(sr->second.stack);
+        for (Value v : sr->second.starts)
+          if (!v.getDefiningOp() || !isConstantLike(v.getDefiningOp()))
+            ins.insert(v);
+        continue;
+      }
       if (plan.osm && isOnlineSoftmaxBroadcast(*plan.osm, x))
         continue; // replaced by the running shift / applied after the loop
       Operation *def = o.getDefiningOp();
@@ -651,6 +784,7 @@ Operation *LoopEmitter::apply(int64_t chunk) {
   int64_t n = plan.size / chunk, rem = plan.size % chunk;
   chooseOutputBuffers();
   relayoutWholeOperands();
+  findStackRows();
   collectLiveIns();
   OpBuilder b(insertionPoint());
   SmallVector<Value> init = initialState(b, loc);

@@ -5,7 +5,14 @@
 // argmax/argmin) combines by reducing the stacked (accumulator, partial)
 // pair with the op's own body. A dot_general contracting the split
 // dimension adds partial products (with memfit-split{minor-contraction},
-// in the form XLA:CPU's ynn fusions take: MinorContraction.h).
+// in the form XLA:CPU's ynn fusions take: MinorContraction.h). In a layer
+// loop's body, a dot whose whole result is only stored into a slice of a
+// stacked value the layer loop carries (jax's scan transpose writes each
+// layer's weight gradient into the stacked gradient with
+// dynamic_update_slice(G, view(dW), layer, 0, ..)) accumulates straight in
+// that slice: the loop carries G, zeroes the slice once and adds each
+// partial product there, so no zero-initialised accumulator of the
+// gradient's size lives beside G, and no copy of it follows the loop.
 //
 //===----------------------------------------------------------------------===//
 #include "Reductions.h"
@@ -99,17 +106,100 @@ private:
   }
 };
 
+/// Where a layer loop's body stores a sink's whole result: the
+/// dynamic_update_slice of a value the loop carries, reached through views
+/// (transpose, reshape, a broadcast that adds unit dimensions), each the
+/// only reader of the one before.
+struct StackedSlice {
+  Operation *update = nullptr;
+  SmallVector<Operation *> views; // from the sink's result to the update
+};
+
+bool isView(Operation *op) {
+  OpKind k = getOpKind(op);
+  if (k == OpKind::Transpose || k == OpKind::Reshape)
+    return true;
+  return k == OpKind::BroadcastInDim &&
+         tensorType(op->getOperand(0)).getNumElements() ==
+             tensorType(op->getResult(0)).getNumElements();
+}
+
+/// Whether the slice's start indices are defined before the region (so
+/// before the loop), or are constants, which are cloned where used.
+bool startsBeforeRegion(const Plan &plan, Operation *update) {
+  for (Value i : update->getOperands().drop_front(2)) {
+    Operation *d = i.getDefiningOp();
+    if (d && !isConstantLike(d) && d->getBlock() == plan.block &&
+        !d->isBeforeInBlock(plan.order.front()))
+      return false;
+  }
+  return true;
+}
+
+/// The carried slot `update` writes: its operand is the body's argument i,
+/// read by nothing else, and its result is returned as slot i.
+bool updatesCarriedSlot(const Plan &plan, Operation *update) {
+  auto g = llvm::dyn_cast<BlockArgument>(update->getOperand(0));
+  Operation *loop = plan.block->getParentOp();
+  if (!g || g.getOwner() != plan.block || !loop || getOpKind(loop) != OpKind::While ||
+      plan.block->getParent() != &loop->getRegion(1) || !g.hasOneUse())
+    return false;
+  Value r = update->getResult(0);
+  if (!r.hasOneUse())
+    return false;
+  OpOperand &use = *r.getUses().begin();
+  return use.getOwner() == plan.block->getTerminator() &&
+         use.getOperandNumber() == g.getArgNumber();
+}
+
+std::optional<StackedSlice> findStackedSlice(const Plan &plan, Operation *sink) {
+  if (sink->getNumResults() != 1 || !inProgramLoop(sink))
+    return std::nullopt;
+  StackedSlice s;
+  Value v = sink->getResult(0);
+  while (v.hasOneUse()) {
+    Operation *u = *v.getUsers().begin();
+    if (u->getBlock() != plan.block)
+      return std::nullopt;
+    if (isView(u)) {
+      s.views.push_back(u);
+      v = u->getResult(0);
+      continue;
+    }
+    if (getOpKind(u) != OpKind::DynamicUpdateSlice || u->getOperand(1) != v ||
+        !updatesCarriedSlot(plan, u) || !startsBeforeRegion(plan, u))
+      return std::nullopt;
+    s.update = u;
+    return s;
+  }
+  return std::nullopt;
+}
+
 class DotAccumulator : public Accumulator {
 public:
-  DotAccumulator(Operation *sink, bool minorContraction) : Accumulator(sink) {
+  DotAccumulator(Operation *sink, bool minorContraction, std::optional<StackedSlice> into)
+      : Accumulator(sink), into(std::move(into)) {
     if (minorContraction)
       form = planMinorContraction(sink);
+  }
+
+  /// Into a stacked slice: the carried value, then the slice's start
+  /// indices (read by every chunk).
+  unsigned numState() const override {
+    return into ? into->update->getNumOperands() - 1 : 1;
   }
 
   /// In the minor-contraction form the state has the emitted dot's layout
   /// ([B, N, M] when the operands were swapped): accumulated as it comes,
   /// transposed once in `deliver`.
   void init(OpBuilder &b, Location loc, SmallVectorImpl<Value> &state) const override {
+    if (into) {
+      SmallVector<Value> starts = startsAt(b);
+      Value zeros = zerosLike(b, loc, tensorType(into->update->getOperand(1)));
+      state.push_back(buildDynamicUpdateSlice(b, loc, into->update->getOperand(0), zeros, starts));
+      state.append(starts.begin(), starts.end());
+      return;
+    }
     auto t = form ? form->resultType : tensorType(sink->getResult(0));
     state.push_back(zerosLike(b, loc, t));
   }
@@ -118,25 +208,75 @@ public:
             SmallVectorImpl<Value> &next) override {
     Value partial = form ? emitMinorContraction(s.b, s.loc, sink, *form, operands[0], operands[1])
                          : applyToChunk(s.b, sink, operands)->getResult(0);
-    next.push_back(buildElementwise(s.b, s.loc, "stablehlo.add", {state[0], partial}));
+    if (!into) {
+      next.push_back(buildElementwise(s.b, s.loc, "stablehlo.add", {state[0], partial}));
+      return;
+    }
+    Value update = asStored(s.b, s.loc, partial);
+    ValueRange starts = state.drop_front();
+    Value old = buildDynamicSlice(s.b, s.loc, state[0], starts, tensorType(update).getShape());
+    Value sum = buildElementwise(s.b, s.loc, "stablehlo.add", {old, update});
+    next.push_back(buildDynamicUpdateSlice(s.b, s.loc, state[0], sum, starts));
+    next.append(starts.begin(), starts.end());
   }
 
   void deliver(OpBuilder &b, Location loc, ValueRange state, ReplaceOutside replace,
                SmallVectorImpl<Operation *> &dead) override {
+    if (into) {
+      into->update->getResult(0).replaceAllUsesWith(state[0]);
+      dead.push_back(into->update);
+      dead.append(into->views.rbegin(), into->views.rend());
+      return;
+    }
     if (!form || form->toOriginal.empty())
       return Accumulator::deliver(b, loc, state, replace, dead);
     replace(sink->getResult(0), buildTranspose(b, loc, state[0], form->toOriginal));
   }
 
 private:
+  /// The slice's start indices at `b` (constants cloned there).
+  SmallVector<Value> startsAt(OpBuilder &b) const {
+    SmallVector<Value> starts;
+    for (Value i : into->update->getOperands().drop_front(2)) {
+      Operation *d = i.getDefiningOp();
+      starts.push_back(d && isConstantLike(d) ? b.clone(*d)->getResult(0) : i);
+    }
+    return starts;
+  }
+
+  /// A partial product in the stored slice's form: the sink's layout, then
+  /// the views the body applies before storing it. Transposed, it is read
+  /// through an optimization_barrier: XLA would fold the transpose into
+  /// the dot by swapping its operands, undoing the minor-contraction form
+  /// (a library dot, with its runtime scratch, in every iteration).
+  Value asStored(OpBuilder &b, Location loc, Value partial) const {
+    bool transposed = (form && !form->toOriginal.empty()) ||
+                      llvm::any_of(into->views, [](Operation *v) {
+                        return getOpKind(v) == OpKind::Transpose;
+                      });
+    if (transposed)
+      partial = buildOptimizationBarrier(b, loc, {partial})->getResult(0);
+    if (form && !form->toOriginal.empty())
+      partial = buildTranspose(b, loc, partial, form->toOriginal);
+    for (Operation *view : into->views) {
+      Operation *y = b.clone(*view);
+      y->setOperand(0, partial);
+      partial = y->getResult(0);
+    }
+    return partial;
+  }
+
   std::optional<MinorContraction> form;
+  std::optional<StackedSlice> into;
 };
 
 } // namespace
 
-std::unique_ptr<Accumulator> makeReductionAccumulator(Operation *sink, bool minorContraction) {
+std::unique_ptr<Accumulator> makeReductionAccumulator(Operation *sink, bool minorContraction,
+                                                      const Plan *plan) {
   if (getOpKind(sink) == OpKind::DotGeneral)
-    return std::make_unique<DotAccumulator>(sink, minorContraction);
+    return std::make_unique<DotAccumulator>(
+        sink, minorContraction, plan ? findStackedSlice(*plan, sink) : std::nullopt);
   return std::make_unique<ReduceAccumulator>(sink);
 }
 

@@ -9,12 +9,14 @@
 // accumulator: split by rows, the loop holds 128 KiB (the accumulator, its
 // partial product, the row sums) whatever its chunk, beside 112 KiB of
 // arguments and outputs. Counted twice, as a temporary of the loop, even
-// one row would need 371 KiB; counted once, 3-row chunks fit 250 KiB.
+// one row would need 371 KiB; counted once, 3-row chunks fit 250 KiB,
+// and 2 rows divide the 256 (in a layer loop's body a chunk down to half
+// the one that fits replaces it when it divides: the chunk-size rule).
 // CHECK-LABEL: func.func public @accumulator_in_layer_loop
 // CHECK:       "stablehlo.while"(%{{.*}}, %arg0, %arg1, %arg2) ({
 // CHECK:         "stablehlo.while"
-// CHECK:         "stablehlo.exponential"{{.*}}-> tensor<3x256xf32>
-// CHECK:       memfit.split = {chunk = 3 : i64, chunks = 85 : i64, dim = 0 : i64, kind = "accumulate"{{.*}}loop_fixed_bytes = 131088 : i64
+// CHECK:         "stablehlo.exponential"{{.*}}-> tensor<2x256xf32>
+// CHECK:       memfit.split = {chunk = 2 : i64, chunks = 128 : i64, dim = 0 : i64, kind = "accumulate"{{.*}}loop_fixed_bytes = 131088 : i64
 "builtin.module"() ({
   "func.func"() <{function_type = (tensor<256x16xf32>, tensor<16x256xf32>, tensor<256x64xf32>) -> tensor<256x16xf32>, sym_name = "accumulator_in_layer_loop", sym_visibility = "public"}> ({
   ^bb0(%x: tensor<256x16xf32>, %k0: tensor<16x256xf32>, %v0: tensor<256x64xf32>):

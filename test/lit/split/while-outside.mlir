@@ -6,16 +6,18 @@
 
 // exp(big) (1 MiB, costly to recompute: it stays carried) lives through the
 // loop beside 1.04 MiB of arguments and outputs; the body's 256 KiB of
-// scores is split by its columns. Counting the 1 MiB twice, as a
+// scores is split (by its rows). Counting the 1 MiB twice, as a
 // temporary of the loop, no chunk would fit 2200 KiB (1.04 + 2 x 1.0 MiB
-// alone exceeds it); counted once, 56-column chunks do.
+// alone exceeds it); counted once, a chunk fits, and 32 rows,
+// which divide the 256, are taken (in a layer loop's body a chunk down
+// to half the one that fits does when it divides: the chunk-size rule).
 // CHECK-LABEL: func.func public @outside_state
 // CHECK:       %[[E:.*]] = "stablehlo.exponential"(%arg1)
 // CHECK:       "stablehlo.while"(%{{.*}}, %arg0, %[[E]]) ({
 // CHECK:       ^bb0(%{{.*}}: tensor<i32>, %{{.*}}: tensor<256x16xf32>, %{{.*}}: tensor<512x512xf32>):
 // CHECK:         "stablehlo.while"
-// CHECK:         "stablehlo.exponential"{{.*}}-> tensor<256x56xf32>
-// CHECK:       memfit.split = {chunk = 56 : i64{{.*}}outside_bytes = 1048580 : i64
+// CHECK:         "stablehlo.exponential"{{.*}}-> tensor<32x256xf32>
+// CHECK:       memfit.split = {chunk = 32 : i64{{.*}}outside_bytes = 1048580 : i64
 "builtin.module"() ({
   "func.func"() <{function_type = (tensor<256x16xf32>, tensor<512x512xf32>) -> (tensor<256x16xf32>, tensor<f32>), sym_name = "outside_state", sym_visibility = "public"}> ({
   ^bb0(%x: tensor<256x16xf32>, %big: tensor<512x512xf32>):
