@@ -228,6 +228,31 @@ def _attention_grad_args(family, rng):
     return q, k, v, points(family, rng, 256, 64)
 
 
+def _decode_fn(q, k, v):
+    """One decode step's attention over [B, S, H, D] caches: both dots are
+    batched matrix-vector products whose cache operand has its batch
+    dimensions apart (split by positions: memfit-rewrite's batched-gemv)."""
+    s = jnp.einsum("bhd,bshd->bhs", q, k) / 8.0
+    return jnp.einsum("bhs,bshd->bhd", jax.nn.softmax(s, -1), v)
+
+
+def _decode_ref(q, k, v):
+    s = np.einsum("bhd,bshd->bhs", _f64(q), _f64(k)) / 8.0
+    s = np.exp(s - s.max(-1, keepdims=True))
+    return np.einsum("bhs,bshd->bhd", s / s.sum(-1, keepdims=True), _f64(v))
+
+
+def _decode_args(family, rng):
+    b, s, h, d = 4, 1024, 4, 16
+
+    def unit(p):  # scores must not overflow float32 for jax itself
+        p = p - p.mean(0) if family == "offset" else p
+        return (p / np.maximum(np.linalg.norm(p, axis=1, keepdims=True), 1e-30) * 4).astype(np.float32)
+    return (unit(points(family, rng, b * h, d)).reshape(b, h, d),
+            unit(points(family, rng, b * s * h, d)).reshape(b, s, h, d),
+            points(family, rng, b * s * h, d).reshape(b, s, h, d))
+
+
 def _xent_fn(h, w, labels):
     logits = h @ w
     return jax.nn.logsumexp(logits, -1) - jnp.take_along_axis(logits, labels[:, None], -1)[:, 0]
@@ -327,6 +352,8 @@ PROGRAMS = (
     Program("attention_input_grad", "split (second pass reading the first's stash)",
             _attention_input_grad_fn, _attention_input_grad_ref, _attention_input_grad_args,
             "5MiB"),
+    Program("kv_decode", "split (online softmax by positions) + batched-gemv", _decode_fn,
+            _decode_ref, _decode_args, "2304KiB"),
     Program("cross_entropy", "split (logsumexp over vocabulary)", _xent_fn, _xent_ref,
             _xent_args, "2MiB"),
     Program("gp_mean", "split (triangular solve, ill-conditioned Kzz)", _gp_fn, _gp_ref,
