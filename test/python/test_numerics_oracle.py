@@ -9,7 +9,7 @@ import pytest
 import memfit
 from memfit.testing import oracle
 
-SEEDS = range(4)  # 15 programs x 6 families x 4 seeds = 360 cases
+SEEDS = range(4)  # 17 programs x 6 families x 4 seeds = 408 cases
 
 
 @pytest.fixture(scope="module")

@@ -112,7 +112,7 @@ def test_causal_layer_split_along_query_rows_keeps_the_contract(family):
     _within_contract(jax.jit(fn)(p, x), fitted(p, x), _f64(fn, (p, x)))
 
 
-@pytest.mark.parametrize("family", ["normal", "wide_range"])
+@pytest.mark.parametrize("family", ["normal", "offset", "lowdim", "ties", "wide_range"])
 def test_scanned_decoder_keeps_the_numerics_contract(decoder_split, family):
     fn, fitted, _, _ = decoder_split
     rng = np.random.default_rng(7)

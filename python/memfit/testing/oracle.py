@@ -253,6 +253,51 @@ def _decode_args(family, rng):
             points(family, rng, b * s * h, d).reshape(b, s, h, d))
 
 
+def _gnn_agg(nodes, w, scale, senders, receivers):
+    return jax.ops.segment_sum(jax.nn.relu(nodes[senders] @ w) * scale[:, None], receivers,
+                               num_segments=nodes.shape[0])
+
+
+def _gnn_loss_fn(nodes, w, scale, senders, receivers):
+    """jraph-style message passing and a sum of squares: the forward
+    segment_sum is split by edges, the loss reduced after the loop (its
+    short dimension first)."""
+    return jnp.sum(_gnn_agg(nodes, w, scale, senders, receivers) ** 2)
+
+
+def _gnn_grad_fn(nodes, w, scale, senders, receivers):
+    """The loss's gradient in the nodes: the backward loop gathers the
+    cotangent 2 * agg by receivers (gathered before the doubling)."""
+    return jax.grad(_gnn_loss_fn)(nodes, w, scale, senders, receivers)
+
+
+def _gnn_ref_parts(nodes, w, scale, senders, receivers):
+    pre = _f64(nodes)[senders] @ _f64(w)
+    msg = np.maximum(pre, 0.0) * _f64(scale)[:, None]
+    agg = np.zeros((len(nodes), msg.shape[1]))
+    np.add.at(agg, receivers, msg)
+    return pre, agg
+
+
+def _gnn_loss_ref(nodes, w, scale, senders, receivers):
+    return np.sum(_gnn_ref_parts(nodes, w, scale, senders, receivers)[1] ** 2)
+
+
+def _gnn_grad_ref(nodes, w, scale, senders, receivers):
+    pre, agg = _gnn_ref_parts(nodes, w, scale, senders, receivers)
+    dpre = (2.0 * agg)[receivers] * _f64(scale)[:, None] * (pre > 0)
+    grad = np.zeros((len(nodes), nodes.shape[1]))
+    np.add.at(grad, senders, dpre @ _f64(w).T)
+    return grad
+
+
+def _gnn_args(family, rng):
+    n, e, d = 1024, 65536, 16
+    return (points(family, rng, n, d), (rng.standard_normal((d, d)) / 4).astype(np.float32),
+            rng.random(e).astype(np.float32), rng.integers(0, n, e).astype(np.int32),
+            rng.integers(0, n, e).astype(np.int32))
+
+
 def _xent_fn(h, w, labels):
     logits = h @ w
     return jax.nn.logsumexp(logits, -1) - jnp.take_along_axis(logits, labels[:, None], -1)[:, 0]
@@ -354,6 +399,10 @@ PROGRAMS = (
             "5MiB"),
     Program("kv_decode", "split (online softmax by positions) + batched-gemv", _decode_fn,
             _decode_ref, _decode_args, "2304KiB"),
+    Program("gnn_loss", "split (segment_sum by edges), short dimension reduced first",
+            _gnn_loss_fn, _gnn_loss_ref, _gnn_args, "1536KiB"),
+    Program("gnn_grad", "split (segment_sum, then its gradient gathered by receivers)",
+            _gnn_grad_fn, _gnn_grad_ref, _gnn_args, "1536KiB"),
     Program("cross_entropy", "split (logsumexp over vocabulary)", _xent_fn, _xent_ref,
             _xent_args, "2MiB"),
     Program("gp_mean", "split (triangular solve, ill-conditioned Kzz)", _gp_fn, _gp_ref,
